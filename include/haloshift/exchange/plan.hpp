@@ -1,0 +1,199 @@
+#pragma once
+/// @file plan.hpp
+/// @brief Plans: build once (collective, validated on all ranks), then
+/// exchange cheaply and repeatedly with forward / reverse.
+
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "../grid/cartesian_grid.hpp"
+#include "../grid/neighborhood.hpp"
+#include "../mpi/agreement.hpp"
+#include "../mpi/communicator.hpp"
+#include "../strategy.hpp"
+#include "executor.hpp"
+#include "halo.hpp"
+#include "program.hpp"
+#include "protocol.hpp"
+
+namespace haloshift {
+
+namespace detail {
+struct plan_builder;
+}  // namespace detail
+
+/// Options of a plan; they must be equal on all ranks.
+struct plan_options {
+  protocol mode = protocol::overlapping;
+  shell kind = shell::full;
+};
+
+/// A compiled exchange for one rank: which blocks travel where, with which
+/// sizes. Built collectively by make_plan; forward and reverse may then be
+/// called any number of times (collectively, in the same order on all ranks).
+template <transferable T>
+class plan {
+ public:
+  /// Name of the strategy whose schedule this plan runs.
+  std::string_view strategy() const noexcept { return strategy_; }
+  const haloshift::range& range() const noexcept { return range_; }
+  protocol mode() const noexcept { return options_.mode; }
+  /// Elements this rank contributes (fixed for the plan's lifetime).
+  std::size_t local_count() const noexcept { return program_->layout.slots()[program_->layout.own()].count; }
+  /// The compiled program: message peers, slots and counts (for inspection and tests).
+  const program& details() const noexcept { return *program_; }
+
+  /// An empty halo shaped for this plan, to be filled by forward.
+  halo<T> make_halo() const { return halo<T>(program_); }
+
+  /// Ghost fill: every rank's `mine` reaches every rank within range.
+  void forward(std::span<const T> mine, halo<T>& out) {
+    check_mine(mine.size());
+    check_halo(out);
+    detail::run_forward(*program_, comm_.get(), options_.mode, mine.data(), out.buffer_.data(), state_);
+  }
+  halo<T> forward(std::span<const T> mine) {
+    halo<T> out = make_halo();
+    forward(mine, out);
+    return out;
+  }
+
+  /// Contributions back: `contributions` (a halo of this plan whose blocks
+  /// hold values for the boxes they came from) is summed with `op` onto the
+  /// owners: on return every rank's `own[i]` is its old value op every
+  /// holder's contribution for element `i`. Forwarders combine on the way,
+  /// so `contributions` is used as the accumulator and is left holding
+  /// partial sums. `op` must be associative and commutative.
+  template <class Op = std::plus<>>
+  void reverse(halo<T>& contributions, std::span<T> own, Op op = {}) {
+    check_mine(own.size());
+    check_halo(contributions);
+    T* buffer = contributions.buffer_.data();
+    const block_slot& own_slot = program_->layout.slots()[program_->layout.own()];
+    std::copy(own.begin(), own.end(), buffer + own_slot.first);
+    detail::run_reverse(*program_, comm_.get(), options_.mode, buffer, state_, op);
+    std::copy(buffer + own_slot.first, buffer + own_slot.first + own_slot.count, own.begin());
+  }
+
+ private:
+  friend struct detail::plan_builder;
+
+  plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
+      : comm_(grid.comm()), strategy_(strategy), range_(r), options_(options) {}
+
+  void check_mine(std::size_t n) const {
+    if (n != local_count())
+      throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
+                  std::to_string(local_count()));
+  }
+  void check_halo(const halo<T>& h) const {
+    if (h.program_ != program_)
+      throw error("forward/reverse: the halo was not made by this plan (use plan.make_halo())");
+  }
+
+  mpi::communicator comm_;
+  std::string_view strategy_;
+  haloshift::range range_;
+  plan_options options_;
+  std::shared_ptr<const program> program_;
+  detail::executor_state<T> state_;
+};
+
+namespace detail {
+struct plan_builder {
+  template <strategy S, transferable T, class MakeRange>
+  static plan<T> build(const cartesian_grid& grid, const offset& k, MakeRange make, std::size_t local_count,
+                       plan_options options) {
+    plan<T> p(grid, S::name, range{}, options);
+    MPI_Comm comm = p.comm_.get();
+    const grid_shape& shape = grid.shape();
+    const offset coords = grid.coords();
+    program unit;  // the program with one element per block: the structure
+    schedule sched;
+    mpi::agree(comm,
+               [&] {
+                 p.range_ = make();
+                 if (local_count > static_cast<std::size_t>(INT64_MAX) / sizeof(T))
+                   throw error("local_count " + std::to_string(local_count) + " is too large");
+                 sched = S::make_schedule(shape, p.range_);
+                 unit = compile(
+                     sched, shape, coords, p.range_, [](const offset&) { return std::size_t{1}; }, S::name);
+               },
+               {{"k[0]", k[0]},
+                {"k[1]", k[1]},
+                {"k[2]", k[2]},
+                {"shell", static_cast<std::int64_t>(options.kind)},
+                {"protocol", static_cast<std::int64_t>(options.mode)},
+                {"strategy", name_hash(S::name)},
+                {"sizeof(T)", static_cast<std::int64_t>(sizeof(T))}});
+
+    // Uniform sizes are known everywhere; uneven ones travel once along the schedule itself.
+    std::int64_t bounds[2] = {static_cast<std::int64_t>(local_count), -static_cast<std::int64_t>(local_count)};
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    std::vector<std::uint64_t> counts;
+    if (bounds[0] != -bounds[1]) {
+      counts.resize(unit.layout.total());
+      const std::uint64_t mine = local_count;
+      executor_state<std::uint64_t> st;
+      run_forward(unit, comm, protocol::overlapping, &mine, counts.data(), st);
+    }
+    auto count_of = [&](const offset& o) -> std::size_t {
+      if (counts.empty()) return local_count;
+      return counts[unit.layout.slots()[unit.layout.find(o)].first];
+    };
+    auto compiled = std::make_shared<program>();
+    mpi::agree(comm, [&] {
+      *compiled = compile(sched, shape, coords, p.range_, count_of, S::name);
+      for (const round_program& r : compiled->rounds)
+        for (const transfer_program& t : r.transfers)
+          for (const message* m : {&t.send, &t.recv})
+            if (m->count > static_cast<std::size_t>(INT_MAX) / sizeof(T))
+              throw error("a message of " + std::to_string(m->count * sizeof(T)) +
+                          " bytes exceeds MPI's int count; reduce local_count or k");
+    });
+    p.program_ = std::move(compiled);
+    p.state_.scratch.resize(p.program_->scratch);
+    return p;
+  }
+};
+}  // namespace detail
+
+/// Builds a plan of strategy `S` for `local_count` elements of `T` per rank
+/// and range `k` per dimension (0 along dimensions the grid lacks). Collective:
+/// checks on every rank that the arguments are valid and that `k`, the
+/// strategy, the options and `sizeof(T)` agree, and raises the same
+/// haloshift::error on all ranks otherwise. Then exchanges the element counts
+/// once (skipped when all ranks give the same count).
+template <strategy S, transferable T>
+plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
+  return detail::plan_builder::build<S, T>(
+      grid, k, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options);
+}
+
+/// Range `k >= 1` along every dimension of the grid.
+template <strategy S, transferable T>
+plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
+  return detail::plan_builder::build<S, T>(
+      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options);
+}
+
+/// One-shot exchange: builds a plan and runs forward once.
+template <strategy S, transferable T>
+halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
+  return make_plan<S, T>(grid, k, data.size(), options).forward(data);
+}
+template <strategy S, transferable T>
+halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
+  return make_plan<S, T>(grid, k, data.size(), options).forward(data);
+}
+template <strategy S, transferable T>
+halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
+  return exchange<S, T>(grid, k, std::span<const T>(data), options);
+}
+
+}  // namespace haloshift

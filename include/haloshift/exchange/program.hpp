@@ -1,0 +1,181 @@
+#pragma once
+/// @file program.hpp
+/// @brief A schedule compiled for one rank: peers, slots and sizes of every
+/// message, checked for correctness. Pure computation, no MPI, so tests can
+/// compile the program of every rank of a grid in one process.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <numeric>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../error.hpp"
+#include "../grid/grid_shape.hpp"
+#include "../grid/neighborhood.hpp"
+#include "../schedule/schedule.hpp"
+#include "layout.hpp"
+
+namespace haloshift {
+
+/// One message as one rank sees it.
+struct message {
+  int peer = -1;            ///< rank on the other end; -1 when there is no message
+  std::vector<int> slots;   ///< layout slots it carries, in order
+  std::size_t count = 0;    ///< elements in all its blocks
+  bool contiguous = false;  ///< its slots form one range of the buffer: no packing
+  std::size_t first = 0;    ///< first element when contiguous
+  bool exists() const noexcept { return peer >= 0; }
+};
+
+/// One transfer of a round: what this rank sends and what it receives.
+struct transfer_program {
+  message send, recv;
+  int tag = 0;
+  bool self = false;        ///< peer is this rank itself (periodic dimension of size 1): a local copy
+  bool send_first = false;  ///< rendezvous order: colour of this rank along the transfer's direction
+};
+
+struct round_program {
+  std::vector<transfer_program> transfers;
+};
+
+/// Everything the executor needs to run a schedule on one rank.
+struct program {
+  block_layout layout;
+  std::vector<round_program> rounds;
+  std::size_t messages_sent = 0;   ///< non-empty messages to other ranks
+  std::size_t elements_sent = 0;   ///< elements in those messages
+  std::size_t elements_received = 0;
+  std::size_t scratch = 0;         ///< elements of staging space any one round needs
+};
+
+namespace detail {
+
+/// Rendezvous colouring. Along the transfer's direction the ranks form chains
+/// (paths, or cycles on periodic dimensions); a rank sends first when its
+/// position along its chain is even. Every chain of two or more ranks then has
+/// a sender-first rank next to a receiver-first one, so synchronous sends
+/// cannot wait on each other in a circle.
+inline bool sends_first(const grid_shape& grid, const offset& coords, const offset& direction) {
+  for (int d = 0; d < max_dims; ++d) {
+    const int n = grid.dim(d);
+    const int step = ((direction[d] % n) + n) % n;
+    if (direction[d] == 0 || step == 0) continue;
+    if (!grid.periodic(d)) return (coords[d] / std::abs(direction[d])) % 2 == 0;
+    // Position along the cycle x0, x0+step, x0+2*step, ... (mod n).
+    const int start = coords[d] % std::gcd(step, n);
+    int x = start, position = 0;
+    while (x != coords[d]) {
+      x = (x + step) % n;
+      ++position;
+    }
+    return position % 2 == 0;
+  }
+  return true;
+}
+
+inline std::string schedule_error(std::string_view strategy, const std::string& what) {
+  return "strategy " + std::string(strategy) + " has an invalid schedule: " + what;
+}
+
+/// Offsets this rank holds at any time, following the schedule; checks that a
+/// round sends only what is held and that nothing arrives twice.
+inline std::vector<offset> held_offsets(const schedule& s, const grid_shape& grid, const offset& coords,
+                                        std::string_view strategy) {
+  std::set<offset, canonical_order> held{zero_offset};
+  auto holds = [&](const offset& o) { return held.count(o) != 0; };
+  for (std::size_t r = 0; r < s.rounds.size(); ++r) {
+    std::set<offset, canonical_order> arriving;
+    for (const transfer& t : s.rounds[r].transfers) {
+      if (grid.exists(coords, t.direction))
+        for (const offset& o : t.blocks)
+          if (grid.exists(coords, o) && !holds(o))
+            throw error(schedule_error(strategy, "round " + std::to_string(r) + " sends offset " + to_string(o) +
+                                                     " before holding it"));
+      if (!grid.exists(coords, -t.direction)) continue;
+      for (const offset& o : t.blocks) {
+        const offset mine = o - t.direction;
+        if (!grid.exists(coords, mine)) continue;
+        if (holds(mine) || !arriving.insert(mine).second)
+          throw error(schedule_error(strategy, "round " + std::to_string(r) + " delivers offset " +
+                                                   to_string(mine) + " a second time"));
+      }
+    }
+    held.insert(arriving.begin(), arriving.end());
+  }
+  return {held.begin(), held.end()};
+}
+
+inline message make_message(const block_layout& layout, int peer, const std::vector<offset>& offsets) {
+  message m;
+  for (const offset& o : offsets) {
+    const int slot = layout.find(o);
+    m.slots.push_back(slot);
+    m.count += layout.slots()[slot].count;
+  }
+  if (m.count == 0) return {};  // both ends know the sizes: nothing to say, no message
+  m.peer = peer;
+  m.contiguous = true;
+  m.first = layout.slots()[m.slots.front()].first;
+  for (std::size_t i = 1; i < m.slots.size(); ++i)
+    m.contiguous = m.contiguous && m.slots[i] == m.slots[i - 1] + 1;
+  return m;
+}
+
+}  // namespace detail
+
+/// Compiles `s` for the rank at `coords`. `count_of(o)` is the element count
+/// of the block at offset `o` (0 for the own block). Throws haloshift::error
+/// when the schedule is not a valid exchange for `wanted`.
+template <class CountOf>
+program compile(const schedule& s, const grid_shape& grid, const offset& coords, const range& wanted,
+                CountOf count_of, std::string_view strategy = "custom") {
+  std::vector<offset> held = detail::held_offsets(s, grid, coords, strategy);
+  for (const offset& o : offsets(wanted))
+    if (grid.exists(coords, o) && !std::binary_search(held.begin(), held.end(), o, canonical_order{}))
+      throw error(detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " +
+                                                       to_string(o)));
+  program p;
+  p.layout = block_layout(grid, coords, std::move(held), wanted, count_of);
+  const int me = grid.rank_of(coords);
+  for (const round& r : s.rounds) {
+    round_program rp;
+    std::size_t scratch = 0;
+    for (std::size_t i = 0; i < r.transfers.size(); ++i) {
+      const transfer& t = r.transfers[i];
+      transfer_program tp;
+      tp.tag = static_cast<int>(i % 32768);  // MPI guarantees tags up to 32767
+      tp.send_first = detail::sends_first(grid, coords, t.direction);
+      std::vector<offset> out, in;
+      if (auto to = grid.neighbor_at(coords, t.direction)) {
+        for (const offset& o : t.blocks)
+          if (grid.exists(coords, o)) out.push_back(o);
+        tp.send = detail::make_message(p.layout, to->rank, out);
+      }
+      if (auto from = grid.neighbor_at(coords, -t.direction)) {
+        for (const offset& o : t.blocks)
+          if (grid.exists(coords, o - t.direction)) in.push_back(o - t.direction);
+        tp.recv = detail::make_message(p.layout, from->rank, in);
+      }
+      tp.self = tp.send.peer == me;
+      if (!tp.self) {
+        if (tp.send.exists()) {
+          ++p.messages_sent;
+          p.elements_sent += tp.send.count;
+        }
+        if (tp.recv.exists()) p.elements_received += tp.recv.count;
+      }
+      scratch += tp.send.count + tp.recv.count;
+      if (tp.send.exists() || tp.recv.exists()) rp.transfers.push_back(std::move(tp));
+    }
+    p.scratch = std::max(p.scratch, scratch);
+    p.rounds.push_back(std::move(rp));
+  }
+  return p;
+}
+
+}  // namespace haloshift

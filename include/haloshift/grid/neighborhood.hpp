@@ -1,0 +1,62 @@
+#pragma once
+/// @file neighborhood.hpp
+/// @brief The k-neighborhood: which offsets a box imports.
+
+#include <string>
+#include <vector>
+
+#include "../error.hpp"
+#include "grid_shape.hpp"
+#include "offset.hpp"
+
+namespace haloshift {
+
+/// `full`: every offset in [-k,k]^d without 0. `eighth`: only [0,k]^d without
+/// 0 (the eighth-shell scheme; half of Shift's messages).
+enum class shell { full, eighth };
+
+/// How far a box reaches, in boxes, per dimension.
+struct range {
+  offset k{0, 0, 0};
+  shell kind = shell::full;
+
+  /// Lowest offset imported along `d` (-k, or 0 for the eighth shell).
+  int low(int d) const noexcept { return kind == shell::full ? -k[d] : 0; }
+  int high(int d) const noexcept { return k[d]; }
+  friend bool operator==(const range&, const range&) = default;
+};
+
+/// `k` boxes along every dimension of `grid`, 0 along dimensions it lacks.
+inline range make_range(const grid_shape& grid, int k, shell kind = shell::full) {
+  if (k < 1) throw error("k must be >= 1, got " + std::to_string(k));
+  range r{{0, 0, 0}, kind};
+  for (int d = 0; d < grid.ndims(); ++d) r.k[d] = k;
+  return r;
+}
+
+/// Per-dimension range; entries past the grid's dimensions must be 0, and at
+/// least one entry must be positive.
+inline range make_range(const grid_shape& grid, const offset& k, shell kind = shell::full) {
+  bool any = false;
+  for (int d = 0; d < max_dims; ++d) {
+    if (k[d] < 0) throw error("k[" + std::to_string(d) + "] must be >= 0, got " + std::to_string(k[d]));
+    if (d >= grid.ndims() && k[d] != 0)
+      throw error("k[" + std::to_string(d) + "] = " + std::to_string(k[d]) + " but the grid has only " +
+                  std::to_string(grid.ndims()) + " dimension(s)");
+    any = any || k[d] > 0;
+  }
+  if (!any) throw error("k must be positive in at least one dimension, got " + to_string(k));
+  return {k, kind};
+}
+
+/// Every offset the range imports, in canonical order (without 0).
+inline std::vector<offset> offsets(const range& r) {
+  std::vector<offset> out;
+  for (int z = r.low(2); z <= r.high(2); ++z)
+    for (int y = r.low(1); y <= r.high(1); ++y)
+      for (int x = r.low(0); x <= r.high(0); ++x)
+        if (x || y || z) out.push_back({x, y, z});
+  return out;
+}
+
+}  // namespace haloshift

@@ -1,0 +1,53 @@
+#pragma once
+/// @file offset.hpp
+/// @brief Offsets between boxes of a Cartesian grid, and their canonical order.
+
+#include <array>
+#include <string>
+
+namespace haloshift {
+
+/// Number of grid dimensions haloshift works in internally; 1D and 2D grids
+/// use the first one or two, the others have size 1 and range 0.
+inline constexpr int max_dims = 3;
+
+/// An offset in boxes between two grid positions, `{dx, dy, dz}`.
+using offset = std::array<int, max_dims>;
+
+inline constexpr offset zero_offset{0, 0, 0};
+
+constexpr offset operator+(const offset& a, const offset& b) noexcept {
+  return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+}
+constexpr offset operator-(const offset& a, const offset& b) noexcept {
+  return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+}
+constexpr offset operator-(const offset& a) noexcept { return {-a[0], -a[1], -a[2]}; }
+constexpr offset operator*(int s, const offset& a) noexcept { return {s * a[0], s * a[1], s * a[2]}; }
+
+/// The unit offset along dimension `d`.
+constexpr offset unit(int d) noexcept {
+  offset u{0, 0, 0};
+  u[d] = 1;
+  return u;
+}
+
+/// Canonical order: z slowest, x fastest. Laying blocks out in this order makes
+/// every row (fixed y, z) and every plane (fixed z) one contiguous range, which
+/// is what lets Shift send its phase-y and phase-z messages without packing.
+constexpr bool canonical_less(const offset& a, const offset& b) noexcept {
+  for (int d = max_dims - 1; d >= 0; --d)
+    if (a[d] != b[d]) return a[d] < b[d];
+  return false;
+}
+
+struct canonical_order {
+  constexpr bool operator()(const offset& a, const offset& b) const noexcept { return canonical_less(a, b); }
+};
+
+/// "(dx,dy,dz)" for messages.
+inline std::string to_string(const offset& o) {
+  return "(" + std::to_string(o[0]) + "," + std::to_string(o[1]) + "," + std::to_string(o[2]) + ")";
+}
+
+}  // namespace haloshift

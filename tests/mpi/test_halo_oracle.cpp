@@ -1,0 +1,134 @@
+// Every strategy, every configuration of the sweep: forward halos equal the
+// oracle bit for bit, reverse sums equal a serial sum over all holders.
+
+#include <catch2/catch.hpp>
+#include <haloshift/haloshift.hpp>
+
+#include <cstring>
+#include <sstream>
+#include <tuple>
+
+#include "../support/oracle.hpp"
+#include "../support/sweep.hpp"
+
+namespace hs = haloshift;
+
+namespace {
+
+double value_of(int rank, std::size_t i) { return rank * 1000.0 + static_cast<double>(i) + 0.25; }
+// Integer-valued, so sums are exact whatever the order of combination.
+double contribution(int holder, const oracle::coords& o, std::size_t i) {
+  return holder * 100003.0 + oracle::offset_code(o) * 11.0 + static_cast<double>(i);
+}
+
+oracle::grid oracle_grid(const sweep::shape& s) {
+  oracle::grid g;
+  for (std::size_t d = 0; d < s.dims.size(); ++d) {
+    g.dims[d] = s.dims[d];
+    g.periodic[d] = s.periodic[d];
+  }
+  return g;
+}
+
+oracle::coords range_of(const sweep::shape& s, int k) {
+  oracle::coords r{0, 0, 0};
+  for (std::size_t d = 0; d < s.dims.size(); ++d) r[d] = k;
+  return r;
+}
+
+/// Empty when `got` equals the oracle, else a description of the first difference.
+std::string compare_forward(const hs::halo<double>& got, const oracle::grid& g, int me, const oracle::coords& k,
+                            bool eighth, sweep::payload pl) {
+  const auto want = oracle::halo_of(g, me, k, eighth);
+  std::ostringstream why;
+  if (got.size() != want.size()) {
+    why << "rank " << me << ": " << got.size() << " blocks, expected " << want.size();
+    return why.str();
+  }
+  std::size_t i = 0;
+  for (const auto& b : got) {
+    const auto& w = want[i++];
+    if (b.offset != w.offset || b.source != w.source || b.image != w.image) {
+      why << "rank " << me << " block " << i - 1 << ": offset " << hs::to_string(b.offset) << " source " << b.source
+          << " image " << hs::to_string(b.image) << ", expected offset " << hs::to_string(w.offset) << " source "
+          << w.source << " image " << hs::to_string(w.image);
+      return why.str();
+    }
+    std::vector<double> data(sweep::count_of(pl, w.source));
+    for (std::size_t e = 0; e < data.size(); ++e) data[e] = value_of(w.source, e);
+    if (b.data.size() != data.size() || std::memcmp(b.data.data(), data.data(), data.size() * sizeof(double)) != 0) {
+      why << "rank " << me << " block " << hs::to_string(b.offset) << ": data differs (" << b.data.size()
+          << " elements, expected " << data.size() << ")";
+      return why.str();
+    }
+  }
+  return {};
+}
+
+std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& g, int me, const oracle::coords& k,
+                                    bool eighth, sweep::payload pl) {
+  hs::halo<double> contributions = plan.make_halo();
+  for (auto b : contributions)
+    for (std::size_t e = 0; e < b.data.size(); ++e) b.data[e] = contribution(me, b.offset, e);
+  std::vector<double> own(sweep::count_of(pl, me));
+  for (std::size_t e = 0; e < own.size(); ++e) own[e] = value_of(me, e);
+  plan.reverse(contributions, std::span<double>(own));
+
+  std::vector<double> want(own.size());
+  for (std::size_t e = 0; e < want.size(); ++e) want[e] = value_of(me, e);
+  for (int holder = 0; holder < g.size(); ++holder)
+    for (const auto& b : oracle::halo_of(g, holder, k, eighth))
+      if (b.source == me)
+        for (std::size_t e = 0; e < want.size(); ++e) want[e] += contribution(holder, b.offset, e);
+  for (std::size_t e = 0; e < want.size(); ++e)
+    if (own[e] != want[e]) {
+      std::ostringstream why;
+      why << "rank " << me << " reverse element " << e << ": " << own[e] << ", expected " << want[e];
+      return why.str();
+    }
+  return {};
+}
+
+template <class Strategy>
+void sweep_strategy(hs::shell kind) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const bool eighth = kind == hs::shell::eighth;
+  std::size_t configurations = 0;
+  for (const sweep::shape& s : sweep::shapes(size)) {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    const oracle::grid og = oracle_grid(s);
+    for (int k : sweep::ks(s))
+      for (sweep::payload pl : sweep::payloads())
+        for (hs::protocol mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
+          const std::string where = std::string(Strategy::name) + " " + s.name() + " k=" + std::to_string(k) + " " +
+                                    sweep::to_string(pl) + (eighth ? " eighth" : " full") +
+                                    (mode == hs::protocol::rendezvous ? " rendezvous" : " overlapping");
+          INFO(where);
+          std::vector<double> mine(sweep::count_of(pl, rank));
+          for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
+          auto plan = hs::make_plan<Strategy, double>(grid, k, mine.size(), {.mode = mode, .kind = kind});
+          hs::halo<double> halo = plan.make_halo();
+          plan.forward(mine, halo);
+          CHECK(compare_forward(halo, og, rank, range_of(s, k), eighth, pl) == "");
+          plan.forward(mine, halo);  // a plan repeats: same result the second time
+          CHECK(compare_forward(halo, og, rank, range_of(s, k), eighth, pl) == "");
+          CHECK(run_reverse_and_compare(plan, og, rank, range_of(s, k), eighth, pl) == "");
+          ++configurations;
+        }
+  }
+  CHECK(configurations > 0);
+}
+
+}  // namespace
+
+using strategies = std::tuple<hs::Shift>;
+
+TEMPLATE_LIST_TEST_CASE("forward and reverse match the oracle, full shell", "[halo][oracle]", strategies) {
+  sweep_strategy<TestType>(hs::shell::full);
+}
+
+TEMPLATE_LIST_TEST_CASE("forward and reverse match the oracle, eighth shell", "[halo][oracle]", strategies) {
+  sweep_strategy<TestType>(hs::shell::eighth);
+}

@@ -1,0 +1,43 @@
+// Catch2 main for MPI tests: every rank runs the same tests; rank 0 prints,
+// the other ranks print only when they failed; the exit code is reduced so
+// that all ranks (and so mpiexec and CTest) agree on the result.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <mpi.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Catch::Session session;
+  int status = session.applyCommandLine(argc, argv);
+  std::string log;
+  if (status == 0) {
+    if (rank != 0) {
+      log = "haloshift-test-rank" + std::to_string(rank) + "-" + std::to_string(::getpid()) + ".log";
+      session.configData().outputFilename = log;
+    }
+    status = session.run();
+  }
+  int worst = 0;
+  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!log.empty()) {
+    if (status != 0) {
+      std::ifstream in(log);
+      std::stringstream text;
+      text << in.rdbuf();
+      std::cerr << "---- rank " << rank << " ----\n" << text.str() << std::flush;
+    }
+    std::remove(log.c_str());
+  }
+  MPI_Finalize();
+  return worst;
+}

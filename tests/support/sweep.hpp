@@ -1,0 +1,92 @@
+#pragma once
+// The configurations every MPI halo test runs through: all grid shapes of the
+// world size in 1, 2 and 3 dimensions, periodic / non-periodic / mixed,
+// several k (including k larger than a dimension), uniform, uneven and empty
+// payloads. HALOSHIFT_TEST_SWEEP=reduced trims it for slow (busy-polling) MPIs.
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace sweep {
+
+struct shape {
+  std::vector<int> dims;
+  std::vector<bool> periodic;
+  std::string name() const {
+    std::string s;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      s += (d ? "x" : "") + std::to_string(dims[d]) + (periodic[d] ? "p" : "");
+    return s;
+  }
+  int largest() const { return *std::max_element(dims.begin(), dims.end()); }
+};
+
+enum class payload { uniform, uneven, empty };
+
+inline const char* to_string(payload p) {
+  return p == payload::uniform ? "uniform" : p == payload::uneven ? "uneven" : "empty";
+}
+
+/// Elements rank `r` contributes.
+inline std::size_t count_of(payload p, int r) {
+  switch (p) {
+    case payload::uniform: return 3;
+    case payload::uneven: return static_cast<std::size_t>((r * 5 + 2) % 7);  // 2,0,5,3,1,6,4,...: zeros included
+    case payload::empty: return 0;
+  }
+  return 0;
+}
+
+inline bool reduced() {
+  const char* v = std::getenv("HALOSHIFT_TEST_SWEEP");
+  return v && std::string(v) == "reduced";
+}
+
+/// Every ordered factorisation of `p` into `nd` factors.
+inline void factorisations(int p, int nd, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
+  if (nd == 1) {
+    prefix.push_back(p);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int f = 1; f <= p; ++f)
+    if (p % f == 0) {
+      prefix.push_back(f);
+      factorisations(p / f, nd - 1, prefix, out);
+      prefix.pop_back();
+    }
+}
+
+inline std::vector<shape> shapes(int p) {
+  std::vector<shape> out;
+  for (int nd = 1; nd <= 3; ++nd) {
+    std::vector<std::vector<int>> dims;
+    std::vector<int> prefix;
+    factorisations(p, nd, prefix, dims);
+    if (reduced() && dims.size() > 2) dims = {dims.front(), dims[dims.size() / 2], dims.back()};
+    for (const auto& d : dims) {
+      std::vector<bool> all(d.size(), true), none(d.size(), false), mixed(d.size());
+      for (std::size_t i = 0; i < d.size(); ++i) mixed[i] = i % 2 == 0;
+      out.push_back({d, all});
+      if (!reduced()) out.push_back({d, none});
+      if (d.size() > 1) out.push_back({d, mixed});
+    }
+  }
+  return out;
+}
+
+inline std::vector<int> ks(const shape& s) {
+  std::vector<int> k = reduced() ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 3};
+  if (std::find(k.begin(), k.end(), s.largest() + 1) == k.end()) k.push_back(s.largest() + 1);
+  return k;
+}
+
+inline std::vector<payload> payloads() {
+  if (reduced()) return {payload::uneven};
+  return {payload::uniform, payload::uneven, payload::empty};
+}
+
+}  // namespace sweep
