@@ -159,7 +159,10 @@ std::string size_text(std::size_t bytes) {
 
 std::string mib_text(std::size_t bytes) {
   char s[32];
-  std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  if (bytes < 1024 * 1024)
+    std::snprintf(s, sizeof s, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  else
+    std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return s;
 }
 
