@@ -12,15 +12,35 @@
 
 namespace haloshift {
 
-/// A strategy is a tag type with a `name` and a static `make_schedule(grid,
-/// range)` returning the schedule every rank follows. The executor, the
-/// validation, the cost model and the tests all work from that schedule, so
-/// a new strategy is nothing but a new schedule (see examples/custom_strategy).
-template <class S>
-concept strategy = requires(const grid_shape& g, const range& r) {
-  { S::name } -> std::convertible_to<std::string_view>;
-  { S::make_schedule(g, r) } -> std::same_as<schedule>;
+/// Tuning parameters some strategies read; the others ignore them.
+struct strategy_parameters {
+  /// TeamShift's team size per dimension; 0 picks one (see TeamShift).
+  offset team{0, 0, 0};
 };
+
+/// A strategy is a tag type with a `name` and a static `make_schedule(grid,
+/// range)` (or `make_schedule(grid, range, parameters)`) returning the
+/// schedule every rank follows. The executor, the validation, the cost model
+/// and the tests all work from that schedule, so a new strategy is nothing but
+/// a new schedule (see examples/custom_strategy).
+template <class S>
+concept strategy = requires(const grid_shape& g, const range& r, const strategy_parameters& p) {
+  { S::name } -> std::convertible_to<std::string_view>;
+  requires(requires {
+            { S::make_schedule(g, r) } -> std::same_as<schedule>;
+          } || requires {
+            { S::make_schedule(g, r, p) } -> std::same_as<schedule>;
+          });
+};
+
+/// The schedule of strategy `S` for a grid, range and parameters.
+template <strategy S>
+schedule schedule_of(const grid_shape& g, const range& r, const strategy_parameters& p = {}) {
+  if constexpr (requires { S::make_schedule(g, r, p); })
+    return S::make_schedule(g, r, p);
+  else
+    return S::make_schedule(g, r);
+}
 
 namespace detail {
 /// FNV-1a of the strategy name: compared across ranks when a plan is built.

@@ -3,10 +3,10 @@
 /// @brief Runs any compiled schedule over MPI point-to-point, forwards
 /// (ghost fill) or backwards (combining contributions onto the owners).
 
+#include <mpi.h>
+
 #include <cstring>
 #include <vector>
-
-#include <mpi.h>
 
 #include "../mpi/check.hpp"
 #include "program.hpp"
@@ -26,7 +26,7 @@ template <class T>
 void gather(const block_layout& layout, const message& m, const T* buffer, T* out) {
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
-    std::memcpy(out, buffer + b.first, b.count * sizeof(T));
+    if (b.count) std::memcpy(out, buffer + b.first, b.count * sizeof(T));  // never memcpy a null pointer
     out += b.count;
   }
 }
@@ -35,7 +35,7 @@ template <class T>
 void scatter(const block_layout& layout, const message& m, const T* in, T* buffer) {
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
-    std::memcpy(buffer + b.first, in, b.count * sizeof(T));
+    if (b.count) std::memcpy(buffer + b.first, in, b.count * sizeof(T));
     in += b.count;
   }
 }

@@ -38,12 +38,12 @@ class plan;
 /// when iterating. Made by a plan, filled by `plan.forward`.
 template <transferable T>
 class halo {
-public:
+ public:
   halo() = default;
 
   template <class V>
   class basic_iterator {
-  public:
+   public:
     using iterator_category = std::forward_iterator_tag;
     using value_type = block<V>;
     using difference_type = std::ptrdiff_t;
@@ -64,7 +64,7 @@ public:
     }
     friend bool operator==(const basic_iterator& a, const basic_iterator& b) { return a.i_ == b.i_; }
 
-  private:
+   private:
     const halo* h_ = nullptr;
     std::size_t i_ = 0;
   };
@@ -100,7 +100,7 @@ public:
   std::span<const T> buffer() const noexcept { return buffer_; }
   std::span<T> buffer() noexcept { return buffer_; }
 
-private:
+ private:
   friend class plan<T>;
 
   explicit halo(std::shared_ptr<const program> p) : program_(std::move(p)), buffer_(program_->layout.total()) {

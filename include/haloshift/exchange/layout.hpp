@@ -26,7 +26,7 @@ struct block_slot {
 /// All blocks of one rank, own block included, in canonical offset order, so
 /// rows and planes of offsets are contiguous ranges of the buffer.
 class block_layout {
-public:
+ public:
   block_layout() = default;
 
   /// `held`: every offset the rank holds at some point (0 included), `count`
@@ -44,7 +44,7 @@ public:
     index_.assign(extent(), -1);
     std::size_t next = 0;
     for (const offset& o : held) {
-      block_slot s{o, *grid.neighbor_at(coords, o), count(o), next, o != zero_offset && in_range(o, wanted)};
+      block_slot s{o, *grid.neighbor_at(coords, o), count(o), next, o != zero_offset && contains(wanted, o)};
       next += s.count;
       index_[linear(o)] = static_cast<int>(slots_.size());
       if (o == zero_offset) own_ = static_cast<int>(slots_.size());
@@ -65,13 +65,7 @@ public:
   std::size_t total() const noexcept { return total_; }
   std::size_t visible_blocks() const noexcept { return visible_; }
 
-  static bool in_range(const offset& o, const range& r) noexcept {
-    for (int d = 0; d < max_dims; ++d)
-      if (o[d] < r.low(d) || o[d] > r.high(d)) return false;
-    return true;
-  }
-
-private:
+ private:
   std::size_t extent() const noexcept {
     std::size_t n = 1;
     for (int d = 0; d < max_dims; ++d) n *= static_cast<std::size_t>(hi_[d] - lo_[d] + 1);

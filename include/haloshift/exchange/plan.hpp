@@ -18,6 +18,7 @@
 #include "../strategy.hpp"
 #include "executor.hpp"
 #include "halo.hpp"
+#include "neighbor_collective.hpp"
 #include "program.hpp"
 #include "protocol.hpp"
 
@@ -31,6 +32,8 @@ struct plan_builder;
 struct plan_options {
   protocol mode = protocol::overlapping;
   shell kind = shell::full;
+  /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
+  offset team{0, 0, 0};
 };
 
 /// A compiled exchange for one rank: which blocks travel where, with which
@@ -55,6 +58,11 @@ class plan {
   void forward(std::span<const T> mine, halo<T>& out) {
     check_mine(mine.size());
     check_halo(out);
+    if (engine_) {
+      std::copy(mine.begin(), mine.end(), out.buffer_.data() + own_slot().first);
+      engine_->forward(mine.data(), mine.size_bytes(), out.buffer_.data());
+      return;
+    }
     detail::run_forward(*program_, comm_.get(), options_.mode, mine.data(), out.buffer_.data(), state_);
   }
   halo<T> forward(std::span<const T> mine) {
@@ -68,16 +76,24 @@ class plan {
   /// owners: on return every rank's `own[i]` is its old value op every
   /// holder's contribution for element `i`. Forwarders combine on the way,
   /// so `contributions` is used as the accumulator and is left holding
-  /// partial sums. `op` must be associative and commutative.
+  /// partial sums. `op` must be associative and commutative, and `identity`
+  /// its neutral element (strategies that move blocks beyond the range, like
+  /// TeamShift, start those transit blocks at `identity`).
   template <class Op = std::plus<>>
-  void reverse(halo<T>& contributions, std::span<T> own, Op op = {}) {
+  void reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     check_mine(own.size());
     check_halo(contributions);
     T* buffer = contributions.buffer_.data();
-    const block_slot& own_slot = program_->layout.slots()[program_->layout.own()];
-    std::copy(own.begin(), own.end(), buffer + own_slot.first);
-    detail::run_reverse(*program_, comm_.get(), options_.mode, buffer, state_, op);
-    std::copy(buffer + own_slot.first, buffer + own_slot.first + own_slot.count, own.begin());
+    const auto& slots = program_->layout.slots();
+    for (std::size_t s = 0; s < slots.size(); ++s)
+      if (!slots[s].visible && static_cast<int>(s) != program_->layout.own())
+        std::fill_n(buffer + slots[s].first, slots[s].count, identity);
+    std::copy(own.begin(), own.end(), buffer + own_slot().first);
+    if (engine_)
+      engine_->reverse(program_->layout, buffer, state_.scratch, op);
+    else
+      detail::run_reverse(*program_, comm_.get(), options_.mode, buffer, state_, op);
+    std::copy(buffer + own_slot().first, buffer + own_slot().first + own_slot().count, own.begin());
   }
 
  private:
@@ -86,6 +102,7 @@ class plan {
   plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
       : comm_(grid.comm()), strategy_(strategy), range_(r), options_(options) {}
 
+  const block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
   void check_mine(std::size_t n) const {
     if (n != local_count())
       throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
@@ -102,9 +119,15 @@ class plan {
   plan_options options_;
   std::shared_ptr<const program> program_;
   detail::executor_state<T> state_;
+  std::unique_ptr<detail::neighbor_engine> engine_;  ///< set for NeighborAlltoall
 };
 
 namespace detail {
+template <class S>
+inline constexpr bool uses_neighbor_collective = requires {
+  requires S::neighbor_collective;
+};
+
 struct plan_builder {
   template <strategy S, transferable T, class MakeRange>
   static plan<T> build(const cartesian_grid& grid, const offset& k, MakeRange make, std::size_t local_count,
@@ -120,7 +143,10 @@ struct plan_builder {
                  p.range_ = make();
                  if (local_count > static_cast<std::size_t>(INT64_MAX) / sizeof(T))
                    throw error("local_count " + std::to_string(local_count) + " is too large");
-                 sched = S::make_schedule(shape, p.range_);
+                 if (uses_neighbor_collective<S> && options.mode != protocol::overlapping)
+                   throw error(std::string(S::name) +
+                               " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
+                 sched = schedule_of<S>(shape, p.range_, strategy_parameters{options.team});
                  unit = compile(
                      sched, shape, coords, p.range_, [](const offset&) { return std::size_t{1}; }, S::name);
                },
@@ -130,7 +156,10 @@ struct plan_builder {
                 {"shell", static_cast<std::int64_t>(options.kind)},
                 {"protocol", static_cast<std::int64_t>(options.mode)},
                 {"strategy", name_hash(S::name)},
-                {"sizeof(T)", static_cast<std::int64_t>(sizeof(T))}});
+                {"sizeof(T)", static_cast<std::int64_t>(sizeof(T))},
+                {"team[0]", options.team[0]},
+                {"team[1]", options.team[1]},
+                {"team[2]", options.team[2]}});
 
     // Uniform sizes are known everywhere; uneven ones travel once along the schedule itself.
     std::int64_t bounds[2] = {static_cast<std::int64_t>(local_count), -static_cast<std::int64_t>(local_count)};
@@ -158,6 +187,10 @@ struct plan_builder {
     });
     p.program_ = std::move(compiled);
     p.state_.scratch.resize(p.program_->scratch);
+    if constexpr (uses_neighbor_collective<S>) {
+      mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
+      p.engine_->connect(comm);
+    }
     return p;
   }
 };

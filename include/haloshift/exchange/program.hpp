@@ -47,10 +47,10 @@ struct round_program {
 struct program {
   block_layout layout;
   std::vector<round_program> rounds;
-  std::size_t messages_sent = 0;   ///< non-empty messages to other ranks
-  std::size_t elements_sent = 0;   ///< elements in those messages
+  std::size_t messages_sent = 0;  ///< non-empty messages to other ranks
+  std::size_t elements_sent = 0;  ///< elements in those messages
   std::size_t elements_received = 0;
-  std::size_t scratch = 0;         ///< elements of staging space any one round needs
+  std::size_t scratch = 0;  ///< elements of staging space any one round needs
 };
 
 namespace detail {
@@ -78,6 +78,15 @@ inline bool sends_first(const grid_shape& grid, const offset& coords, const offs
   return true;
 }
 
+/// Whether this rank sends in transfer `t`, and whether it receives.
+inline bool sends(const grid_shape& grid, const offset& coords, const transfer& t) {
+  return grid.exists(coords, t.direction) && t.senders.contains(coords);
+}
+inline bool receives(const grid_shape& grid, const offset& coords, const transfer& t) {
+  const auto from = grid.neighbor_at(coords, -t.direction);
+  return from && t.senders.contains(grid.coords_of(from->rank));
+}
+
 inline std::string schedule_error(std::string_view strategy, const std::string& what) {
   return "strategy " + std::string(strategy) + " has an invalid schedule: " + what;
 }
@@ -91,18 +100,18 @@ inline std::vector<offset> held_offsets(const schedule& s, const grid_shape& gri
   for (std::size_t r = 0; r < s.rounds.size(); ++r) {
     std::set<offset, canonical_order> arriving;
     for (const transfer& t : s.rounds[r].transfers) {
-      if (grid.exists(coords, t.direction))
+      if (detail::sends(grid, coords, t))
         for (const offset& o : t.blocks)
           if (grid.exists(coords, o) && !holds(o))
-            throw error(schedule_error(strategy, "round " + std::to_string(r) + " sends offset " + to_string(o) +
-                                                     " before holding it"));
-      if (!grid.exists(coords, -t.direction)) continue;
+            throw error(schedule_error(
+                strategy, "round " + std::to_string(r) + " sends offset " + to_string(o) + " before holding it"));
+      if (!detail::receives(grid, coords, t)) continue;
       for (const offset& o : t.blocks) {
         const offset mine = o - t.direction;
         if (!grid.exists(coords, mine)) continue;
         if (holds(mine) || !arriving.insert(mine).second)
-          throw error(schedule_error(strategy, "round " + std::to_string(r) + " delivers offset " +
-                                                   to_string(mine) + " a second time"));
+          throw error(schedule_error(
+              strategy, "round " + std::to_string(r) + " delivers offset " + to_string(mine) + " a second time"));
       }
     }
     held.insert(arriving.begin(), arriving.end());
@@ -121,8 +130,7 @@ inline message make_message(const block_layout& layout, int peer, const std::vec
   m.peer = peer;
   m.contiguous = true;
   m.first = layout.slots()[m.slots.front()].first;
-  for (std::size_t i = 1; i < m.slots.size(); ++i)
-    m.contiguous = m.contiguous && m.slots[i] == m.slots[i - 1] + 1;
+  for (std::size_t i = 1; i < m.slots.size(); ++i) m.contiguous = m.contiguous && m.slots[i] == m.slots[i - 1] + 1;
   return m;
 }
 
@@ -132,13 +140,13 @@ inline message make_message(const block_layout& layout, int peer, const std::vec
 /// of the block at offset `o` (0 for the own block). Throws haloshift::error
 /// when the schedule is not a valid exchange for `wanted`.
 template <class CountOf>
-program compile(const schedule& s, const grid_shape& grid, const offset& coords, const range& wanted,
-                CountOf count_of, std::string_view strategy = "custom") {
+program compile(const schedule& s, const grid_shape& grid, const offset& coords, const range& wanted, CountOf count_of,
+                std::string_view strategy = "custom") {
   std::vector<offset> held = detail::held_offsets(s, grid, coords, strategy);
   for (const offset& o : offsets(wanted))
     if (grid.exists(coords, o) && !std::binary_search(held.begin(), held.end(), o, canonical_order{}))
-      throw error(detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " +
-                                                       to_string(o)));
+      throw error(
+          detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " + to_string(o)));
   program p;
   p.layout = block_layout(grid, coords, std::move(held), wanted, count_of);
   const int me = grid.rank_of(coords);
@@ -151,15 +159,15 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
       tp.tag = static_cast<int>(i % 32768);  // MPI guarantees tags up to 32767
       tp.send_first = detail::sends_first(grid, coords, t.direction);
       std::vector<offset> out, in;
-      if (auto to = grid.neighbor_at(coords, t.direction)) {
+      if (detail::sends(grid, coords, t)) {
         for (const offset& o : t.blocks)
           if (grid.exists(coords, o)) out.push_back(o);
-        tp.send = detail::make_message(p.layout, to->rank, out);
+        tp.send = detail::make_message(p.layout, grid.neighbor_at(coords, t.direction)->rank, out);
       }
-      if (auto from = grid.neighbor_at(coords, -t.direction)) {
+      if (detail::receives(grid, coords, t)) {
         for (const offset& o : t.blocks)
           if (grid.exists(coords, o - t.direction)) in.push_back(o - t.direction);
-        tp.recv = detail::make_message(p.layout, from->rank, in);
+        tp.recv = detail::make_message(p.layout, grid.neighbor_at(coords, -t.direction)->rank, in);
       }
       tp.self = tp.send.peer == me;
       if (!tp.self) {

@@ -12,6 +12,42 @@
 
 namespace haloshift {
 
+namespace detail {
+
+/// `held` moved by `s` boxes along `e`.
+inline std::vector<offset> shifted(const std::vector<offset>& held, int s, const offset& e) {
+  std::vector<offset> out;
+  out.reserve(held.size());
+  for (const offset& h : held) out.push_back(h + s * e);
+  return out;
+}
+
+/// What a rank holds after a phase along `d` that brought every block of
+/// `held` from the boxes `r.low(d)..r.high(d)` away: the blocks a
+/// dimension-by-dimension strategy carries into the next phase.
+inline std::vector<offset> grown(const std::vector<offset>& held, int d, const range& r) {
+  std::vector<offset> out;
+  for (int j = r.low(d); j <= r.high(d); ++j)
+    for (const offset& h : held) out.push_back(h + j * unit(d));
+  std::sort(out.begin(), out.end(), canonical_order{});
+  return out;
+}
+
+/// Shift's phase along `d`: `k` steps, each to both neighbours (only towards
+/// `-` for the eighth shell); step `s` forwards what arrived at step `s-1`.
+inline void shift_phase(schedule& out, const std::vector<offset>& held, int d, const range& r) {
+  const offset e = unit(d);
+  for (int s = 1; s <= r.k[d]; ++s) {
+    round step;
+    // What arrived from `-e` at step s-1 sits at `h - (s-1)e`; pass it on to `+e`.
+    if (r.low(d) < 0) step.transfers.push_back({e, shifted(held, -(s - 1), e)});
+    step.transfers.push_back({-e, shifted(held, s - 1, e)});
+    out.rounds.push_back(std::move(step));
+  }
+}
+
+}  // namespace detail
+
 /// Shift (Plimpton 1995). Phase x, then y, then z; in each phase `k` steps in
 /// both directions, step `s` forwarding what arrived at step `s-1`. Phase y
 /// carries everything held after phase x, phase z everything held after y, so
@@ -26,28 +62,9 @@ struct Shift {
     std::vector<offset> held{zero_offset};
     for (int d = 0; d < max_dims; ++d) {
       if (r.k[d] == 0) continue;
-      const offset e = unit(d);
-      for (int s = 1; s <= r.k[d]; ++s) {
-        round step;
-        // What arrived from `-e` at step s-1 sits at `h - (s-1)e`; pass it on to `+e`.
-        if (r.low(d) < 0) step.transfers.push_back({e, shifted(held, -(s - 1), e)});
-        step.transfers.push_back({-e, shifted(held, s - 1, e)});
-        out.rounds.push_back(std::move(step));
-      }
-      std::vector<offset> grown;
-      for (int j = r.low(d); j <= r.high(d); ++j)
-        for (const offset& h : held) grown.push_back(h + j * e);
-      std::sort(grown.begin(), grown.end(), canonical_order{});
-      held = std::move(grown);
+      detail::shift_phase(out, held, d, r);
+      held = detail::grown(held, d, r);
     }
-    return out;
-  }
-
-private:
-  static std::vector<offset> shifted(const std::vector<offset>& held, int s, const offset& e) {
-    std::vector<offset> out;
-    out.reserve(held.size());
-    for (const offset& h : held) out.push_back(h + s * e);
     return out;
   }
 };

@@ -1,0 +1,183 @@
+#pragma once
+/// @file neighbor_collective.hpp
+/// @brief Runs a one-round program as MPI_Neighbor_alltoallv on a
+/// distributed-graph communicator (the NeighborAlltoall baseline).
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+#if MPI_VERSION < 4 && defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+#include "../error.hpp"
+#include "../mpi/check.hpp"
+#include "program.hpp"
+
+#if MPI_VERSION >= 4
+#define HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT MPI_Neighbor_alltoallv_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT MPIX_Neighbor_alltoallv_init
+#endif
+
+namespace haloshift::detail {
+
+/// Whether forward exchanges use a persistent neighbourhood collective.
+inline constexpr bool persistent_neighbor_collective =
+#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
+    true;
+#else
+    false;
+#endif
+
+/// One direction of the exchange: a graph communicator and per-edge counts
+/// and displacements in bytes.
+struct neighbor_graph {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<int> sources, destinations;
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+
+  void create(MPI_Comm parent) {
+    mpi::check(MPI_Dist_graph_create_adjacent(parent, static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
+                                              static_cast<int>(destinations.size()), destinations.data(),
+                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm),
+               "MPI_Dist_graph_create_adjacent");
+    mpi::check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
+  void run(const void* send, void* recv) const {
+    mpi::check(MPI_Neighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv, recv_counts.data(),
+                                      recv_displs.data(), MPI_BYTE, comm),
+               "MPI_Neighbor_alltoallv");
+  }
+  ~neighbor_graph() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
+  }
+};
+
+inline int checked_int(std::size_t bytes, const char* what) {
+  if (bytes > static_cast<std::size_t>(INT_MAX))
+    throw error(std::string("NeighborAlltoall: ") + what + " of " + std::to_string(bytes) +
+                " bytes exceeds MPI's int counts and displacements");
+  return static_cast<int>(bytes);
+}
+
+/// The neighbourhood-collective engine of a plan. Forwards, every edge sends
+/// the own block from one engine-owned copy (all edges share that region,
+/// which MPI allows for sends; a separate copy because MPI forbids aliasing
+/// the send and receive buffers) and receives straight into the block's slot
+/// of the halo buffer. Backwards, the
+/// edges reverse: each returns the contribution in its slot, and all arrivals
+/// are combined into the own slot.
+class neighbor_engine {
+ public:
+  /// Lays out the edges (local; throws when sizes exceed MPI's int). Then
+  /// connect() creates the graph communicators, collectively.
+  neighbor_engine(const program& p, std::size_t element_size) {
+    if (p.rounds.size() > 1) throw error("NeighborAlltoall: the schedule must have a single round");
+    const block_layout& layout = p.layout;
+    own_.resize(std::max<std::size_t>(1, layout.slots()[layout.own()].count * element_size));
+    std::size_t staged = 0;
+    if (!p.rounds.empty())
+      for (const transfer_program& t : p.rounds.front().transfers) {
+        if (t.send.exists()) {
+          forward_.destinations.push_back(t.send.peer);
+          forward_.send_counts.push_back(checked_int(t.send.count * element_size, "a message"));
+          forward_.send_displs.push_back(0);
+          backward_.sources.push_back(t.send.peer);
+          backward_.recv_counts.push_back(forward_.send_counts.back());
+          backward_.recv_displs.push_back(checked_int(staged, "the reverse staging area"));
+          backward_slots_.push_back(t.send);
+          staged += t.send.count * element_size;
+        }
+        if (t.recv.exists()) {
+          forward_.sources.push_back(t.recv.peer);
+          forward_.recv_counts.push_back(checked_int(t.recv.count * element_size, "a message"));
+          forward_.recv_displs.push_back(checked_int(t.recv.first * element_size, "the halo"));
+          backward_.destinations.push_back(t.recv.peer);
+          backward_.send_counts.push_back(forward_.recv_counts.back());
+          backward_.send_displs.push_back(forward_.recv_displs.back());
+        }
+      }
+    staging_bytes_ = staged;
+    // A rank may have no edge in one direction (its block is empty); some MPIs reject null count
+    // arrays even then, so every array gets one unused trailing entry.
+    for (neighbor_graph* g : {&forward_, &backward_})
+      for (auto* v : {&g->send_counts, &g->send_displs, &g->recv_counts, &g->recv_displs}) v->push_back(0);
+  }
+
+  /// Collective over `parent`.
+  void connect(MPI_Comm parent) {
+    forward_.create(parent);
+    backward_.create(parent);
+    // Open MPI's persistent neighbourhood collective returns an unusable request on a rank without
+    // edges (all its blocks empty); then every rank takes the blocking call, since all ranks must
+    // run the same collective.
+    int edges = forward_.sources.empty() && forward_.destinations.empty() ? 0 : 1;
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &edges, 1, MPI_INT, MPI_MIN, parent), "MPI_Allreduce");
+    persistent_allowed_ = edges == 1;
+  }
+  neighbor_engine(const neighbor_engine&) = delete;
+  neighbor_engine& operator=(const neighbor_engine&) = delete;
+  ~neighbor_engine() { release_persistent(); }
+
+  /// Sends `own_bytes` bytes at `own` to every edge, receives into `buffer`.
+  void forward(const void* own, std::size_t own_bytes, void* buffer) {
+    if (own_bytes) std::memcpy(own_.data(), own, own_bytes);
+#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
+    if (!persistent_allowed_) return forward_.run(own_.data(), buffer);
+    if (buffer != persistent_buffer_) {
+      release_persistent();
+      mpi::check(
+          HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT(own_.data(), forward_.send_counts.data(), forward_.send_displs.data(),
+                                            MPI_BYTE, buffer, forward_.recv_counts.data(), forward_.recv_displs.data(),
+                                            MPI_BYTE, forward_.comm, MPI_INFO_NULL, &persistent_),
+          "MPI_Neighbor_alltoallv_init");
+      persistent_buffer_ = buffer;
+    }
+    mpi::check(MPI_Start(&persistent_), "MPI_Start");
+    mpi::check(MPI_Wait(&persistent_, MPI_STATUS_IGNORE), "MPI_Wait");
+#else
+    forward_.run(own_.data(), buffer);
+#endif
+  }
+
+  /// Returns the contributions in `buffer`'s slots and combines every
+  /// arrival into the own slot with `op`.
+  template <class T, class Op>
+  void reverse(const block_layout& layout, T* buffer, std::vector<T>& scratch, Op& op) {
+    scratch.resize(staging_bytes_ / sizeof(T));
+    backward_.run(buffer, scratch.data());
+    T* own = buffer + layout.slots()[layout.own()].first;
+    const T* in = scratch.data();
+    for (const message& m : backward_slots_)
+      for (std::size_t e = 0; e < m.count; ++e) own[e] = op(own[e], *in++);
+  }
+
+ private:
+  void release_persistent() {
+#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (persistent_ != MPI_REQUEST_NULL && !finalized) MPI_Request_free(&persistent_);
+    persistent_ = MPI_REQUEST_NULL;
+    persistent_buffer_ = nullptr;
+#endif
+  }
+
+  neighbor_graph forward_, backward_;
+  std::vector<std::byte> own_;
+  std::vector<message> backward_slots_;
+  std::size_t staging_bytes_ = 0;
+  bool persistent_allowed_ = false;
+  MPI_Request persistent_ = MPI_REQUEST_NULL;
+  void* persistent_buffer_ = nullptr;
+};
+
+}  // namespace haloshift::detail

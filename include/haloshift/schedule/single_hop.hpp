@@ -1,0 +1,27 @@
+#pragma once
+/// @file single_hop.hpp
+/// @brief SingleHop: one round, a direct message to every partner.
+
+#include <string_view>
+
+#include "../grid/grid_shape.hpp"
+#include "../grid/neighborhood.hpp"
+#include "schedule.hpp"
+
+namespace haloshift {
+
+/// SingleHop: every rank sends its block straight to every rank that wants it
+/// ((2k+1)^3 - 1 messages in 3D, 26 for k = 1), all in one round: no
+/// dependency chain, the most messages. The rank at `-o` wants my block at
+/// its offset `o`, so that transfer goes along `-o`.
+struct SingleHop {
+  static constexpr std::string_view name = "SingleHop";
+
+  static schedule make_schedule(const grid_shape&, const range& r) {
+    round only;
+    for (const offset& o : offsets(r)) only.transfers.push_back({-o, {zero_offset}});
+    return {{only}};
+  }
+};
+
+}  // namespace haloshift

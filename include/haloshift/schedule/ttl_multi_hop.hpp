@@ -1,0 +1,50 @@
+#pragma once
+/// @file ttl_multi_hop.hpp
+/// @brief TtlMultiHop: NAStJA's store-and-forward over the direct neighbours.
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "../grid/grid_shape.hpp"
+#include "../grid/neighborhood.hpp"
+#include "../grid/offset.hpp"
+#include "schedule.hpp"
+#include "ttl_forwarding.hpp"
+
+namespace haloshift {
+
+/// TtlMultiHop (NAStJA local multi-hop network): messages go only to the
+/// 26 (3D), 8 (2D) or 2 (1D) direct neighbours. Round 1 sends the own block
+/// to all of them; round `h` forwards each block that arrived in round `h-1`
+/// along every direction the TTL rule allows (ttl::forwards), until `k`
+/// rounds have carried every block `k` boxes. Each block reaches each holder
+/// exactly once.
+struct TtlMultiHop {
+  static constexpr std::string_view name = "TtlMultiHop";
+
+  static schedule make_schedule(const grid_shape& grid, const range& r) {
+    schedule out;
+    const int rounds = std::max({r.k[0], r.k[1], r.k[2]});
+    const std::vector<offset> all = offsets(r);
+    auto chebyshev = [](const offset& o) { return std::max({std::abs(o[0]), std::abs(o[1]), std::abs(o[2])}); };
+    for (int h = 1; h <= rounds; ++h) {
+      round step;
+      for (const offset& w : ttl::neighbor_directions(grid.ndims())) {
+        transfer t{w, {}};
+        if (h == 1) {
+          if (contains(r, -w)) t.blocks.push_back(zero_offset);
+        } else {
+          for (const offset& o : all)
+            if (chebyshev(o) == h - 1 && ttl::forwards(ttl::last_hop(o, h - 1), w) && contains(r, o - w))
+              t.blocks.push_back(o);
+        }
+        if (!t.blocks.empty()) step.transfers.push_back(std::move(t));
+      }
+      out.rounds.push_back(std::move(step));
+    }
+    return out;
+  }
+};
+
+}  // namespace haloshift
