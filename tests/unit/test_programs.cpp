@@ -18,8 +18,8 @@ namespace {
 std::size_t count_of_rank(int r) { return static_cast<std::size_t>((r * 3 + 1) % 4 + 1); }
 
 template <class Strategy>
-void simulate(const hs::grid_shape& g, const hs::range& r) {
-  const hs::schedule s = Strategy::make_schedule(g, r);
+void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_parameters& params = {}) {
+  const hs::schedule s = hs::schedule_of<Strategy>(g, r, params);
   std::vector<hs::program> programs;
   for (int rank = 0; rank < g.size(); ++rank) {
     const hs::offset c = g.coords_of(rank);
@@ -81,12 +81,19 @@ void simulate(const hs::grid_shape& g, const hs::range& r) {
 
 }  // namespace
 
-TEST_CASE("Shift moves every block to every holder exactly once on larger grids", "[schedule][simulation]") {
+using strategies = std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop>;
+
+TEMPLATE_LIST_TEST_CASE("every block reaches every holder exactly once on grids larger than the MPI sweep",
+                        "[schedule][simulation]", strategies) {
   for (bool periodic : {true, false})
-    for (int k = 1; k <= 4; ++k) {
-      INFO("periodic " << periodic << " k " << k);
-      simulate<hs::Shift>(hs::grid_shape({5, 4, 3}, {periodic, !periodic, periodic}), hs::make_range(hs::grid_shape({5, 4, 3}, {true, true, true}), k));
-      simulate<hs::Shift>(hs::grid_shape({7, 2}, {periodic, periodic}), hs::make_range(hs::grid_shape({7, 2}, {true, true}), k, hs::shell::eighth));
-      simulate<hs::Shift>(hs::grid_shape({11}, {periodic}), hs::make_range(hs::grid_shape({11}, {true}), k));
-    }
+    for (int k = 1; k <= 4; ++k)
+      for (auto kind : {hs::shell::full, hs::shell::eighth}) {
+        INFO("periodic " << periodic << " k " << k << " eighth " << (kind == hs::shell::eighth));
+        const hs::grid_shape g3({6, 4, 3}, {periodic, !periodic, periodic});
+        simulate<TestType>(g3, hs::make_range(g3, k, kind), {.team = {3, 2, 1}});
+        const hs::grid_shape g2({9, 2}, {periodic, periodic});
+        simulate<TestType>(g2, hs::make_range(g2, k, kind), {.team = {3, 2, 1}});
+        const hs::grid_shape g1({11}, {periodic});
+        simulate<TestType>(g1, hs::make_range(g1, k, kind));
+      }
 }
