@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "../../examples/custom_strategy/zyx_shift.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
 
@@ -19,6 +20,8 @@ double value_of(int rank, std::size_t i) { return rank * 1000.0 + static_cast<do
 double contribution(int holder, const oracle::coords& o, std::size_t i) {
   return holder * 100003.0 + oracle::offset_code(o) * 11.0 + static_cast<double>(i);
 }
+
+hs::offset as_offset(const oracle::coords& c) { return {c[0], c[1], c[2]}; }
 
 oracle::grid oracle_grid(const sweep::shape& s) {
   oracle::grid g;
@@ -49,8 +52,8 @@ std::string compare_forward(const hs::halo<double>& got, const oracle::grid& g, 
     const auto& w = want[i++];
     if (b.offset != w.offset || b.source != w.source || b.image != w.image) {
       why << "rank " << me << " block " << i - 1 << ": offset " << hs::to_string(b.offset) << " source " << b.source
-          << " image " << hs::to_string(b.image) << ", expected offset " << hs::to_string(w.offset) << " source "
-          << w.source << " image " << hs::to_string(w.image);
+          << " image " << hs::to_string(b.image) << ", expected offset " << hs::to_string(as_offset(w.offset))
+          << " source " << w.source << " image " << hs::to_string(as_offset(w.image));
       return why.str();
     }
     std::vector<double> data(sweep::count_of(pl, w.source));
@@ -153,7 +156,7 @@ void sweep_strategy(hs::shell kind) {
 
 }  // namespace
 
-using strategies = std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
+using strategies = std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall, ZyxShift>;
 
 TEMPLATE_LIST_TEST_CASE("forward and reverse match the oracle with the full shell", "[halo][oracle]", strategies) {
   sweep_strategy<TestType>(hs::shell::full);

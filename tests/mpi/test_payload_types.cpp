@@ -43,7 +43,7 @@ TEST_CASE("struct payloads arrive bit for bit, uneven counts per rank", "[payloa
   const auto want = oracle::halo_of(og, me, {2, 2, 0}, false);
   REQUIRE(halo.size() == want.size());
   for (const auto& w : want) {
-    auto b = halo.find(w.offset);
+    auto b = halo.find({w.offset[0], w.offset[1], w.offset[2]});
     REQUIRE(b);
     const auto expected = make(w.source);
     REQUIRE(b->data.size() == expected.size());

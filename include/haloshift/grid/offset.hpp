@@ -11,8 +11,13 @@ namespace haloshift {
 /// use the first one or two, the others have size 1 and range 0.
 inline constexpr int max_dims = 3;
 
-/// An offset in boxes between two grid positions, `{dx, dy, dz}`.
-using offset = std::array<int, max_dims>;
+/// An offset in boxes between two grid positions, `{dx, dy, dz}`; also used
+/// for coordinates, sizes and per-dimension values. A type of haloshift's own
+/// (not an alias of std::array) so that its arithmetic is found by
+/// argument-dependent lookup in user code.
+struct offset : std::array<int, max_dims> {
+  friend constexpr bool operator==(const offset&, const offset&) = default;
+};
 
 inline constexpr offset zero_offset{0, 0, 0};
 
