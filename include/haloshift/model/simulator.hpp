@@ -1,0 +1,155 @@
+#pragma once
+/// @file simulator.hpp
+/// @brief Max-plus evaluation of a schedule on a whole grid: the longest path
+/// through every rank's message dependencies, in time linear in the number of
+/// messages (the Petri-net paper's (max,+) method without its matrices).
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "../exchange/program.hpp"
+#include "../exchange/protocol.hpp"
+#include "../grid/grid_shape.hpp"
+#include "../schedule/schedule.hpp"
+#include "hockney.hpp"
+
+namespace haloshift {
+
+/// What the simulation predicts.
+struct simulation_result {
+  double makespan = 0;         ///< seconds until the last rank finishes
+  std::vector<double> finish;  ///< per rank
+  std::size_t messages = 0;    ///< messages between different ranks, all ranks together
+  double bytes = 0;            ///< bytes in those messages
+};
+
+/// Inputs besides the schedule. `block_bytes(rank)` is the size of a rank's
+/// block (block mode); `link_time(from, to, bytes)`, when set, replaces the
+/// Hockney time of a message per link (non-uniform networks; gamma still
+/// applies to bursts).
+struct simulation_setup {
+  hockney cost;
+  protocol mode = protocol::overlapping;
+  std::function<double(int)> block_bytes = [](int) { return 0.0; };
+  std::function<double(int, int, double)> link_time{};
+};
+
+namespace detail {
+
+struct sim_message {
+  int from = -1, to = -1;
+  double bytes = 0;
+};
+
+/// The message rank `s` (at `c`) sends in transfer `t`: none to itself (a
+/// local copy) and none without bytes, exactly as the executor does.
+inline bool message_of(const grid_shape& grid, const offset& c, int s, const transfer& t,
+                       const std::function<double(int)>& block_bytes, sim_message& out) {
+  if (!t.senders.contains(c)) return false;
+  const auto to = grid.neighbor_at(c, t.direction);
+  if (!to || to->rank == s) return false;
+  double bytes = 0;
+  for (const offset& o : t.blocks)
+    if (const auto owner = grid.neighbor_at(c, o)) bytes += block_bytes(owner->rank);
+  if (bytes <= 0) return false;
+  out = {s, to->rank, bytes};
+  return true;
+}
+
+}  // namespace detail
+
+/// Predicts the time of schedule `s` on every rank of `grid`. Overlapping
+/// mode: in each round a rank posts its sends in order; the i-th leaves after
+/// the injection of the earlier ones (gamma + beta * m each) and completes
+/// `time(m)` after both ends are in the round; a rank's round ends with its
+/// last sent or received message. Rendezvous mode: the executor's order
+/// (transfers one after another, send-first or receive-first by the chain
+/// colouring), each synchronous message starting when both ends reach it.
+inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+  const int n = grid.size();
+  simulation_result out;
+  std::vector<double> now(n, 0.0), next(n, 0.0), port(n, 0.0);
+  auto message_time = [&](const detail::sim_message& m) {
+    return setup.link_time ? setup.link_time(m.from, m.to, m.bytes) : setup.cost.time(m.bytes);
+  };
+  detail::sim_message m;
+  for (const round& r : s.rounds) {
+    if (setup.mode == protocol::overlapping) {
+      next = now;
+      std::fill(port.begin(), port.end(), 0.0);
+      for (const transfer& t : r.transfers)
+        for (int rank = 0; rank < n; ++rank) {
+          if (!detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) continue;
+          const double depart = now[rank] + port[rank];
+          const double done = std::max(depart, now[m.to]) + message_time(m);
+          port[rank] += setup.cost.gamma() + setup.cost.beta(m.bytes) * m.bytes;
+          next[rank] = std::max(next[rank], done);
+          next[m.to] = std::max(next[m.to], done);
+          ++out.messages;
+          out.bytes += m.bytes;
+        }
+      now.swap(next);
+      continue;
+    }
+    // Rendezvous: per transfer, every rank has at most a send and a receive, in its colour's order.
+    for (const transfer& t : r.transfers) {
+      std::vector<detail::sim_message> sends(n), recvs(n);
+      std::vector<char> has_send(n, 0), has_recv(n, 0), first_send(n, 0), step(n, 0);
+      for (int rank = 0; rank < n; ++rank)
+        if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
+          sends[rank] = m;
+          has_send[rank] = 1;
+          recvs[m.to] = m;
+          has_recv[m.to] = 1;
+        }
+      std::deque<int> ready;
+      for (int rank = 0; rank < n; ++rank) {
+        first_send[rank] = detail::sends_first(grid, grid.coords_of(rank), t.direction);
+        if (has_send[rank] || has_recv[rank]) ready.push_back(rank);
+      }
+      // The operation a rank is blocked in: 0 its send, 1 its receive, -1 none left.
+      auto op = [&](int rank) -> int {
+        while (step[rank] < 2) {
+          const bool send_now = (step[rank] == 0) == static_cast<bool>(first_send[rank]);
+          if (send_now ? has_send[rank] : has_recv[rank]) return send_now ? 0 : 1;
+          ++step[rank];
+        }
+        return -1;
+      };
+      // A synchronous message starts when both ends are blocked in it.
+      auto fire = [&](int from) {
+        const detail::sim_message& sm = sends[from];
+        const double done = std::max(now[from], now[sm.to]) + message_time(sm);
+        now[from] = now[sm.to] = done;
+        ++step[from];
+        ++step[sm.to];
+        ++out.messages;
+        out.bytes += sm.bytes;
+        ready.push_back(from);
+        ready.push_back(sm.to);
+      };
+      while (!ready.empty()) {
+        const int rank = ready.front();
+        ready.pop_front();
+        const int o = op(rank);
+        if (o == 0 && op(sends[rank].to) == 1 && recvs[sends[rank].to].from == rank) fire(rank);
+        if (o == 1) {
+          const int from = recvs[rank].from;
+          if (op(from) == 0 && sends[from].to == rank) fire(from);
+        }
+      }
+      for (int rank = 0; rank < n; ++rank)
+        if (op(rank) != -1)
+          throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank) +
+                      " (transfer along " + to_string(t.direction) + ")");
+    }
+  }
+  out.finish = now;
+  out.makespan = n ? *std::max_element(now.begin(), now.end()) : 0.0;
+  return out;
+}
+
+}  // namespace haloshift
