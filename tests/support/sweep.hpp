@@ -87,12 +87,15 @@ inline std::vector<shape> shapes(int p) {
 
 /// 1, 2, 3 (3 exceeds every dimension of 1 or 2 boxes) and one more than the largest dimension,
 /// unless that neighbourhood would exceed 4096 blocks (a 3D k of 8 or more: slow, and no new case).
+/// Reduced: 1, 2 (2 exceeds every dimension of 1 box) and the largest + 1 in small neighbourhoods.
 inline std::vector<int> ks(const shape& s) {
   std::vector<int> k = reduced() ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 3};
   const int beyond = s.largest() + 1;
   double blocks = 1;
   for (std::size_t d = 0; d < s.dims.size(); ++d) blocks *= 2 * beyond + 1;
-  if (blocks <= 4096 && std::find(k.begin(), k.end(), beyond) == k.end()) k.push_back(beyond);
+  // MPICH busy-polls when oversubscribed (about 1 ms a message): there, only small neighbourhoods.
+  const double budget = reduced() ? 130 : 4096;
+  if (blocks <= budget && std::find(k.begin(), k.end(), beyond) == k.end()) k.push_back(beyond);
   return k;
 }
 

@@ -1,0 +1,54 @@
+#pragma once
+/// @file schedule_cost.hpp
+/// @brief Hockney time read off a schedule round by round (bulk-synchronous:
+/// each round costs its slowest rank), the form every closed formula in
+/// docs/model.md is derived from.
+
+#include <algorithm>
+#include <vector>
+
+#include "simulator.hpp"
+
+namespace haloshift {
+
+/// Sum over rounds of the slowest rank's round time. Overlapping: a rank's
+/// i-th send of a round completes after the injections of the earlier ones,
+/// `sum_{j<i} (gamma + beta m_j) + time(m_i)`; its round takes as long as the
+/// last. Rendezvous: transfers one after another, each costing the slowest
+/// rank's send plus receive. Unlike `simulate`, ranks do not run ahead of
+/// the slowest one, so this is an upper bound of the max-plus time, equal to
+/// it when all ranks do the same (Shift, SingleHop, TtlMultiHop on periodic
+/// grids).
+inline double round_by_round_time(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+  const int n = grid.size();
+  double total = 0;
+  detail::sim_message m;
+  auto message_time = [&](const detail::sim_message& x) {
+    return setup.link_time ? setup.link_time(x.from, x.to, x.bytes) : setup.cost.time(x.bytes);
+  };
+  for (const round& r : s.rounds) {
+    if (setup.mode == protocol::overlapping) {
+      std::vector<double> injected(n, 0.0), finish(n, 0.0);
+      for (const transfer& t : r.transfers)
+        for (int rank = 0; rank < n; ++rank)
+          if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
+            finish[rank] = std::max(finish[rank], injected[rank] + message_time(m));
+            injected[rank] += setup.cost.gamma() + setup.cost.beta(m.bytes) * m.bytes;
+          }
+      total += n ? *std::max_element(finish.begin(), finish.end()) : 0.0;
+      continue;
+    }
+    for (const transfer& t : r.transfers) {
+      std::vector<double> busy(n, 0.0);
+      for (int rank = 0; rank < n; ++rank)
+        if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
+          busy[rank] += message_time(m);
+          busy[m.to] += message_time(m);
+        }
+      total += n ? *std::max_element(busy.begin(), busy.end()) : 0.0;
+    }
+  }
+  return total;
+}
+
+}  // namespace haloshift
