@@ -19,7 +19,6 @@ template <class T>
 struct executor_state {
   std::vector<T> scratch;
   std::vector<MPI_Request> requests;
-  std::vector<std::size_t> staged;  ///< per transfer of the current round: its start in scratch
 };
 
 template <class T>
@@ -42,82 +41,73 @@ void scatter(const block_layout& layout, const message& m, const T* in, T* buffe
 
 /// Runs one round. Forwards, each transfer sends `t.send` and receives
 /// `t.recv`; backwards the roles swap and arrivals are combined, not stored.
-/// `deliver(in, data)` puts an arrived message that did not land in place.
-template <class T, class Deliver>
-void run_round(const round_program& r, const block_layout& layout, bool backward, MPI_Comm comm, protocol mode,
-               T* buffer, executor_state<T>& st, Deliver&& deliver) {
-  st.requests.clear();
-  st.staged.resize(r.transfers.size());
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < r.transfers.size(); ++i) {
-    st.staged[i] = next;
-    next += r.transfers[i].send.count + r.transfers[i].recv.count;
-  }
+/// `deliver(in, data)` puts an arrived message that did not land in place;
+/// `local(from, to)` moves a transfer to the rank itself (a periodic dimension
+/// of one box) slot by slot, with no MPI and no staging.
+template <class T, class Deliver, class Local>
+void run_round(const round_program& r, bool backward, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st,
+               const block_layout& layout, Deliver&& deliver, Local&& local) {
   auto outgoing = [&](const transfer_program& t) -> const message& { return backward ? t.recv : t.send; };
   auto incoming = [&](const transfer_program& t) -> const message& { return backward ? t.send : t.recv; };
   // Forwards, a contiguous arrival lands in place; everything else is staged.
   auto lands_in_place = [&](const message& in) { return !backward && in.contiguous; };
-  auto in_area = [&](std::size_t i) { return st.scratch.data() + st.staged[i]; };
-  auto out_area = [&](std::size_t i) { return st.scratch.data() + st.staged[i] + incoming(r.transfers[i]).count; };
-  auto source = [&](std::size_t i) -> const T* {
-    const message& out = outgoing(r.transfers[i]);
+  auto in_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged; };
+  auto out_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged + incoming(t).count; };
+  auto source = [&](const transfer_program& t) -> const T* {
+    const message& out = outgoing(t);
     if (out.contiguous) return buffer + out.first;
-    gather(layout, out, buffer, out_area(i));
-    return out_area(i);
+    gather(layout, out, buffer, out_area(t));
+    return out_area(t);
   };
-  auto target = [&](std::size_t i) -> T* {
-    const message& in = incoming(r.transfers[i]);
-    return lands_in_place(in) ? buffer + in.first : in_area(i);
+  auto target = [&](const transfer_program& t) -> T* {
+    const message& in = incoming(t);
+    return lands_in_place(in) ? buffer + in.first : in_area(t);
   };
   auto bytes = [](const message& m) { return static_cast<int>(m.count * sizeof(T)); };  // bounded when compiled
-  auto finish = [&](std::size_t i) {
-    const message& in = incoming(r.transfers[i]);
-    if (in.exists() && !lands_in_place(in)) deliver(in, in_area(i));
+  auto finish = [&](const transfer_program& t) {
+    const message& in = incoming(t);
+    if (in.exists() && !lands_in_place(in)) deliver(in, in_area(t));
   };
 
   if (mode == protocol::overlapping) {
-    for (std::size_t i = 0; i < r.transfers.size(); ++i) {
-      const transfer_program& t = r.transfers[i];
+    st.requests.clear();
+    for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
       if (t.self || !in.exists()) continue;
       st.requests.emplace_back();
-      mpi::check(MPI_Irecv(target(i), bytes(in), MPI_BYTE, in.peer, t.tag, comm, &st.requests.back()), "MPI_Irecv");
+      mpi::check(MPI_Irecv(target(t), bytes(in), MPI_BYTE, in.peer, t.tag, comm, &st.requests.back()), "MPI_Irecv");
     }
-    for (std::size_t i = 0; i < r.transfers.size(); ++i) {
-      const transfer_program& t = r.transfers[i];
+    for (const transfer_program& t : r.transfers) {
       const message& out = outgoing(t);
       if (!out.exists()) continue;
-      if (t.self) {  // periodic dimension of one rank: the box's own images, no MPI
-        gather(layout, out, buffer, in_area(i));
-        deliver(incoming(t), in_area(i));
+      if (t.self) {
+        local(out, incoming(t));
         continue;
       }
       st.requests.emplace_back();
-      mpi::check(MPI_Isend(source(i), bytes(out), MPI_BYTE, out.peer, t.tag, comm, &st.requests.back()), "MPI_Isend");
+      mpi::check(MPI_Isend(source(t), bytes(out), MPI_BYTE, out.peer, t.tag, comm, &st.requests.back()), "MPI_Isend");
     }
     mpi::check(MPI_Waitall(static_cast<int>(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
                "MPI_Waitall");
-    for (std::size_t i = 0; i < r.transfers.size(); ++i)
-      if (!r.transfers[i].self) finish(i);
+    for (const transfer_program& t : r.transfers)
+      if (!t.self) finish(t);
     return;
   }
 
-  for (std::size_t i = 0; i < r.transfers.size(); ++i) {
-    const transfer_program& t = r.transfers[i];
+  for (const transfer_program& t : r.transfers) {
     const message& out = outgoing(t);
     const message& in = incoming(t);
     if (t.self) {
-      gather(layout, out, buffer, in_area(i));
-      deliver(in, in_area(i));
+      local(out, in);
       continue;
     }
     auto send = [&] {
-      if (out.exists()) mpi::check(MPI_Ssend(source(i), bytes(out), MPI_BYTE, out.peer, t.tag, comm), "MPI_Ssend");
+      if (out.exists()) mpi::check(MPI_Ssend(source(t), bytes(out), MPI_BYTE, out.peer, t.tag, comm), "MPI_Ssend");
     };
     auto receive = [&] {
       if (!in.exists()) return;
-      mpi::check(MPI_Recv(target(i), bytes(in), MPI_BYTE, in.peer, t.tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-      finish(i);
+      mpi::check(MPI_Recv(target(t), bytes(in), MPI_BYTE, in.peer, t.tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      finish(t);
     };
     if (t.send_first) {
       send();
@@ -129,6 +119,14 @@ void run_round(const round_program& r, const block_layout& layout, bool backward
   }
 }
 
+/// Applies `per_block(source slot, target slot)` to the blocks of a transfer to the rank itself:
+/// the i-th block sent is the i-th block received (same owner, same size).
+template <class PerBlock>
+void pair_blocks(const block_layout& layout, const message& from, const message& to, PerBlock&& per_block) {
+  for (std::size_t i = 0; i < from.slots.size(); ++i)
+    per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
+}
+
 /// Forward: fills `buffer` (laid out as `p.layout`) with `own` and the
 /// neighbours' blocks. Contiguous messages go straight from and into
 /// `buffer`; the others are packed once into, or unpacked once from, scratch.
@@ -138,9 +136,15 @@ void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T
   const block_slot& own_slot = layout.slots()[layout.own()];
   if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
   st.scratch.resize(p.scratch);
+  auto copy = [&](const message& from, const message& to) {
+    pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
+      if (a.count) std::memcpy(buffer + b.first, buffer + a.first, a.count * sizeof(T));
+    });
+  };
   for (const round_program& r : p.rounds)
-    run_round(r, layout, false, comm, mode, buffer, st,
-              [&](const message& in, const T* data) { scatter(layout, in, data, buffer); });
+    run_round(
+        r, false, comm, mode, buffer, st, layout,
+        [&](const message& in, const T* data) { scatter(layout, in, data, buffer); }, copy);
 }
 
 /// Backward: the schedule reversed. Each receiver returns its accumulated
@@ -159,8 +163,13 @@ void run_reverse(const program& p, MPI_Comm comm, protocol mode, T* buffer, exec
       data += b.count;
     }
   };
+  auto local = [&](const message& from, const message& to) {
+    pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
+      for (std::size_t e = 0; e < a.count; ++e) buffer[b.first + e] = op(buffer[b.first + e], buffer[a.first + e]);
+    });
+  };
   for (auto r = p.rounds.rbegin(); r != p.rounds.rend(); ++r)
-    run_round(*r, layout, true, comm, mode, buffer, st, combine);
+    run_round(*r, true, comm, mode, buffer, st, layout, combine, local);
 }
 
 }  // namespace haloshift::detail

@@ -37,6 +37,7 @@ struct transfer_program {
   int tag = 0;
   bool self = false;        ///< peer is this rank itself (periodic dimension of size 1): a local copy
   bool send_first = false;  ///< rendezvous order: colour of this rank along the transfer's direction
+  std::size_t staged = 0;   ///< start of this transfer's staging space in the round's scratch
 };
 
 struct round_program {
@@ -177,6 +178,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
         }
         if (tp.recv.exists()) p.elements_received += tp.recv.count;
       }
+      tp.staged = scratch;
       scratch += tp.send.count + tp.recv.count;
       if (tp.send.exists() || tp.recv.exists()) rp.transfers.push_back(std::move(tp));
     }
