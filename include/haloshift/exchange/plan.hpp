@@ -215,16 +215,16 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
       grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options);
 }
 
-/// One-shot exchange: builds a plan and runs forward once.
-template <strategy S, transferable T>
+/// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.
+template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
-template <strategy S, transferable T>
+template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
-template <strategy S, transferable T>
+template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
   return exchange<S, T>(grid, k, std::span<const T>(data), options);
 }
