@@ -10,7 +10,7 @@
 // repetitions library, raw, library, raw, ... Each repetition is a barrier and
 // one timed exchange; its time is the maximum over the ranks. The table shows
 // the medians and their ratio library / raw on rank 0, as Markdown.
-#include <haloshift/haloshift.hpp>
+#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,11 +18,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <haloshift/haloshift.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <mpi.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "raw_shift.hpp"
 
@@ -31,13 +33,15 @@ namespace {
 struct options {
   std::vector<int> ks{1, 2, 3, 4};
   std::vector<std::size_t> ms{64, 1024, 16 * 1024, 128 * 1024, 1024 * 1024};
-  double budget = 3.0;         ///< seconds of timed repetitions per configuration (both variants)
-  int min_reps = 9;            ///< repetitions of each variant, at least ...
-  int max_reps = 1001;         ///< ... and at most
-  int warmup = 3;              ///< untimed pairs before the pilot measurement
-  double max_cube_mib = 256;   ///< skip configurations whose cube exceeds this per rank
+  double budget = 3.0;        ///< seconds of timed repetitions per configuration (both variants)
+  int min_reps = 9;           ///< repetitions of each variant, at least ...
+  int max_reps = 1001;        ///< ... and at most
+  int warmup = 3;             ///< untimed pairs before the pilot measurement
+  double max_cube_mib = 256;  ///< skip configurations whose cube exceeds this per rank
   bench::self_mode self = bench::self_mode::copy;
   bool quick = false;
+  bool malloc_default = false;  ///< keep glibc's adaptive mmap threshold (see main)
+  bool raw_first = false;       ///< pairs raw, library instead of library, raw (an order-bias control)
 };
 
 struct usage_error {
@@ -83,7 +87,10 @@ const char* help =
     "  --warmup N          untimed pairs first (default 3)\n"
     "  --max-cube-mib X    skip configurations whose (2k+1)^3 m cube exceeds X MiB per rank (default 256)\n"
     "  --raw-self MODE     raw exchange with a rank's own image (periodic dimension of size 1):\n"
-    "                      copy = one memcpy (default), mpi = MPI_Isend/MPI_Irecv to itself\n";
+    "                      copy = one memcpy (default), mpi = MPI_Isend/MPI_Irecv to itself\n"
+    "  --raw-first         time each pair raw first (default: library first), to check for order bias\n"
+    "  --malloc-default    keep glibc's adaptive mmap threshold: buffer alignments then depend on the\n"
+    "                      previous rows' frees (see docs/performance.md)\n";
 
 options parse(int argc, char** argv) {
   options o;
@@ -126,6 +133,10 @@ options parse(int argc, char** argv) {
       o.warmup = integer(value());
     } else if (a == "--max-cube-mib") {
       o.max_cube_mib = std::stod(std::string(value()));
+    } else if (a == "--raw-first") {
+      o.raw_first = true;
+    } else if (a == "--malloc-default") {
+      o.malloc_default = true;
     } else if (a == "--raw-self") {
       const std::string_view v = value();
       if (v == "copy")
@@ -203,7 +214,6 @@ double timed(F&& f) {
 /// Runs both once and checks them against each other and against the owners' data.
 void verify(const haloshift::cartesian_grid& grid, haloshift::plan<std::byte>& plan, haloshift::halo<std::byte>& halo,
             bench::raw_shift& raw, const std::vector<std::byte>& mine, int k) {
-  using haloshift::operator-;  // offset is a std::array: no ADL into haloshift
   std::string problem;
   const std::size_t m = mine.size();
   // The raw neighbours must be the library's.
@@ -224,7 +234,6 @@ void verify(const haloshift::cartesian_grid& grid, haloshift::plan<std::byte>& p
               std::to_string(side * side * side - 1);
   if (problem.empty() && std::memcmp(raw.cube() + raw.at(0, 0, 0), mine.data(), m) != 0)
     problem = "the raw cube's centre is not the own block";
-  std::size_t checked = 0;
   for (const auto& b : halo) {
     if (!problem.empty()) break;
     const auto& o = b.offset;
@@ -234,8 +243,7 @@ void verify(const haloshift::cartesian_grid& grid, haloshift::plan<std::byte>& p
     }
     const std::byte* slot = raw.cube() + raw.at(o[0], o[1], o[2]);
     if (std::memcmp(slot, b.data.data(), m) != 0) {
-      const std::size_t i = static_cast<std::size_t>(
-          std::mismatch(slot, slot + m, b.data.begin()).first - slot);
+      const std::size_t i = static_cast<std::size_t>(std::mismatch(slot, slot + m, b.data.begin()).first - slot);
       char text[200];
       std::snprintf(text, sizeof text, "block %s differs at byte %zu: raw 0x%02x, library 0x%02x",
                     haloshift::to_string(o).c_str(), i, static_cast<unsigned>(slot[i]),
@@ -246,25 +254,22 @@ void verify(const haloshift::cartesian_grid& grid, haloshift::plan<std::byte>& p
     const int owner = grid.neighbor_at(o)->rank;
     for (std::size_t i = 0; i < m; ++i)
       if (slot[i] != pattern(owner, i)) {
-        problem = "block " + haloshift::to_string(o) + " (both variants) does not hold rank " +
-                  std::to_string(owner) + "'s data at byte " + std::to_string(i);
+        problem = "block " + haloshift::to_string(o) + " (both variants) does not hold rank " + std::to_string(owner) +
+                  "'s data at byte " + std::to_string(i);
         break;
       }
-    ++checked;
   }
   int bad = problem.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (!problem.empty())
-    fail("verification, k=" + std::to_string(k) + " m=" + std::to_string(m) + ": " + problem);
+  if (!problem.empty()) fail("verification, k=" + std::to_string(k) + " m=" + std::to_string(m) + ": " + problem);
   if (bad) fail("verification failed on another rank");
-  (void)checked;
 }
 
 struct row {
   int k;
   std::size_t m, cube;
   int reps;
-  double lib, raw, paired, paired_q1, paired_q3;
+  double lib, raw, paired, paired_q1, paired_q3, lib_min, raw_min;
 };
 
 }  // namespace
@@ -278,8 +283,8 @@ int main(int argc, char** argv) {
   try {
     opt = parse(argc, argv);
   } catch (const usage_error& e) {
-    if (rank == 0) std::fprintf(e.what.empty() ? stdout : stderr, "%s%s%s", e.what.c_str(),
-                                e.what.empty() ? "" : "\n", help);
+    if (rank == 0)
+      std::fprintf(e.what.empty() ? stdout : stderr, "%s%s%s", e.what.c_str(), e.what.empty() ? "" : "\n", help);
     MPI_Finalize();
     return e.what.empty() ? 0 : 2;
   } catch (const std::exception& e) {
@@ -287,6 +292,16 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+
+  // Every large buffer from mmap, whatever was freed before: glibc otherwise
+  // raises its mmap threshold after the first large free, and later buffers
+  // come from the heap at arbitrary relative alignments. On CPUs whose
+  // REP MOVSB is slow when (dst - src) mod 4096 is small (AMD Zen 3/4 with
+  // affected glibc versions, glibc bug 30994), that alone can change a row by
+  // 5x wherever a copy goes between two buffers (docs/performance.md).
+#if defined(__GLIBC__)
+  if (!opt.malloc_default) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 
   try {
     haloshift::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}});
@@ -300,12 +315,16 @@ int main(int argc, char** argv) {
       v = v.substr(0, v.find_first_of(",\n"));
       std::printf("# haloshift %d.%d.%d Shift vs hand-written MPI Shift%s\n\n", HALOSHIFT_VERSION_MAJOR,
                   HALOSHIFT_VERSION_MINOR, HALOSHIFT_VERSION_PATCH, opt.quick ? " (--quick)" : "");
-      std::printf("%d ranks, periodic grid %dx%dx%d, %s; raw self-exchange: %s; timed budget %.1f s per row, "
-                  "reps in [%d, %d], %d warm-up pairs; median over repetitions of the max over ranks.\n\n",
-                  size, dims[0], dims[1], dims[2], v.c_str(), opt.self == bench::self_mode::copy ? "memcpy" : "MPI",
-                  opt.budget, opt.min_reps, opt.max_reps, opt.warmup);
-      std::printf("| ranks | grid | k | m | cube/rank | reps | library us | raw us | ratio | paired ratio [q1, q3] |\n");
-      std::printf("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
+      std::printf(
+          "%d ranks, periodic grid %dx%dx%d, %s; raw self-exchange: %s; timed budget %.1f s per row, "
+          "reps in [%d, %d], %d warm-up pairs%s%s; median over repetitions of the max over ranks.\n\n",
+          size, dims[0], dims[1], dims[2], v.c_str(), opt.self == bench::self_mode::copy ? "memcpy" : "MPI", opt.budget,
+          opt.min_reps, opt.max_reps, opt.warmup, opt.raw_first ? ", raw first in each pair" : "",
+          opt.malloc_default ? "; glibc malloc defaults" : "");
+      std::printf(
+          "| ranks | grid | k | m | cube/rank | reps | library us | raw us | ratio | paired ratio [q1, q3] | "
+          "min ratio |\n");
+      std::printf("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|\n");
       std::fflush(stdout);
     }
 
@@ -339,22 +358,38 @@ int main(int argc, char** argv) {
                                                static_cast<double>(opt.max_reps)));
         std::vector<double> tl(static_cast<std::size_t>(reps)), tr(tl.size()), ratio(tl.size());
         for (std::size_t i = 0; i < tl.size(); ++i) {
-          tl[i] = timed(lib_once);
-          tr[i] = timed(raw_once);
+          if (opt.raw_first) {
+            tr[i] = timed(raw_once);
+            tl[i] = timed(lib_once);
+          } else {
+            tl[i] = timed(lib_once);
+            tr[i] = timed(raw_once);
+          }
           ratio[i] = tl[i] / tr[i];
         }
-        const row r{k, m, cube, reps, median(tl), median(tr), median(ratio), quantile(ratio, 0.25),
-                    quantile(ratio, 0.75)};
+        const row r{k,
+                    m,
+                    cube,
+                    reps,
+                    median(tl),
+                    median(tr),
+                    median(ratio),
+                    quantile(ratio, 0.25),
+                    quantile(ratio, 0.75),
+                    *std::min_element(tl.begin(), tl.end()),
+                    *std::min_element(tr.begin(), tr.end())};
         if (rank == 0) {
-          std::printf("| %d | %dx%dx%d | %d | %s | %s | %d | %.1f | %.1f | %.3f | %.3f [%.3f, %.3f] |\n", size,
+          std::printf("| %d | %dx%dx%d | %d | %s | %s | %d | %.1f | %.1f | %.3f | %.3f [%.3f, %.3f] | %.3f |\n", size,
                       dims[0], dims[1], dims[2], r.k, size_text(r.m).c_str(), mib_text(r.cube).c_str(), r.reps,
-                      r.lib * 1e6, r.raw * 1e6, r.lib / r.raw, r.paired, r.paired_q1, r.paired_q3);
+                      r.lib * 1e6, r.raw * 1e6, r.lib / r.raw, r.paired, r.paired_q1, r.paired_q3,
+                      r.lib_min / r.raw_min);
           std::fflush(stdout);
         }
       }
     if (rank == 0) {
-      std::printf("\nratio = median library / median raw; paired ratio = median (and quartiles) of library/raw "
-                  "over the interleaved repetition pairs.\n");
+      std::printf(
+          "\nratio = median library / median raw; paired ratio = median (and quartiles) of library/raw "
+          "over the interleaved repetition pairs; min ratio = fastest library / fastest raw repetition.\n");
       for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
       std::fflush(stdout);
     }

@@ -15,12 +15,12 @@
 // step is one memcpy inside the cube, as production codes do (LAMMPS'
 // CommBrick, for instance); `self_mode::mpi` sends it through MPI instead.
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <vector>
-
-#include <mpi.h>
 
 namespace bench {
 
@@ -66,9 +66,7 @@ class raw_shift {
     std::memcpy(cube_.data() + at(0, 0, 0), mine, m_);
     // Slab of phase `dim` at coordinate c: one block, one row or one plane.
     const std::size_t slab[3] = {m_, side_ * m_, side_ * side_ * m_};
-    auto start = [&](int dim, int c) {
-      return dim == 0 ? at(c, 0, 0) : dim == 1 ? at(-k_, c, 0) : at(-k_, -k_, c);
-    };
+    auto start = [&](int dim, int c) { return dim == 0 ? at(c, 0, 0) : dim == 1 ? at(-k_, c, 0) : at(-k_, -k_, c); };
     for (int dim = 0; dim < 3; ++dim) {
       const int n = static_cast<int>(slab[dim]);
       for (int s = 1; s <= k_; ++s) {

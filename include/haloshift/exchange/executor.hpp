@@ -51,8 +51,9 @@ void run_round(const round_program& r, bool backward, MPI_Comm comm, protocol mo
   auto incoming = [&](const transfer_program& t) -> const message& { return backward ? t.send : t.recv; };
   // Forwards, a contiguous arrival lands in place; everything else is staged.
   auto lands_in_place = [&](const message& in) { return !backward && in.contiguous; };
-  auto in_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged; };
-  auto out_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged + incoming(t).count; };
+  const int dir = backward ? 1 : 0;
+  auto in_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged[dir]; };
+  auto out_area = [&](const transfer_program& t) { return in_area(t) + t.staged_in[dir]; };
   auto source = [&](const transfer_program& t) -> const T* {
     const message& out = outgoing(t);
     if (out.contiguous) return buffer + out.first;
@@ -121,8 +122,11 @@ void run_round(const round_program& r, bool backward, MPI_Comm comm, protocol mo
 
 /// Applies `per_block(source slot, target slot)` to the blocks of a transfer to the rank itself:
 /// the i-th block sent is the i-th block received (same owner, same size).
+/// When both sides are contiguous (always for Shift) the blocks pair up as one range.
 template <class PerBlock>
 void pair_blocks(const block_layout& layout, const message& from, const message& to, PerBlock&& per_block) {
+  if (from.contiguous && to.contiguous) return per_block(block_slot{{}, {}, from.count, from.first, false},
+                                                         block_slot{{}, {}, to.count, to.first, false});
   for (std::size_t i = 0; i < from.slots.size(); ++i)
     per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
 }
@@ -135,7 +139,7 @@ void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T
   const block_layout& layout = p.layout;
   const block_slot& own_slot = layout.slots()[layout.own()];
   if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
-  st.scratch.resize(p.scratch);
+  if (st.scratch.size() < p.scratch[0]) st.scratch.resize(p.scratch[0]);  // Shift stages nothing
   auto copy = [&](const message& from, const message& to) {
     pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
       if (a.count) std::memcpy(buffer + b.first, buffer + a.first, a.count * sizeof(T));
@@ -154,7 +158,7 @@ void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T
 template <class T, class Op>
 void run_reverse(const program& p, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st, Op& op) {
   const block_layout& layout = p.layout;
-  st.scratch.resize(p.scratch);
+  if (st.scratch.size() < p.scratch[1]) st.scratch.resize(p.scratch[1]);
   auto combine = [&](const message& in, const T* data) {
     for (int s : in.slots) {
       const block_slot& b = layout.slots()[s];

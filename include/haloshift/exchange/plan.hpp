@@ -186,7 +186,6 @@ struct plan_builder {
                           " bytes exceeds MPI's int count; reduce local_count or k");
     });
     p.program_ = std::move(compiled);
-    p.state_.scratch.resize(p.program_->scratch);
     if constexpr (uses_neighbor_collective<S>) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);

@@ -37,7 +37,11 @@ struct transfer_program {
   int tag = 0;
   bool self = false;        ///< peer is this rank itself (periodic dimension of size 1): a local copy
   bool send_first = false;  ///< rendezvous order: colour of this rank along the transfer's direction
-  std::size_t staged = 0;   ///< start of this transfer's staging space in the round's scratch
+  /// Staging in the round's scratch, per direction (0 forward, 1 reverse): where this transfer's
+  /// space starts and how much of it holds the arrival (the rest packs the departure). Only
+  /// messages that cannot go in place are staged.
+  std::size_t staged[2] = {0, 0};
+  std::size_t staged_in[2] = {0, 0};
 };
 
 struct round_program {
@@ -51,7 +55,7 @@ struct program {
   std::size_t messages_sent = 0;  ///< non-empty messages to other ranks
   std::size_t elements_sent = 0;  ///< elements in those messages
   std::size_t elements_received = 0;
-  std::size_t scratch = 0;  ///< elements of staging space any one round needs
+  std::size_t scratch[2] = {0, 0};  ///< elements of staging space any one round needs, forward / reverse
 };
 
 namespace detail {
@@ -153,7 +157,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
   const int me = grid.rank_of(coords);
   for (const round& r : s.rounds) {
     round_program rp;
-    std::size_t scratch = 0;
+    std::size_t scratch[2] = {0, 0};
     for (std::size_t i = 0; i < r.transfers.size(); ++i) {
       const transfer& t = r.transfers[i];
       transfer_program tp;
@@ -178,11 +182,20 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
         }
         if (tp.recv.exists()) p.elements_received += tp.recv.count;
       }
-      tp.staged = scratch;
-      scratch += tp.send.count + tp.recv.count;
+      if (!tp.self) {
+        auto packed = [](const message& m) { return m.exists() && !m.contiguous ? m.count : 0; };
+        // Forward: non-contiguous arrivals and departures. Reverse: every arrival (it is combined).
+        const std::size_t in[2] = {packed(tp.recv), tp.send.exists() ? tp.send.count : 0};
+        const std::size_t out[2] = {packed(tp.send), packed(tp.recv)};
+        for (int dir = 0; dir < 2; ++dir) {
+          tp.staged[dir] = scratch[dir];
+          tp.staged_in[dir] = in[dir];
+          scratch[dir] += in[dir] + out[dir];
+        }
+      }
       if (tp.send.exists() || tp.recv.exists()) rp.transfers.push_back(std::move(tp));
     }
-    p.scratch = std::max(p.scratch, scratch);
+    for (int dir = 0; dir < 2; ++dir) p.scratch[dir] = std::max(p.scratch[dir], scratch[dir]);
     p.rounds.push_back(std::move(rp));
   }
   return p;
