@@ -42,6 +42,7 @@ inline std::string mpi_library_version() {
   MPI_Get_library_version(text, &length);
   std::string s(text, static_cast<std::size_t>(length));
   if (const auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   return s;
 }
 inline std::string host_name() {

@@ -59,20 +59,24 @@ inline hockney per_size_means(const std::vector<sample>& all, double gamma = -1)
   return hockney::from_table(points, gamma);
 }
 
-/// Least-squares line through the samples of sizes in [from, to].
+/// Least-squares line through the samples of sizes in [from, to]. With
+/// `relative`, each sample is weighted by 1/t^2, so small and large messages
+/// count by their relative error (plain least squares lets the largest sizes
+/// decide alpha alone).
 inline std::pair<double, double> line(const std::vector<sample>& all, double from = 0,
-                                      double to = std::numeric_limits<double>::infinity()) {
+                                      double to = std::numeric_limits<double>::infinity(), bool relative = false) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const sample& s : all)
     if (s.bytes >= from && s.bytes <= to) {
-      n += 1;
-      sx += s.bytes;
-      sy += s.seconds;
-      sxx += s.bytes * s.bytes;
-      sxy += s.bytes * s.seconds;
+      const double w = relative ? 1.0 / std::max(s.seconds * s.seconds, 1e-30) : 1.0;
+      n += w;
+      sx += w * s.bytes;
+      sy += w * s.seconds;
+      sxx += w * s.bytes * s.bytes;
+      sxy += w * s.bytes * s.seconds;
     }
   const double d = n * sxx - sx * sx;
-  if (n < 2 || d <= 0) throw error("fit::line: need samples of at least two sizes");
+  if (n <= 0 || !(d > 0)) throw error("fit::line: need samples of at least two sizes");
   const double beta = (n * sxy - sx * sy) / d;
   return {(sy - beta * sx) / n, beta};
 }
@@ -83,7 +87,7 @@ inline hockney linear_regression(const std::vector<sample>& all, double gamma = 
   return hockney(std::max(alpha, 0.0), std::max(beta, 0.0), gamma);
 }
 
-/// Two lines split at the size that minimises the squared error: the knee
+/// Two lines split at the size that minimises the squared relative error: the knee
 /// where MPI switches from eager to rendezvous. Returns the piecewise model
 /// and the knee in bytes (0 when one line fits best).
 inline std::pair<hockney, double> two_piece(const std::vector<sample>& all, double gamma = -1) {
@@ -91,21 +95,19 @@ inline std::pair<hockney, double> two_piece(const std::vector<sample>& all, doub
   auto error_of = [&](double a, double b, double from, double to) {
     double e = 0;
     for (const sample& s : avg)
-      if (s.bytes >= from && s.bytes <= to) e += std::pow(a + b * s.bytes - s.seconds, 2);
+      if (s.bytes >= from && s.bytes <= to) e += std::pow((a + b * s.bytes - s.seconds) / std::max(s.seconds, 1e-30), 2);
     return e;
   };
-  const auto [a0, b0] = line(avg);
+  const auto [a0, b0] = line(avg, 0, std::numeric_limits<double>::infinity(), true);
   double best = error_of(a0, b0, 0, std::numeric_limits<double>::infinity()), knee = 0;
-  // One line that misses the means by under 2 % (RMS) needs no knee.
-  double mean = 0;
-  for (const sample& s : avg) mean += s.seconds / static_cast<double>(avg.size());
-  if (std::sqrt(best / static_cast<double>(avg.size())) < 0.02 * mean)
+  // One line that misses the means by under 2 % (relative RMS) needs no knee.
+  if (std::sqrt(best / static_cast<double>(avg.size())) < 0.02)
     return {hockney(std::max(a0, 0.0), std::max(b0, 0.0), gamma), 0.0};
   hockney model(std::max(a0, 0.0), std::max(b0, 0.0), gamma);
   for (std::size_t split = 2; split + 2 <= avg.size(); ++split) {
     const double lo_end = avg[split - 1].bytes, hi_start = avg[split].bytes;
-    const auto [a1, b1] = line(avg, 0, lo_end);
-    const auto [a2, b2] = line(avg, hi_start);
+    const auto [a1, b1] = line(avg, 0, lo_end, true);
+    const auto [a2, b2] = line(avg, hi_start, std::numeric_limits<double>::infinity(), true);
     const double e = error_of(a1, b1, 0, lo_end) + error_of(a2, b2, hi_start, std::numeric_limits<double>::infinity());
     if (e < 0.5 * best) {  // a knee must explain clearly more than one line does
       best = e;

@@ -1,0 +1,134 @@
+// haloshift-calibrate: measures this machine's Hockney parameters and writes
+// the calibration file Auto reads.
+//
+//   mpiexec -n 2 haloshift-calibrate [--output FILE] [--fastest 0.2] [--reps 200] [--max-bytes 4194304]
+//                                    [--loaded] [--quick]
+//
+// Ping-pong between ranks 0 and 1 over 0 B .. max-bytes (powers of 4), after
+// warm-up; fits both ways of the Shift paper (per-size means; linear
+// regression) and a two-piece fit split at the eager/rendezvous knee; gamma
+// from a burst of concurrent messages. --fastest keeps the fastest share of
+// each size (the Petri-net paper's 20 % observation). --loaded runs the
+// ping-pong between all rank pairs (2i, 2i+1) at once, so messages meet the
+// load of a real exchange. The two-piece model (or the single line, when no
+// knee is found) is written to FILE (default: the path Auto reads).
+#include <haloshift/haloshift.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace hs = haloshift;
+
+namespace {
+/// One-way times of every repetition and size; with `loaded`, every pair (2i, 2i+1) runs at once and
+/// the slowest pair's time counts.
+std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
+                                     bool progress) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const bool active = loaded ? rank < size - size % 2 : rank < 2;
+  const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
+  std::size_t largest = 1;
+  for (auto s : sizes) largest = std::max(largest, s);
+  std::vector<char> a(largest), b(largest);
+  std::vector<hs::fit::sample> out;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const int n = static_cast<int>(sizes[i]);
+    for (int rep = -3; rep < reps; ++rep) {
+      MPI_Barrier(comm);
+      double t = 0;
+      if (active && size > 1) {
+        const double start = MPI_Wtime();
+        if (rank % 2 == 0) {
+          MPI_Send(a.data(), n, MPI_BYTE, peer, 1, comm);
+          MPI_Recv(b.data(), n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(b.data(), n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+          MPI_Send(a.data(), n, MPI_BYTE, peer, 1, comm);
+        }
+        t = (MPI_Wtime() - start) / 2;
+      }
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+      if (rep >= 0) out.push_back({static_cast<double>(n), t});
+    }
+    if (progress && rank == 0) {
+      const int done = static_cast<int>(40 * (i + 1) / sizes.size());
+      std::fprintf(stderr, "\r[%s%s] %zu B", std::string(static_cast<std::size_t>(done), '#').c_str(),
+                   std::string(static_cast<std::size_t>(40 - done), ' ').c_str(), sizes[i]);
+      if (i + 1 == sizes.size()) std::fprintf(stderr, "\n");
+    }
+  }
+  return out;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  try {
+    std::string output = hs::default_calibration_path();
+    double fastest = 1.0;
+    int reps = 200;
+    std::size_t max_bytes = 4u << 20;
+    bool loaded = false;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw hs::error(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--output") output = value();
+      else if (a == "--fastest") fastest = std::stod(value());
+      else if (a == "--reps") reps = std::stoi(value());
+      else if (a == "--max-bytes") max_bytes = std::stoul(value());
+      else if (a == "--loaded") loaded = true;
+      else if (a == "--quick") reps = 10, max_bytes = 1u << 16;
+      else throw hs::error("unknown option " + a + " (see the comment at the top of calibrate.cpp)");
+    }
+    if (reps < 1) throw hs::error("--reps must be >= 1, got " + std::to_string(reps));
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) throw hs::error("haloshift-calibrate needs at least 2 ranks, got " + std::to_string(size));
+    std::vector<std::size_t> sizes{0};
+    for (std::size_t s = 4; s <= max_bytes; s *= 4) sizes.push_back(s);
+    auto samples = measure(MPI_COMM_WORLD, sizes, reps, loaded, true);
+    if (fastest < 1.0) samples = hs::fit::fastest(samples, fastest);
+    const auto means_model = hs::fit::per_size_means(samples);
+    const auto line_model = hs::fit::linear_regression(samples);
+    auto [two, knee] = hs::fit::two_piece(samples);
+    const double gamma = hs::measure_gamma(MPI_COMM_WORLD, two);
+    hs::calibration c;
+    c.cost = hs::hockney::piecewise(two.pieces(), gamma);
+    c.knee_bytes = knee;
+    c.method = std::string(knee > 0 ? "two-piece" : "linear-regression") + (loaded ? ", loaded" : "") +
+               (fastest < 1.0 ? ", fastest " + std::to_string(static_cast<int>(fastest * 100)) + " %" : "");
+    c.mpi_library = hs::detail::mpi_library_version();
+    c.host = hs::detail::host_name();
+    c.date = hs::detail::utc_now();
+    c.ranks = size;
+    c.samples = hs::fit::means(samples);
+    if (rank == 0) {
+      std::printf("%-12s %14s %14s %14s\n", "bytes", "measured us", "per-size us", "regression us");
+      for (const auto& s : c.samples)
+        std::printf("%-12.0f %14.3f %14.3f %14.3f\n", s.bytes, s.seconds * 1e6, means_model.time(s.bytes) * 1e6,
+                    line_model.time(s.bytes) * 1e6);
+      std::printf("regression: alpha %.3f us, beta %.4f ns/B\n", line_model.alpha() * 1e6, line_model.beta() * 1e9);
+      for (const auto& p : c.cost.pieces())
+        std::printf("written piece from %.0f B: alpha %.3f us, beta %.4f ns/B\n", p.from_bytes, p.alpha * 1e6,
+                    p.beta * 1e9);
+      std::printf("knee %.0f B, gamma %.3f us -> %s\n", knee, gamma * 1e6, output.c_str());
+      hs::save_calibration(c, output);
+    }
+  } catch (const hs::error& e) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
