@@ -1,0 +1,49 @@
+#pragma once
+/// @file boost_serialization.hpp
+/// @brief Lets the information networks carry any type Boost.MPI can
+/// serialize (std::string, std::vector, user structs with `serialize`).
+/// Optional: include it only where Boost.MPI is built for the MPI in use
+/// (on Debian, libboost-mpi-dev is built against Open MPI). Trivially
+/// copyable types keep the zero-copy codec of message_codec.hpp.
+
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <cstring>
+
+#include "message_codec.hpp"
+
+namespace haloshift {
+
+template <class T>
+concept boost_serializable = requires(T& value, boost::mpi::packed_oarchive& out, boost::mpi::packed_iarchive& in) {
+  out << value;
+  in >> value;
+};
+
+/// Packs with MPI_Pack through Boost.MPI's archives, so the bytes are
+/// portable between the ranks of the communicator.
+template <class T>
+  requires(!std::is_trivially_copyable_v<T> && !std::is_same_v<T, bytes> && boost_serializable<T>)
+struct message_codec<T> {
+  static void encode(const T& value, MPI_Comm comm, bytes& out) {
+    boost::mpi::packed_oarchive::buffer_type buffer;
+    boost::mpi::packed_oarchive archive(comm, buffer);
+    archive << value;
+    const auto* first = reinterpret_cast<const std::byte*>(buffer.data());
+    out.insert(out.end(), first, first + buffer.size());
+  }
+  static bool decodes(std::span<const std::byte>) { return true; }
+  static T decode(std::span<const std::byte> in, MPI_Comm comm) {
+    boost::mpi::packed_iarchive::buffer_type buffer(in.size());
+    if (!in.empty()) std::memcpy(buffer.data(), in.data(), in.size());
+    boost::mpi::packed_iarchive archive(comm, buffer);
+    T value;
+    archive >> value;
+    return value;
+  }
+};
+
+}  // namespace haloshift

@@ -1,0 +1,57 @@
+#pragma once
+/// @file message_codec.hpp
+/// @brief How the information networks turn a message into bytes and back.
+
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <mpi.h>
+
+namespace haloshift {
+
+/// A message of raw bytes, of any length (empty included).
+using bytes = std::vector<std::byte>;
+
+/// `encode` appends a value's bytes; `decode` rebuilds it from exactly those
+/// bytes. Defined here for trivially copyable types (copied as they are) and
+/// for `bytes`; `network/boost_serialization.hpp` adds every type Boost can
+/// serialize. The communicator is the one the bytes travel on (Boost.MPI's
+/// packed archives need it; the others ignore it).
+template <class T>
+struct message_codec;
+
+template <class T>
+  requires std::is_trivially_copyable_v<T>
+struct message_codec<T> {
+  static void encode(const T& value, MPI_Comm, bytes& out) {
+    const auto* first = reinterpret_cast<const std::byte*>(&value);
+    out.insert(out.end(), first, first + sizeof(T));
+  }
+  static bool decodes(std::span<const std::byte> in) { return in.size() == sizeof(T); }
+  static T decode(std::span<const std::byte> in, MPI_Comm) {
+    T value;
+    std::memcpy(&value, in.data(), sizeof(T));
+    return value;
+  }
+};
+
+template <>
+struct message_codec<bytes> {
+  static void encode(const bytes& value, MPI_Comm, bytes& out) { out.insert(out.end(), value.begin(), value.end()); }
+  static bool decodes(std::span<const std::byte>) { return true; }
+  static bytes decode(std::span<const std::byte> in, MPI_Comm) { return bytes(in.begin(), in.end()); }
+};
+
+/// Types the networks can carry (a `message_codec` exists for them).
+template <class T>
+concept network_message = requires(const T& value, MPI_Comm comm, bytes& out, std::span<const std::byte> in) {
+  message_codec<T>::encode(value, comm, out);
+  { message_codec<T>::decodes(in) } -> std::same_as<bool>;
+  { message_codec<T>::decode(in, comm) } -> std::same_as<T>;
+};
+
+}  // namespace haloshift

@@ -1,0 +1,182 @@
+#pragma once
+/// @file msn_announce.hpp
+/// @brief MsnAnnounce: NAStJA's global announcement network
+/// (msn-global-network, Sec. II-A). Store-and-forward over a Manhattan
+/// Street Network, one hop per simulation step, no collectives.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include "../error.hpp"
+#include "../mpi/agreement.hpp"
+#include "../mpi/check.hpp"
+#include "../mpi/communicator.hpp"
+#include "announcement.hpp"
+#include "detail/links.hpp"
+#include "detail/wire.hpp"
+#include "message_codec.hpp"
+#include "msn_distances.hpp"
+#include "msn_topology.hpp"
+
+namespace haloshift {
+
+struct msn_options {
+  /// Hops a message may travel; 0 means the network's true diameter (the
+  /// smallest value that reaches every rank). A larger value only delays the
+  /// moment every copy has died out.
+  int ttl = 0;
+};
+
+/// Global announcements over an MSN of `degree` dimensions spanning all ranks
+/// of a communicator.
+///
+/// Use: any rank `post`s messages at any time; every rank calls `step()`
+/// once per simulation step (collectively, like a halo exchange); after each
+/// `step()`, `delivered()` lists what arrived in it. Guarantees: every rank,
+/// the poster included, receives every posted message exactly once; a
+/// message posted before step `s` (counting step() calls from 0) is
+/// delivered on every rank by the end of step `s + diameter() - 1`, on the
+/// poster in step `s` itself.
+///
+/// Each step a rank sends one package to each of its `degree` MSN
+/// successors (self-loops of tiny networks skipped) holding every message it
+/// learnt in the previous step whose TTL allows another hop (and its own new
+/// posts); a link with nothing to say carries a 4-byte package. Copies that
+/// come back are recognised by a buffer of live messages, (origin, sequence)
+/// kept as long as a copy can still be under way, and dropped.
+template <network_message T>
+class msn_announce {
+public:
+  /// Collective over `comm`; works on a duplicate. `degree` and the options
+  /// must be the same on all ranks.
+  msn_announce(MPI_Comm comm, int degree, msn_options options = {}) : comm_(comm), net_(1, 1) {
+    mpi::agree(comm_.get(),
+               [&] {
+                 if (options.ttl < 0)
+                   throw error("msn_announce: ttl must be >= 0 (0: the diameter), got " +
+                               std::to_string(options.ttl));
+                 net_ = msn_topology(comm_.size(), degree);
+               },
+               {{"msn_announce degree", degree}, {"msn_announce ttl", options.ttl}});
+    // The true diameter: every rank measures its own eccentricity, the largest wins.
+    diameter_ = msn_eccentricity(net_, comm_.rank());
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &diameter_, 1, MPI_INT, MPI_MAX, comm_.get()), "MPI_Allreduce");
+    if (options.ttl > 0 && options.ttl < diameter_)
+      throw error("msn_announce: ttl " + std::to_string(options.ttl) + " is below the network's diameter " +
+                  std::to_string(diameter_) + ", so some ranks would miss messages");
+    ttl_ = options.ttl > 0 ? options.ttl : diameter_;
+    for (int d = 0; d < degree; ++d) {
+      const int to = net_.successor(comm_.rank(), d), from = net_.predecessor(comm_.rank(), d);
+      if (to != comm_.rank()) sends_.push_back({to, d});
+      if (from != comm_.rank()) receives_.push_back({from, d});
+    }
+  }
+
+  /// Queues `message` to be sent (and delivered here) in the next step().
+  void post(const T& message) {
+    record r{comm_.rank(), next_sequence_++, ttl_, {}};
+    message_codec<T>::encode(message, comm_.get(), r.payload);
+    if (r.payload.size() > static_cast<std::size_t>(INT32_MAX))
+      throw error("msn_announce: a message of " + std::to_string(r.payload.size()) +
+                  " bytes exceeds MPI's int count");
+    posted_.push_back(std::move(r));
+  }
+
+  /// One hop for every message under way; collective.
+  void step() {
+    delivered_.clear();
+    for (record& r : posted_) {
+      live_[key(r)] = step_ + ttl_;
+      deliver(r, 0);
+      forwarding_.push_back(std::move(r));
+    }
+    posted_.clear();
+
+    bytes package;
+    detail::put(package, static_cast<std::uint32_t>(forwarding_.size()));
+    for (const record& r : forwarding_) {
+      detail::put(package, r.origin);
+      detail::put(package, r.sequence);
+      detail::put(package, r.ttl);
+      detail::put(package, static_cast<std::uint32_t>(r.payload.size()));
+      package.insert(package.end(), r.payload.begin(), r.payload.end());
+    }
+    forwarding_.clear();
+    const std::vector<std::span<const std::byte>> same_to_all(sends_.size(), package);
+    detail::exchange_packages(comm_.get(), sends_, same_to_all, receives_, arrived_);
+
+    for (const bytes& in : arrived_) {
+      detail::wire_reader read(in);
+      for (auto n = read.get<std::uint32_t>(); n > 0; --n) {
+        record r;
+        r.origin = read.get<int>();
+        r.sequence = read.get<std::uint32_t>();
+        r.ttl = read.get<int>() - 1;  // after this hop
+        const auto payload = read.take(read.get<std::uint32_t>());
+        if (!live_.try_emplace(key(r), step_ + r.ttl).second) continue;  // a copy we already have
+        r.payload.assign(payload.begin(), payload.end());
+        deliver(r, ttl_ - r.ttl);
+        if (r.ttl > 0) forwarding_.push_back(std::move(r));
+      }
+    }
+    // No copy of a message can arrive after its TTL ran out anywhere.
+    std::erase_if(live_, [this](const auto& entry) { return entry.second <= step_; });
+    ++step_;
+  }
+
+  /// What arrived in the last step(), the rank's own posts included.
+  const std::vector<announcement<T>>& delivered() const noexcept { return delivered_; }
+
+  /// Hops from the farthest rank to the farthest other: the bound on delivery.
+  int diameter() const noexcept { return diameter_; }
+  int ttl() const noexcept { return ttl_; }
+  int degree() const noexcept { return net_.degree(); }
+  const msn_topology& topology() const noexcept { return net_; }
+  /// Number of step() calls so far.
+  long steps() const noexcept { return step_; }
+  /// Messages this rank has seen that may still have copies under way.
+  std::size_t live_messages() const noexcept { return live_.size(); }
+  MPI_Comm comm() const noexcept { return comm_.get(); }
+
+private:
+  struct record {
+    int origin = 0;
+    std::uint32_t sequence = 0;
+    int ttl = 0;  ///< hops it may still take
+    bytes payload;
+  };
+
+  static std::uint64_t key(const record& r) noexcept {
+    return (std::uint64_t{static_cast<std::uint32_t>(r.origin)} << 32) | r.sequence;
+  }
+
+  void deliver(const record& r, int hops) {
+    if (!message_codec<T>::decodes(r.payload))
+      throw error("msn_announce: a message of " + std::to_string(r.payload.size()) + " bytes from rank " +
+                  std::to_string(r.origin) + " does not decode as the message type");
+    delivered_.push_back({r.origin, r.sequence, step_ - std::max(hops - 1, 0), hops,
+                          message_codec<T>::decode(r.payload, comm_.get())});
+  }
+
+  mpi::communicator comm_;
+  msn_topology net_;
+  int diameter_ = 0;
+  int ttl_ = 0;
+  std::vector<detail::link> sends_, receives_;
+  std::vector<record> posted_, forwarding_;
+  std::vector<bytes> arrived_;
+  std::unordered_map<std::uint64_t, long> live_;
+  std::vector<announcement<T>> delivered_;
+  std::uint32_t next_sequence_ = 0;
+  long step_ = 0;
+};
+
+}  // namespace haloshift
