@@ -21,27 +21,11 @@
 #include <vector>
 
 #include "raw_shift.hpp"
+#include "round_robin.hpp"
 
 namespace hs = haloshift;
-
-namespace {
-std::vector<long> parse_list(const char* text) {
-  std::vector<long> out;
-  std::string s(text);
-  std::size_t pos = 0;
-  while (pos < s.size()) {
-    const std::size_t comma = s.find(',', pos);
-    out.push_back(std::atol(s.substr(pos, comma - pos).c_str()));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-}  // namespace
+using bench::median;
+using bench::parse_list;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -61,11 +45,7 @@ int main(int argc, char** argv) {
     const int dims[3] = {grid.dim(0), grid.dim(1), grid.dim(2)};
     const bool root = grid.rank() == 0;
     if (root) {
-      char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-      int len = 0;
-      MPI_Get_library_version(lib, &len);
-      std::string v(lib, static_cast<std::size_t>(len));
-      v = v.substr(0, v.find('\n'));
+      const std::string v = bench::mpi_library();
       std::printf("%d ranks, periodic grid %dx%dx%d, %s; median of the max over ranks, us; ratio to the "
                   "hand-written Shift in brackets\n\n",
                   grid.size(), dims[0], dims[1], dims[2], v.c_str());
@@ -105,26 +85,11 @@ int main(int argc, char** argv) {
         }
         std::vector<std::function<void()>> run{[&] { raw.forward(mine.data()); }};
         for (std::size_t v = 0; v < plans.size(); ++v) run.push_back([&, v] { plans[v]->forward(mine, halos[v]); });
-        auto timed = [&](const std::function<void()>& f) {
-          MPI_Barrier(MPI_COMM_WORLD);
-          const double start = MPI_Wtime();
-          f();
-          double t = MPI_Wtime() - start;
-          MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-          return t;
-        };
-        for (auto& f : run) timed(f);  // warm-up
-        double pilot = 0;
-        for (auto& f : run) pilot += timed(f);
-        int reps = std::clamp(static_cast<int>(budget / std::max(pilot, 1e-9)), 5, max_reps);
-        MPI_Bcast(&reps, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        std::vector<std::vector<double>> t(run.size());
-        for (int r = 0; r < reps; ++r)
-          for (std::size_t v = 0; v < run.size(); ++v) t[v].push_back(timed(run[v]));
+        const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
         if (root) {
           const char* names[] = {"raw Shift", "Shift", "TeamShift", "SingleHop", "TtlMultiHop", "Neighbor_alltoallv"};
           std::vector<double> med;
-          for (auto& v : t) med.push_back(median(v) * 1e6);
+          for (const auto& v : t) med.push_back(median(v) * 1e6);
           const std::size_t best = static_cast<std::size_t>(std::min_element(med.begin(), med.end()) - med.begin());
           std::printf("| %ld | %ld |", k, m);
           for (std::size_t v = 0; v < med.size(); ++v)

@@ -7,10 +7,14 @@
 // Ping-pong between ranks 0 and 1 over 0 B .. max-bytes (powers of 4), after
 // warm-up; fits both ways of the Shift paper (per-size means; linear
 // regression) and a two-piece fit split at the eager/rendezvous knee; gamma
-// from a burst of concurrent messages. --fastest keeps the fastest share of
-// each size (the Petri-net paper's 20 % observation). --loaded runs the
-// ping-pong between all rank pairs (2i, 2i+1) at once, so messages meet the
-// load of a real exchange. The two-piece model (or the single line, when no
+// from a burst of concurrent messages (again above the knee, where every
+// message needs a handshake); the speed of a rank's copies to itself; and,
+// from short exchanges on all ranks (so run it on the rank count of the runs
+// it is for), the gap and its growth with the burst size (bursts of 4 to
+// 1024 messages in one round) and the cost per round (a chain of rounds).
+// --fastest keeps the fastest share of each size (the Petri-net paper's 20 %
+// observation). --loaded runs the ping-pong between all rank pairs (2i, 2i+1)
+// at once, so messages meet the load of a real exchange. The two-piece model (or the single line, when no
 // knee is found) is written to FILE (default: the path Auto reads).
 #include <haloshift/haloshift.hpp>
 
@@ -100,9 +104,19 @@ int main(int argc, char** argv) {
     const auto means_model = hs::fit::per_size_means(samples);
     const auto line_model = hs::fit::linear_regression(samples);
     auto [two, knee] = hs::fit::two_piece(samples);
-    const double gamma = hs::measure_gamma(MPI_COMM_WORLD, two);
+    // The eager gap, its growth and the cost per round come from exchanges of every rank at once.
+    const hs::exchange_terms x = hs::measure_exchange_terms(MPI_COMM_WORLD, two);
+    const double gamma = x.gamma;
+    // Above the knee every message of a burst needs its own rendezvous handshake, so the gap is
+    // measured again there, at twice the piece's first size.
+    auto pieces = two.pieces();
+    for (std::size_t i = 1; i < pieces.size(); ++i)
+      pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
-    c.cost = hs::hockney::piecewise(two.pieces(), gamma);
+    c.cost = hs::hockney::piecewise(pieces, gamma)
+                 .with_copy_beta(hs::measure_copy_beta())
+                 .with_gamma_growth(x.gamma_growth)
+                 .with_round_delta(x.round_delta);
     c.knee_bytes = knee;
     c.method = std::string(knee > 0 ? "two-piece" : "linear-regression") + (loaded ? ", loaded" : "") +
                (fastest < 1.0 ? ", fastest " + std::to_string(static_cast<int>(fastest * 100)) + " %" : "");
@@ -118,9 +132,15 @@ int main(int argc, char** argv) {
                     line_model.time(s.bytes) * 1e6);
       std::printf("regression: alpha %.3f us, beta %.4f ns/B\n", line_model.alpha() * 1e6, line_model.beta() * 1e9);
       for (const auto& p : c.cost.pieces())
-        std::printf("written piece from %.0f B: alpha %.3f us, beta %.4f ns/B\n", p.from_bytes, p.alpha * 1e6,
-                    p.beta * 1e9);
-      std::printf("knee %.0f B, gamma %.3f us -> %s\n", knee, gamma * 1e6, output.c_str());
+        std::printf("written piece from %.0f B: alpha %.3f us, beta %.4f ns/B, gamma %.3f us\n", p.from_bytes,
+                    p.alpha * 1e6, p.beta * 1e9, c.cost.gamma(p.from_bytes) * 1e6);
+      std::printf("bursts of 8 B on %d ranks, gap per message:", size);
+      for (const auto& g : x.gaps) std::printf(" %.0f: %.3f us", g.bytes + 1, g.seconds * 1e6);
+      std::printf("\nchain of rounds of 2 messages: %.3f us per round\n", x.round_seconds * 1e6);
+      std::printf("knee %.0f B, gamma %.3f us + %.3f ns per further message, delta %.3f us per round, "
+                  "local copy %.4f ns/B -> %s\n",
+                  knee, gamma * 1e6, x.gamma_growth * 1e9, x.round_delta * 1e6, c.cost.copy_beta() * 1e9,
+                  output.c_str());
       hs::save_calibration(c, output);
     }
   } catch (const hs::error& e) {

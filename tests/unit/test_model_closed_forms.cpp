@@ -24,6 +24,8 @@ const std::vector<hs::hockney> models = {
     hs::hockney(2e-6, 1e-9),         // the papers' gamma = alpha
     hs::hockney(2e-6, 1e-9, 0.3e-6),  // latency mostly overlapped
     hs::hockney(1e-6, 5e-10, 0.0),
+    // a cost per round and a gap that grows with the burst (calibrated exchanges)
+    hs::hockney(1e-6, 5e-10, 0.1e-6).with_round_delta(0.7e-6).with_gamma_growth(0.2e-9),
 };
 }  // namespace
 
@@ -91,6 +93,56 @@ TEST_CASE("TeamShift's closed form equals its round-by-round time and bounds the
             CHECK(close(hs::round_by_round_time(g, s, setup), closed));
             CHECK(hs::simulate(g, s, setup).makespan <= closed * (1 + 1e-12));
           }
+}
+
+TEST_CASE("the cost per round and the gap's growth default to 0 and add up as derived", "[model][closed]") {
+  const double alpha = 2e-6, beta = 1e-9, gamma = 0.3e-6, delta = 0.9e-6, growth = 0.05e-6, m = 100;
+  const hs::hockney plain(alpha, beta, gamma);
+  CHECK(plain.round_delta() == 0);
+  CHECK(plain.gamma_growth() == 0);
+  CHECK(plain.gap(m, 50) == gamma);
+  const hs::hockney h = plain.with_round_delta(delta).with_gamma_growth(growth);
+  CHECK_THROWS_WITH(plain.with_round_delta(-1), Catch::Contains("round_delta must be >= 0"));
+  CHECK_THROWS_WITH(plain.with_gamma_growth(-1), Catch::Contains("gamma_growth must be >= 0"));
+  const hs::grid_shape g({8, 8, 8}, {true, true, true});
+  for (int k = 1; k <= 2; ++k) {
+    const auto r = hs::make_range(g, k);
+    INFO("k " << k);
+    // Shift: 3k rounds of 2 messages each; the growth adds to the one gap of each round.
+    const auto shift = hs::Shift::make_schedule(g, r);
+    const double shift_extra = 3 * k * (delta + growth);
+    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::overlapping),
+                hs::closed_form::shift(r, m, plain, hs::protocol::overlapping) + shift_extra));
+    CHECK(close(hs::simulate(g, shift, setup_for(h, hs::protocol::overlapping, m)).makespan,
+                hs::simulate(g, shift, setup_for(plain, hs::protocol::overlapping, m)).makespan + shift_extra));
+    // Rendezvous: every synchronous message is a step of both ends, 4 per rank and step.
+    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::rendezvous),
+                hs::closed_form::shift(r, m, plain, hs::protocol::rendezvous) + 12 * k * delta));
+    // SingleHop: one round of N messages, the gap grown by N - 1 increments.
+    const int n = (2 * k + 1) * (2 * k + 1) * (2 * k + 1) - 1;
+    const double single = alpha + (n - 1) * (gamma + growth * (n - 1)) + n * beta * m + delta;
+    CHECK(close(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping), single));
+    CHECK(close(hs::simulate(g, hs::SingleHop::make_schedule(g, r), setup_for(h, hs::protocol::overlapping, m)).makespan,
+                single));
+  }
+}
+
+TEST_CASE("only ranks that communicate in a round pay its delta", "[model][closed]") {
+  // 2x1x1 periodic, Shift k = 1: one round to the other rank, then y and z are copies to the rank itself.
+  const hs::grid_shape g({2, 1, 1}, {true, true, true});
+  const auto shift = hs::Shift::make_schedule(g, hs::make_range(g, 1));
+  const hs::hockney plain(1e-6, 1e-9, 0.2e-6);
+  const double delta = 3e-6;
+  const hs::hockney h = plain.with_round_delta(delta);
+  const auto overlapping = [&](const hs::hockney& c) {
+    return hs::simulate(g, shift, setup_for(c, hs::protocol::overlapping, 64)).makespan;
+  };
+  CHECK(close(overlapping(h), overlapping(plain) + delta));
+  // Rendezvous: two transfers along x, each a send and a receive per rank, one after the other.
+  const auto rendezvous = [&](const hs::hockney& c) {
+    return hs::simulate(g, shift, setup_for(c, hs::protocol::rendezvous, 64)).makespan;
+  };
+  CHECK(close(rendezvous(h), rendezvous(plain) + 4 * delta));
 }
 
 TEST_CASE("the simulator predicts a million ranks", "[model][scale]") {

@@ -5,7 +5,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../mpi/check.hpp"
@@ -21,8 +24,59 @@ struct executor_state {
   std::vector<MPI_Request> requests;
 };
 
+/// Calls `run(first, count)` for each range of the buffer that message `m`
+/// carries, in message order: its one range, its selected pieces, or its slots.
+template <class Run>
+void for_each_run(const block_layout& layout, const message& m, Run&& run) {
+  if (m.contiguous) {
+    if (m.count) run(m.first, m.count);
+    return;
+  }
+  if (m.selected) {
+    for (const element_run& r : m.pieces) run(r.first, r.count);
+    return;
+  }
+  for (int s : m.slots) run(layout.slots()[s].first, layout.slots()[s].count);
+}
+
+/// Copies the rows of strided run `g` between the buffer at `cells` and the
+/// consecutive `packed`; `Pack` gathers into `packed`, otherwise scatters.
+/// `Bytes`, when not 0, is the row size known at compile time: single cells
+/// (x faces) then copy as plain loads and stores, not one memcpy call each.
+template <std::size_t Bytes, bool Pack, class Cell, class Packed>
+void copy_rows(const strided_run& g, Cell* cells, Packed* packed) {
+  const std::size_t bytes = Bytes ? Bytes : g.count * sizeof(*cells);
+  for (std::size_t r = 0; r < g.repeat; ++r) {
+    Cell* c = cells + r * g.stride;
+    Packed* p = packed + r * g.count;
+    if constexpr (Pack)
+      std::memcpy(p, c, bytes);
+    else
+      std::memcpy(c, p, bytes);
+  }
+}
+
+/// Packs (`Pack`) or unpacks the selected pieces of a message, group by group.
+template <bool Pack, class Cell, class Packed>
+void copy_selected(const message& m, Cell* buffer, Packed* packed) {
+  using T = std::remove_const_t<Cell>;
+  for (const strided_run& g : m.strided) {
+    const std::size_t bytes = g.count * sizeof(T);
+    if (g.count == 1)
+      copy_rows<sizeof(T), Pack>(g, buffer + g.first, packed);
+    else if (bytes == 8)  // a double or int64 of a field bundle's byte program
+      copy_rows<8, Pack>(g, buffer + g.first, packed);
+    else if (bytes == 4)
+      copy_rows<4, Pack>(g, buffer + g.first, packed);
+    else
+      copy_rows<0, Pack>(g, buffer + g.first, packed);
+    packed += g.count * g.repeat;
+  }
+}
+
 template <class T>
 void gather(const block_layout& layout, const message& m, const T* buffer, T* out) {
+  if (m.selected) return copy_selected<true>(m, buffer, out);
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
     if (b.count) std::memcpy(out, buffer + b.first, b.count * sizeof(T));  // never memcpy a null pointer
@@ -32,6 +86,7 @@ void gather(const block_layout& layout, const message& m, const T* buffer, T* ou
 
 template <class T>
 void scatter(const block_layout& layout, const message& m, const T* in, T* buffer) {
+  if (m.selected) return copy_selected<false>(m, buffer, in);
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
     if (b.count) std::memcpy(buffer + b.first, in, b.count * sizeof(T));
@@ -88,6 +143,7 @@ void run_round(const round_program& r, bool backward, MPI_Comm comm, protocol mo
       st.requests.emplace_back();
       mpi::check(MPI_Isend(source(t), bytes(out), MPI_BYTE, out.peer, t.tag, comm, &st.requests.back()), "MPI_Isend");
     }
+    if (st.requests.empty()) return;  // a round of copies to the rank itself only
     mpi::check(MPI_Waitall(static_cast<int>(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
                "MPI_Waitall");
     for (const transfer_program& t : r.transfers)
@@ -127,28 +183,51 @@ template <class PerBlock>
 void pair_blocks(const block_layout& layout, const message& from, const message& to, PerBlock&& per_block) {
   if (from.contiguous && to.contiguous) return per_block(block_slot{{}, {}, from.count, from.first, false},
                                                          block_slot{{}, {}, to.count, to.first, false});
+  if (from.selected || to.selected) {  // selective: pair the two element sequences run by run
+    std::vector<element_run> a, b;
+    for_each_run(layout, from, [&](std::size_t f, std::size_t c) { a.push_back({f, c}); });
+    for_each_run(layout, to, [&](std::size_t f, std::size_t c) { b.push_back({f, c}); });
+    std::size_t i = 0, j = 0, used_a = 0, used_b = 0;
+    while (i < a.size() && j < b.size()) {
+      const std::size_t n = std::min(a[i].count - used_a, b[j].count - used_b);
+      if (n) per_block(block_slot{{}, {}, n, a[i].first + used_a, false}, block_slot{{}, {}, n, b[j].first + used_b, false});
+      used_a += n;
+      used_b += n;
+      if (used_a == a[i].count) ++i, used_a = 0;
+      if (used_b == b[j].count) ++j, used_b = 0;
+    }
+    return;
+  }
   for (std::size_t i = 0; i < from.slots.size(); ++i)
     per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
 }
 
-/// Forward: fills `buffer` (laid out as `p.layout`) with `own` and the
-/// neighbours' blocks. Contiguous messages go straight from and into
-/// `buffer`; the others are packed once into, or unpacked once from, scratch.
+/// Forward rounds `[begin, end)` only: `buffer` already holds the own block.
+/// Contiguous messages go straight from and into `buffer`; the others are
+/// packed once into, or unpacked once from, scratch.
 template <class T>
-void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T* buffer, executor_state<T>& st) {
+void run_forward_rounds(const program& p, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st,
+                        std::size_t begin = 0, std::size_t end = SIZE_MAX) {
   const block_layout& layout = p.layout;
-  const block_slot& own_slot = layout.slots()[layout.own()];
-  if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
   if (st.scratch.size() < p.scratch[0]) st.scratch.resize(p.scratch[0]);  // Shift stages nothing
   auto copy = [&](const message& from, const message& to) {
     pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
       if (a.count) std::memcpy(buffer + b.first, buffer + a.first, a.count * sizeof(T));
     });
   };
-  for (const round_program& r : p.rounds)
+  for (std::size_t r = begin; r < std::min(end, p.rounds.size()); ++r)
     run_round(
-        r, false, comm, mode, buffer, st, layout,
+        p.rounds[r], false, comm, mode, buffer, st, layout,
         [&](const message& in, const T* data) { scatter(layout, in, data, buffer); }, copy);
+}
+
+/// Forward: fills `buffer` (laid out as `p.layout`) with `own` and the
+/// neighbours' blocks.
+template <class T>
+void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T* buffer, executor_state<T>& st) {
+  const block_slot& own_slot = p.layout.slots()[p.layout.own()];
+  if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
+  run_forward_rounds(p, comm, mode, buffer, st);
 }
 
 /// Backward: the schedule reversed. Each receiver returns its accumulated
@@ -160,12 +239,11 @@ void run_reverse(const program& p, MPI_Comm comm, protocol mode, T* buffer, exec
   const block_layout& layout = p.layout;
   if (st.scratch.size() < p.scratch[1]) st.scratch.resize(p.scratch[1]);
   auto combine = [&](const message& in, const T* data) {
-    for (int s : in.slots) {
-      const block_slot& b = layout.slots()[s];
-      T* acc = buffer + b.first;
-      for (std::size_t e = 0; e < b.count; ++e) acc[e] = op(acc[e], data[e]);
-      data += b.count;
-    }
+    for_each_run(layout, in, [&](std::size_t first, std::size_t count) {
+      T* acc = buffer + first;
+      for (std::size_t e = 0; e < count; ++e) acc[e] = op(acc[e], data[e]);
+      data += count;
+    });
   };
   auto local = [&](const message& from, const message& to) {
     pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {

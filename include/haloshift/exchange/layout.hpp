@@ -10,6 +10,7 @@
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
+#include "../grid/offset_box.hpp"
 
 namespace haloshift {
 
@@ -23,8 +24,16 @@ struct block_slot {
   bool visible = false;   ///< inside the requested range (not a strategy's transit block)
 };
 
-/// All blocks of one rank, own block included, in canonical offset order, so
-/// rows and planes of offsets are contiguous ranges of the buffer.
+/// Where the own block goes in the buffer.
+enum class own_place {
+  canonical,  ///< in canonical order with the others (block mode: Shift's rows and planes stay contiguous)
+  first,      ///< at the start, the imported blocks after it (selective payloads: owned elements, then ghosts)
+};
+
+/// All blocks of one rank, own block included. Slots are numbered in canonical
+/// offset order; in the buffer they follow that order too (so rows and planes
+/// of offsets are contiguous ranges), except that `own_place::first` puts the
+/// own block at the start.
 class block_layout {
  public:
   block_layout() = default;
@@ -33,20 +42,22 @@ class block_layout {
   /// gives each one's element count, `wanted` the user's range.
   template <class CountOf>
   block_layout(const grid_shape& grid, const offset& coords, std::vector<offset> held, const range& wanted,
-               CountOf count) {
+               CountOf count, own_place place = own_place::canonical) {
     std::sort(held.begin(), held.end(), canonical_order{});
-    lo_ = hi_ = zero_offset;
+    box_.lo = box_.hi = zero_offset;
     for (const offset& o : held)
       for (int d = 0; d < max_dims; ++d) {
-        lo_[d] = std::min(lo_[d], o[d]);
-        hi_[d] = std::max(hi_[d], o[d]);
+        box_.lo[d] = std::min(box_.lo[d], o[d]);
+        box_.hi[d] = std::max(box_.hi[d], o[d]);
       }
-    index_.assign(extent(), -1);
-    std::size_t next = 0;
+    index_.assign(box_.volume(), -1);
+    std::size_t next = place == own_place::first ? count(zero_offset) : 0;
     for (const offset& o : held) {
-      block_slot s{o, *grid.neighbor_at(coords, o), count(o), next, o != zero_offset && contains(wanted, o)};
-      next += s.count;
-      index_[linear(o)] = static_cast<int>(slots_.size());
+      const bool own_at_start = place == own_place::first && o == zero_offset;
+      block_slot s{o, *grid.neighbor_at(coords, o), count(o), own_at_start ? 0 : next,
+                   o != zero_offset && contains(wanted, o)};
+      if (!own_at_start) next += s.count;
+      index_[box_.index(o)] = static_cast<int>(slots_.size());
       if (o == zero_offset) own_ = static_cast<int>(slots_.size());
       if (s.visible) ++visible_;
       slots_.push_back(s);
@@ -56,31 +67,15 @@ class block_layout {
 
   const std::vector<block_slot>& slots() const noexcept { return slots_; }
   /// Slot index of offset `o`, or -1 when the rank never holds it.
-  int find(const offset& o) const noexcept {
-    for (int d = 0; d < max_dims; ++d)
-      if (o[d] < lo_[d] || o[d] > hi_[d]) return -1;
-    return index_[linear(o)];
-  }
+  int find(const offset& o) const noexcept { return box_.contains(o) ? index_[box_.index(o)] : -1; }
   int own() const noexcept { return own_; }
   std::size_t total() const noexcept { return total_; }
   std::size_t visible_blocks() const noexcept { return visible_; }
 
  private:
-  std::size_t extent() const noexcept {
-    std::size_t n = 1;
-    for (int d = 0; d < max_dims; ++d) n *= static_cast<std::size_t>(hi_[d] - lo_[d] + 1);
-    return n;
-  }
-  std::size_t linear(const offset& o) const noexcept {
-    std::size_t i = 0;
-    for (int d = max_dims - 1; d >= 0; --d)
-      i = i * static_cast<std::size_t>(hi_[d] - lo_[d] + 1) + static_cast<std::size_t>(o[d] - lo_[d]);
-    return i;
-  }
-
   std::vector<block_slot> slots_;
   std::vector<int> index_;
-  offset lo_{0, 0, 0}, hi_{0, 0, 0};
+  offset_box box_;  ///< spans every held offset
   int own_ = -1;
   std::size_t total_ = 0;
   std::size_t visible_ = 0;

@@ -17,6 +17,7 @@
 
 #include "../error.hpp"
 #include "../mpi/check.hpp"
+#include "executor.hpp"
 #include "program.hpp"
 
 #if MPI_VERSION >= 4
@@ -178,6 +179,101 @@ class neighbor_engine {
   bool persistent_allowed_ = false;
   MPI_Request persistent_ = MPI_REQUEST_NULL;
   void* persistent_buffer_ = nullptr;
+};
+
+/// A one-round *selective* program (grid cells, particles; built from
+/// SingleHop's schedule) as MPI_Neighbor_alltoallv: each message packs its
+/// own pieces, so unlike neighbor_engine every edge has its own send data.
+/// Forwards, all departures are packed into one area, one collective moves
+/// them, arrivals are unpacked; backwards, the ghosts' values go back and are
+/// combined into the cells they came from. The graph depends only on the
+/// peers, so programs with the same messages in other units (a field
+/// bundle's bytes) run on the same graph.
+class selected_neighbor_engine {
+ public:
+  /// Collective over `parent`. `p` must have at most one round (checked by the caller, collectively).
+  selected_neighbor_engine(const program& p, MPI_Comm parent) {
+    for_each_edge(p, [&](const message& m, bool out) {
+      (out ? forward_.destinations : forward_.sources).push_back(m.peer);
+      (out ? backward_.sources : backward_.destinations).push_back(m.peer);
+    });
+    forward_.create(parent);
+    backward_.create(parent);
+  }
+
+  template <class T>
+  void forward(const program& p, T* buffer) {
+    exchange<T>(p, forward_, true, [&](const message& m, T* packed) { pack(p, m, buffer, packed); },
+                [&](const message& m, const T* packed) {
+                  if (m.contiguous)
+                    std::memcpy(buffer + m.first, packed, m.count * sizeof(T));
+                  else
+                    scatter(p.layout, m, packed, buffer);
+                });
+  }
+
+  template <class T, class Op>
+  void reverse(const program& p, T* buffer, Op& op) {
+    exchange<T>(p, backward_, false, [&](const message& m, T* packed) { pack(p, m, buffer, packed); },
+                [&](const message& m, const T* packed) {
+                  for_each_run(p.layout, m, [&](std::size_t first, std::size_t count) {
+                    for (std::size_t e = 0; e < count; ++e) buffer[first + e] = op(buffer[first + e], packed[e]);
+                    packed += count;
+                  });
+                });
+  }
+
+ private:
+  /// Calls `f(message, outgoing)` for every send, then every receive, in transfer order.
+  template <class F>
+  static void for_each_edge(const program& p, F&& f) {
+    for (const round_program& r : p.rounds)
+      for (const transfer_program& t : r.transfers)
+        if (t.send.exists()) f(t.send, true);
+    for (const round_program& r : p.rounds)
+      for (const transfer_program& t : r.transfers)
+        if (t.recv.exists()) f(t.recv, false);
+  }
+
+  template <class T>
+  static void pack(const program& p, const message& m, const T* buffer, T* packed) {
+    if (m.contiguous)
+      std::memcpy(packed, buffer + m.first, m.count * sizeof(T));
+    else
+      gather(p.layout, m, buffer, packed);
+  }
+
+  /// Sizes the graph's counts for `T`, packs what leaves (sends forwards, receives backwards),
+  /// runs the collective and hands each arrival to `unpack`.
+  template <class T, class Pack, class Unpack>
+  void exchange(const program& p, neighbor_graph& g, bool forwards, Pack&& pack_out, Unpack&& unpack_in) {
+    for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
+    std::size_t out_bytes = 0, in_bytes = 0;
+    for_each_edge(p, [&](const message& m, bool out) {
+      const bool leaves = out == forwards;
+      std::size_t& at = leaves ? out_bytes : in_bytes;
+      (leaves ? g.send_displs : g.recv_displs).push_back(checked_int(at, "a staging area"));
+      (leaves ? g.send_counts : g.recv_counts).push_back(checked_int(m.count * sizeof(T), "a message"));
+      at += m.count * sizeof(T);
+    });
+    for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
+    std::vector<T> out(out_bytes / sizeof(T) + 1), in(in_bytes / sizeof(T) + 1);
+    T* next = out.data();
+    for_each_edge(p, [&](const message& m, bool o) {
+      if (o != forwards) return;
+      pack_out(m, next);
+      next += m.count;
+    });
+    g.run(out.data(), in.data());
+    const T* arrived = in.data();
+    for_each_edge(p, [&](const message& m, bool o) {
+      if (o == forwards) return;
+      unpack_in(m, arrived);
+      arrived += m.count;
+    });
+  }
+
+  neighbor_graph forward_, backward_;
 };
 
 }  // namespace haloshift::detail

@@ -128,6 +128,21 @@ inline constexpr bool uses_neighbor_collective = requires {
   requires S::neighbor_collective;
 };
 
+/// What must be equal on all ranks for a plan: checked collectively when it is built.
+inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
+                                                         std::string_view strategy, std::size_t element_size) {
+  return {{"k[0]", k[0]},
+          {"k[1]", k[1]},
+          {"k[2]", k[2]},
+          {"shell", static_cast<std::int64_t>(options.kind)},
+          {"protocol", static_cast<std::int64_t>(options.mode)},
+          {"strategy", name_hash(strategy)},
+          {"sizeof(T)", static_cast<std::int64_t>(element_size)},
+          {"team[0]", options.team[0]},
+          {"team[1]", options.team[1]},
+          {"team[2]", options.team[2]}};
+}
+
 struct plan_builder {
   template <strategy S, transferable T, class MakeRange>
   static plan<T> build(const cartesian_grid& grid, const offset& k, MakeRange make, std::size_t local_count,
@@ -150,16 +165,7 @@ struct plan_builder {
                  unit = compile(
                      sched, shape, coords, p.range_, [](const offset&) { return std::size_t{1}; }, S::name);
                },
-               {{"k[0]", k[0]},
-                {"k[1]", k[1]},
-                {"k[2]", k[2]},
-                {"shell", static_cast<std::int64_t>(options.kind)},
-                {"protocol", static_cast<std::int64_t>(options.mode)},
-                {"strategy", name_hash(S::name)},
-                {"sizeof(T)", static_cast<std::int64_t>(sizeof(T))},
-                {"team[0]", options.team[0]},
-                {"team[1]", options.team[1]},
-                {"team[2]", options.team[2]}});
+               agreed_plan_values(k, options, S::name, sizeof(T)));
 
     // Uniform sizes are known everywhere; uneven ones travel once along the schedule itself.
     std::int64_t bounds[2] = {static_cast<std::int64_t>(local_count), -static_cast<std::int64_t>(local_count)};

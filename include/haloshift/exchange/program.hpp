@@ -21,19 +21,79 @@
 
 namespace haloshift {
 
+/// A run of consecutive elements of a buffer.
+struct element_run {
+  std::size_t first = 0;
+  std::size_t count = 0;
+  friend bool operator==(const element_run&, const element_run&) = default;
+};
+
+/// `repeat` runs of `count` elements, each `stride` after the previous, from `first`.
+struct strided_run {
+  std::size_t first = 0, count = 0, stride = 0, repeat = 0;
+  friend bool operator==(const strided_run&, const strided_run&) = default;
+};
+
 /// One message as one rank sees it.
 struct message {
   int peer = -1;            ///< rank on the other end; -1 when there is no message
   std::vector<int> slots;   ///< layout slots it carries, in order
   std::size_t count = 0;    ///< elements in all its blocks
-  bool contiguous = false;  ///< its slots form one range of the buffer: no packing
+  bool contiguous = false;  ///< its elements form one range of the buffer: no packing
   std::size_t first = 0;    ///< first element when contiguous
+  /// Selective payloads (particles, grid cells): the message carries exactly
+  /// `pieces` (or, when contiguous, the one run at `first`), in order, instead
+  /// of its slots' whole ranges. Block mode never selects.
+  bool selected = false;
+  std::vector<element_run> pieces;
+  /// The same pieces as groups of equal length at a constant stride, for
+  /// packing (a face across x is one group of single cells at the row pitch).
+  std::vector<strided_run> strided;
   bool exists() const noexcept { return peer >= 0; }
 };
+
+/// Groups ordered, disjoint runs into strided runs: a run joins the previous
+/// group when it has the group's length and lies the group's stride after it.
+inline std::vector<strided_run> group_runs(const std::vector<element_run>& runs) {
+  std::vector<strided_run> out;
+  for (const element_run& r : runs) {
+    if (!out.empty()) {
+      strided_run& g = out.back();
+      const std::size_t last = g.first + (g.repeat - 1) * g.stride;
+      if (r.count == g.count && r.first > last && (g.repeat == 1 || r.first - last == g.stride)) {
+        g.stride = r.first - last;
+        ++g.repeat;
+        continue;
+      }
+    }
+    out.push_back({r.first, r.count, 0, 1});
+  }
+  return out;
+}
+
+/// Makes `m` carry exactly `runs` (merged where adjacent); a single run needs no packing.
+inline void select_pieces(message& m, const std::vector<element_run>& runs) {
+  m.selected = true;
+  m.pieces.clear();
+  m.count = 0;
+  for (const element_run& r : runs) {
+    if (r.count == 0) continue;
+    if (!m.pieces.empty() && m.pieces.back().first + m.pieces.back().count == r.first)
+      m.pieces.back().count += r.count;
+    else
+      m.pieces.push_back(r);
+    m.count += r.count;
+  }
+  m.contiguous = m.pieces.size() <= 1;
+  m.first = m.pieces.empty() ? 0 : m.pieces.front().first;
+  if (m.contiguous) m.pieces.clear();
+  m.strided = group_runs(m.pieces);
+}
 
 /// One transfer of a round: what this rank sends and what it receives.
 struct transfer_program {
   message send, recv;
+  offset direction{0, 0, 0};  ///< where the send goes (the receive comes from -direction)
   int tag = 0;
   bool self = false;        ///< peer is this rank itself (periodic dimension of size 1): a local copy
   bool send_first = false;  ///< rendezvous order: colour of this rank along the transfer's direction
@@ -135,8 +195,39 @@ inline message make_message(const block_layout& layout, int peer, const std::vec
   m.peer = peer;
   m.contiguous = true;
   m.first = layout.slots()[m.slots.front()].first;
-  for (std::size_t i = 1; i < m.slots.size(); ++i) m.contiguous = m.contiguous && m.slots[i] == m.slots[i - 1] + 1;
+  for (std::size_t i = 1; i < m.slots.size(); ++i) {
+    const block_slot &a = layout.slots()[m.slots[i - 1]], &b = layout.slots()[m.slots[i]];
+    m.contiguous = m.contiguous && b.first == a.first + a.count;
+  }
   return m;
+}
+
+/// Lays out each round's staging space: forwards, non-contiguous arrivals and
+/// departures are staged; backwards, every arrival (it is combined, not stored)
+/// and the non-contiguous departures. Also counts the messages and elements.
+inline void assign_staging(program& p) {
+  p.messages_sent = p.elements_sent = p.elements_received = 0;
+  p.scratch[0] = p.scratch[1] = 0;
+  for (round_program& rp : p.rounds) {
+    std::size_t scratch[2] = {0, 0};
+    for (transfer_program& tp : rp.transfers) {
+      if (tp.self) continue;
+      if (tp.send.exists()) {
+        ++p.messages_sent;
+        p.elements_sent += tp.send.count;
+      }
+      if (tp.recv.exists()) p.elements_received += tp.recv.count;
+      auto packed = [](const message& m) { return m.exists() && !m.contiguous ? m.count : 0; };
+      const std::size_t in[2] = {packed(tp.recv), tp.send.exists() ? tp.send.count : 0};
+      const std::size_t out[2] = {packed(tp.send), packed(tp.recv)};
+      for (int dir = 0; dir < 2; ++dir) {
+        tp.staged[dir] = scratch[dir];
+        tp.staged_in[dir] = in[dir];
+        scratch[dir] += in[dir] + out[dir];
+      }
+    }
+    for (int dir = 0; dir < 2; ++dir) p.scratch[dir] = std::max(p.scratch[dir], scratch[dir]);
+  }
 }
 
 }  // namespace detail
@@ -146,22 +237,22 @@ inline message make_message(const block_layout& layout, int peer, const std::vec
 /// when the schedule is not a valid exchange for `wanted`.
 template <class CountOf>
 program compile(const schedule& s, const grid_shape& grid, const offset& coords, const range& wanted, CountOf count_of,
-                std::string_view strategy = "custom") {
+                std::string_view strategy = "custom", own_place place = own_place::canonical) {
   std::vector<offset> held = detail::held_offsets(s, grid, coords, strategy);
   for (const offset& o : offsets(wanted))
     if (grid.exists(coords, o) && !std::binary_search(held.begin(), held.end(), o, canonical_order{}))
       throw error(
           detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " + to_string(o)));
   program p;
-  p.layout = block_layout(grid, coords, std::move(held), wanted, count_of);
+  p.layout = block_layout(grid, coords, std::move(held), wanted, count_of, place);
   const int me = grid.rank_of(coords);
   for (const round& r : s.rounds) {
     round_program rp;
-    std::size_t scratch[2] = {0, 0};
     for (std::size_t i = 0; i < r.transfers.size(); ++i) {
       const transfer& t = r.transfers[i];
       transfer_program tp;
       tp.tag = static_cast<int>(i % 32768);  // MPI guarantees tags up to 32767
+      tp.direction = t.direction;
       tp.send_first = detail::sends_first(grid, coords, t.direction);
       std::vector<offset> out, in;
       if (detail::sends(grid, coords, t)) {
@@ -175,29 +266,11 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
         tp.recv = detail::make_message(p.layout, grid.neighbor_at(coords, -t.direction)->rank, in);
       }
       tp.self = tp.send.peer == me;
-      if (!tp.self) {
-        if (tp.send.exists()) {
-          ++p.messages_sent;
-          p.elements_sent += tp.send.count;
-        }
-        if (tp.recv.exists()) p.elements_received += tp.recv.count;
-      }
-      if (!tp.self) {
-        auto packed = [](const message& m) { return m.exists() && !m.contiguous ? m.count : 0; };
-        // Forward: non-contiguous arrivals and departures. Reverse: every arrival (it is combined).
-        const std::size_t in[2] = {packed(tp.recv), tp.send.exists() ? tp.send.count : 0};
-        const std::size_t out[2] = {packed(tp.send), packed(tp.recv)};
-        for (int dir = 0; dir < 2; ++dir) {
-          tp.staged[dir] = scratch[dir];
-          tp.staged_in[dir] = in[dir];
-          scratch[dir] += in[dir] + out[dir];
-        }
-      }
       if (tp.send.exists() || tp.recv.exists()) rp.transfers.push_back(std::move(tp));
     }
-    for (int dir = 0; dir < 2; ++dir) p.scratch[dir] = std::max(p.scratch[dir], scratch[dir]);
     p.rounds.push_back(std::move(rp));
   }
+  detail::assign_staging(p);
   return p;
 }
 

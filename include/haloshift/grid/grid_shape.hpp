@@ -112,7 +112,11 @@ private:
 /// "4x2x1" for messages.
 inline std::string to_string(const grid_shape& g) {
   std::string s;
-  for (int d = 0; d < g.ndims(); ++d) s += (d ? "x" : "") + std::to_string(g.dim(d));
+  // Appended piece by piece: GCC 12 at -O3 flags `"x" + std::string&&` with a false -Wrestrict.
+  for (int d = 0; d < g.ndims(); ++d) {
+    if (d) s += 'x';
+    s += std::to_string(g.dim(d));
+  }
   return s;
 }
 

@@ -5,8 +5,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -73,8 +75,14 @@ inline void save_calibration(const calibration& c, const std::string& path) {
   j["alpha_s"] = c.cost.alpha();
   j["beta_s_per_byte"] = c.cost.beta();
   j["gamma_s"] = c.cost.gamma();
-  for (const auto& p : c.cost.pieces())
-    j["pieces"].push_back({{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}});
+  j["copy_s_per_byte"] = c.cost.copy_beta();
+  j["round_s"] = c.cost.round_delta();
+  j["gamma_growth_s"] = c.cost.gamma_growth();
+  for (const auto& p : c.cost.pieces()) {
+    nlohmann::json piece{{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}};
+    if (p.gamma >= 0) piece["gamma_s"] = p.gamma;
+    j["pieces"].push_back(piece);
+  }
   j["knee_bytes"] = c.knee_bytes;
   j["method"] = c.method;
   j["mpi_library"] = c.mpi_library;
@@ -118,7 +126,8 @@ inline calibration load_calibration(const std::string& path) {
       throw error("calibration file " + path + ": field 'pieces' must be a non-empty array");
     std::vector<hockney::piece> pieces;
     for (const auto& p : j["pieces"])
-      pieces.push_back({number(p, "from_bytes", 0, 1e15), number(p, "alpha_s", 0, 1), number(p, "beta_s_per_byte", 0, 1)});
+      pieces.push_back({number(p, "from_bytes", 0, 1e15), number(p, "alpha_s", 0, 1), number(p, "beta_s_per_byte", 0, 1),
+                        p.contains("gamma_s") ? number(p, "gamma_s", 0, 1) : -1.0});
     try {
       c.cost = hockney::piecewise(pieces, gamma);
     } catch (const error& e) {
@@ -127,6 +136,11 @@ inline calibration load_calibration(const std::string& path) {
   } else {
     c.cost = hockney(number(j, "alpha_s", 0, 1), number(j, "beta_s_per_byte", 0, 1), gamma);
   }
+  // Files from before local copies were measured have none: copies are free, as they were.
+  if (j.contains("copy_s_per_byte")) c.cost = c.cost.with_copy_beta(number(j, "copy_s_per_byte", 0, 1));
+  // Likewise files from before exchanges were measured: no cost per round, a constant gap.
+  if (j.contains("round_s")) c.cost = c.cost.with_round_delta(number(j, "round_s", 0, 1));
+  if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(number(j, "gamma_growth_s", 0, 1));
   c.knee_bytes = j.value("knee_bytes", 0.0);
   c.method = j.value("method", std::string());
   c.mpi_library = j.value("mpi_library", std::string());
@@ -182,8 +196,11 @@ inline std::vector<fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::
   return out;
 }
 
-/// The injection gap: rank 0 posts `burst` messages of `bytes` at once to
-/// rank 1; gamma = (burst time - single time - (burst - 1) beta m) / (burst - 1).
+/// The injection gap, measured as an exchange round uses it: ranks 0 and 1
+/// each post `burst` receives and then `burst` sends of `bytes` to the other
+/// (the executor's overlapping round), so the gap includes posting and
+/// matching receives, not only sends; gamma = (burst time - single time -
+/// (burst - 1) beta m) / (burst - 1), from the fastest repetition.
 inline double measure_gamma(MPI_Comm comm, const hockney& single, std::size_t bytes = 8, int burst = 16,
                             int repetitions = 50) {
   int rank = 0, size = 0;
@@ -191,23 +208,17 @@ inline double measure_gamma(MPI_Comm comm, const hockney& single, std::size_t by
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   double best = 1e30;
   if (size > 1 && rank <= 1) {
-    std::vector<char> data(bytes * static_cast<std::size_t>(burst));
-    std::vector<MPI_Request> req(static_cast<std::size_t>(burst));
-    char ack = 0;
-    for (int rep = 0; rep < repetitions; ++rep) {
+    const std::size_t n = static_cast<std::size_t>(burst);
+    std::vector<char> in(bytes * n), out(bytes * n);
+    std::vector<MPI_Request> req(2 * n);
+    const int peer = 1 - rank, count = static_cast<int>(bytes);
+    for (int rep = -2; rep < repetitions; ++rep) {
+      MPI_Sendrecv(nullptr, 0, MPI_BYTE, peer, 9, nullptr, 0, MPI_BYTE, peer, 9, comm, MPI_STATUS_IGNORE);  // start together
       const double start = MPI_Wtime();
-      for (int i = 0; i < burst; ++i) {
-        char* p = data.data() + bytes * static_cast<std::size_t>(i);
-        if (rank == 0)
-          MPI_Isend(p, static_cast<int>(bytes), MPI_BYTE, 1, 8, comm, &req[static_cast<std::size_t>(i)]);
-        else
-          MPI_Irecv(p, static_cast<int>(bytes), MPI_BYTE, 0, 8, comm, &req[static_cast<std::size_t>(i)]);
-      }
-      MPI_Waitall(burst, req.data(), MPI_STATUSES_IGNORE);
-      // Close the loop so the time covers arrival, as a ping-pong's does.
-      if (rank == 1) MPI_Send(&ack, 1, MPI_BYTE, 0, 9, comm);
-      if (rank == 0) MPI_Recv(&ack, 1, MPI_BYTE, 1, 9, comm, MPI_STATUS_IGNORE);
-      best = std::min(best, MPI_Wtime() - start - single.time(1));
+      for (std::size_t i = 0; i < n; ++i) MPI_Irecv(in.data() + bytes * i, count, MPI_BYTE, peer, 8, comm, &req[i]);
+      for (std::size_t i = 0; i < n; ++i) MPI_Isend(out.data() + bytes * i, count, MPI_BYTE, peer, 8, comm, &req[n + i]);
+      MPI_Waitall(2 * burst, req.data(), MPI_STATUSES_IGNORE);
+      if (rep >= 0) best = std::min(best, MPI_Wtime() - start);
     }
   }
   mpi::check(MPI_Bcast(&best, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
@@ -215,18 +226,134 @@ inline double measure_gamma(MPI_Comm comm, const hockney& single, std::size_t by
   const double gap = (best - single.time(static_cast<double>(bytes)) -
                       (burst - 1) * single.beta(static_cast<double>(bytes)) * static_cast<double>(bytes)) /
                      (burst - 1);
-  return std::clamp(gap, 0.0, single.alpha());
+  return std::clamp(gap, 0.0, single.alpha(static_cast<double>(bytes)));
+}
+
+/// Seconds per byte of a rank copying a block to itself (memcpy of `bytes`,
+/// by default larger than the L2 cache as halos of large blocks are,
+/// between two touched buffers, the median of `repetitions`): what a
+/// periodic image costs instead of a message. No MPI.
+inline double measure_copy_beta(std::size_t bytes = 8 << 20, int repetitions = 11) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> t;
+  for (int rep = 0; rep < repetitions; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    std::memcpy(to.data(), from.data(), bytes);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    from[static_cast<std::size_t>(rep) % bytes] = to[bytes / 2];  // keeps the copies observable
+  }
+  std::nth_element(t.begin(), t.begin() + repetitions / 2, t.end());
+  return t[static_cast<std::size_t>(repetitions / 2)] / static_cast<double>(bytes);
+}
+
+namespace detail {
+/// `rounds` overlapping rounds back to back on every rank of `comm`, as the
+/// executor runs a round: `n` receives, then `n` sends of `bytes`, message i
+/// to the ring neighbour rank + 1 when i is even and rank - 1 when odd (tag
+/// i, received from the other side), then MPI_Waitall. Each repetition starts
+/// after a barrier and counts the slowest rank; returns the median, which is
+/// what the validation benchmark compares with.
+inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, int repetitions) {
+  int rank = 0, size = 0;
+  mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size, count = static_cast<int>(bytes);
+  const auto messages = static_cast<std::size_t>(n);
+  std::vector<char> in(bytes * messages), out(bytes * messages);
+  std::vector<MPI_Request> req(2 * messages);
+  std::vector<double> times;
+  for (int rep = -2; rep < repetitions; ++rep) {
+    mpi::check(MPI_Barrier(comm), "MPI_Barrier");
+    const double start = MPI_Wtime();
+    for (int r = 0; r < rounds; ++r) {
+      for (std::size_t i = 0; i < messages; ++i)
+        MPI_Irecv(in.data() + bytes * i, count, MPI_BYTE, i % 2 ? right : left, static_cast<int>(i), comm, &req[i]);
+      for (std::size_t i = 0; i < messages; ++i)
+        MPI_Isend(out.data() + bytes * i, count, MPI_BYTE, i % 2 ? left : right, static_cast<int>(i), comm,
+                  &req[messages + i]);
+      mpi::check(MPI_Waitall(2 * n, req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    }
+    double t = MPI_Wtime() - start;
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    if (rep >= 0) times.push_back(t);
+  }
+  std::nth_element(times.begin(), times.begin() + repetitions / 2, times.end());
+  return times[static_cast<std::size_t>(repetitions / 2)];
+}
+}  // namespace detail
+
+/// What an exchange pays beyond its ping-pong messages, measured from short
+/// real exchanges on every rank of `comm` (so on the rank count and
+/// placement of the run: oversubscribed ranks wait for the scheduler here as
+/// they do in an exchange).
+struct exchange_terms {
+  double gamma = 0;         ///< gap between the messages of a burst, extrapolated to a burst of 1
+  double gamma_growth = 0;  ///< growth of the gap per further message in the burst
+  double round_delta = 0;   ///< cost per round (dependency step) beyond its messages
+  std::vector<fit::sample> gaps;  ///< (messages - 1, measured gap): what the gap fit used
+  double round_seconds = 0;       ///< measured time per round of the chain
+};
+
+/// Fits the terms to measured `x.gaps` and `x.round_seconds` (what
+/// measure_exchange_terms times): a line through the gaps over n - 1 gives
+/// gamma (intercept, clamped to [0, alpha]) and gamma_growth (slope, >= 0);
+/// delta is the time per round beyond the model's round of 2 messages
+/// (>= 0). One gap only: gamma is that gap and does not grow. The gap of n
+/// messages is a time difference divided by n - 1, so its error shrinks
+/// like 1 / (n - 1): the fit weighs it by (n - 1)^2, i.e. it fits the
+/// measured times, not the quotients (when ranks wait for the scheduler, a
+/// burst of 4 varies by tens of microseconds, which would be a gap of 10 us).
+inline exchange_terms fit_exchange_terms(exchange_terms x, const hockney& single, double bytes = 8) {
+  const double alpha = single.alpha(bytes);
+  if (x.gaps.size() >= 2) {
+    const auto [gamma, growth] = fit::weighted_line(x.gaps, [](const fit::sample& s) { return s.bytes * s.bytes; });
+    x.gamma = std::clamp(gamma, 0.0, alpha);
+    x.gamma_growth = std::max(growth, 0.0);
+  } else {
+    x.gamma = x.gaps.empty() ? alpha : std::clamp(x.gaps[0].seconds, 0.0, alpha);
+    x.gamma_growth = 0;
+  }
+  const hockney fitted = hockney(alpha, single.beta(bytes), x.gamma).with_gamma_growth(x.gamma_growth);
+  x.round_delta = std::max(x.round_seconds - fitted.burst(2, bytes), 0.0);
+  return x;
+}
+
+/// Bursts: one round of n = 4, 16, ... up to `max_burst` messages of 8 B
+/// against one of 1 message; the gap is (T(n) - T(1)) / (n - 1) - beta m.
+/// Chain: `chain` rounds of 2 messages back to back against one such round,
+/// (T(chain) - T(1)) / (chain - 1) per round (the barrier's skew, paid once,
+/// cancels). Then fit_exchange_terms. Collective; with one rank (an exchange
+/// sends no messages) gamma = alpha and no further terms.
+inline exchange_terms measure_exchange_terms(MPI_Comm comm, const hockney& single, int max_burst = 1024,
+                                             int chain = 32, int repetitions = 11) {
+  int size = 0;
+  mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  exchange_terms x;
+  if (size == 1) return fit_exchange_terms(x, single);
+  const std::size_t bytes = 8;
+  const double beta_m = single.beta(bytes) * bytes;
+  const double one = detail::time_rounds(comm, 1, bytes, 1, repetitions);
+  for (int n = 4; n <= max_burst; n *= 4)
+    x.gaps.push_back({n - 1.0, (detail::time_rounds(comm, n, bytes, 1, repetitions) - one) / (n - 1) - beta_m});
+  const double pair = detail::time_rounds(comm, 2, bytes, 1, repetitions);
+  x.round_seconds = (detail::time_rounds(comm, 2, bytes, chain, repetitions) - pair) / (chain - 1);
+  return fit_exchange_terms(x, single, bytes);
 }
 
 /// A calibration in well under a second: ping-pong over 0 B to 1 MiB, a
-/// linear regression, and gamma from a burst. Collective.
+/// linear regression, and gamma, its growth and the cost per round from
+/// short exchanges on all ranks. Collective.
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
   const auto samples = ping_pong(comm, sizes, 20);
   const auto means = fit::means(fit::fastest(samples, 0.5));
   calibration c;
   c.cost = fit::linear_regression(means);
-  c.cost = hockney(c.cost.alpha(), c.cost.beta(), measure_gamma(comm, c.cost));
+  const exchange_terms x = measure_exchange_terms(comm, c.cost, 256, 16, 7);
+  c.cost = hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
+  double copy = measure_copy_beta();
+  mpi::check(MPI_Bcast(&copy, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");  // rank 0's, like everything else
+  c.cost = c.cost.with_copy_beta(copy);
   c.method = "linear-regression (quick, fastest 50 %)";
   c.mpi_library = detail::mpi_library_version();
   c.host = detail::host_name();
@@ -239,16 +366,18 @@ inline calibration quick_calibration(MPI_Comm comm) {
 namespace detail {
 /// Sends rank 0's model to every rank: the model all ranks decide with.
 inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
-  std::vector<double> flat{h.gamma(), static_cast<double>(h.pieces().size())};
-  for (const auto& p : h.pieces()) flat.insert(flat.end(), {p.from_bytes, p.alpha, p.beta});
+  constexpr std::size_t head = 5;  // the scalars, then 4 numbers per piece
+  std::vector<double> flat{h.gamma(), h.copy_beta(), h.round_delta(), h.gamma_growth(),
+                           static_cast<double>(h.pieces().size())};
+  for (const auto& p : h.pieces()) flat.insert(flat.end(), {p.from_bytes, p.alpha, p.beta, p.gamma});
   int n = static_cast<int>(flat.size());
   mpi::check(MPI_Bcast(&n, 1, MPI_INT, 0, comm), "MPI_Bcast");
   flat.resize(static_cast<std::size_t>(n));
   mpi::check(MPI_Bcast(flat.data(), n, MPI_DOUBLE, 0, comm), "MPI_Bcast");
   std::vector<hockney::piece> pieces;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(flat[1]); ++i)
-    pieces.push_back({flat[2 + 3 * i], flat[3 + 3 * i], flat[4 + 3 * i]});
-  return hockney::piecewise(pieces, flat[0]);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(flat[head - 1]); ++i)
+    pieces.push_back({flat[head + 4 * i], flat[head + 1 + 4 * i], flat[head + 2 + 4 * i], flat[head + 3 + 4 * i]});
+  return hockney::piecewise(pieces, flat[0]).with_copy_beta(flat[1]).with_round_delta(flat[2]).with_gamma_growth(flat[3]);
 }
 }  // namespace detail
 
@@ -273,7 +402,8 @@ inline hockney agreed_model(MPI_Comm comm) {
     model = quick_calibration(comm).cost;
     if (rank == 0)
       std::cerr << "haloshift: no calibration at " << path << "; measured alpha " << model.alpha() * 1e6
-                << " us, beta " << model.beta() * 1e9 << " ns/B, gamma " << model.gamma() * 1e6 << " us in "
+                << " us, beta " << model.beta() * 1e9 << " ns/B, gamma " << model.gamma() * 1e6 << " us, delta "
+                << model.round_delta() * 1e6 << " us per round in "
                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
                 << " s (haloshift-calibrate saves one)\n";
   }

@@ -25,23 +25,27 @@ inline double carried(const range& r, int d, double m) {
     if (r.k[e] > 0) m *= width(r, e);
   return m;
 }
-/// n messages of `bytes` posted together: alpha + (n-1) gamma + n beta m.
+/// One overlapping round in which a rank posts n messages of `bytes`:
+/// alpha + (n-1) (gamma + gamma_growth (n-1)) + n beta m, and the round's delta.
 inline double burst(const hockney& h, int n, double bytes) {
-  return n > 0 ? h.alpha(bytes) + (n - 1) * h.gamma() + n * h.beta(bytes) * bytes : 0.0;
+  return n > 0 ? h.burst(n, bytes) + h.round_delta() : 0.0;
 }
+/// One synchronous message (rendezvous): its time and the dependency step it is.
+inline double sync(const hockney& h, double bytes) { return h.time(bytes) + h.round_delta(); }
 inline bool full(const range& r) { return r.kind == shell::full; }
 }  // namespace detail
 
 /// Shift: per phase `k_d` steps; a step sends 2 messages (1 with the eighth shell) of the carried size
 /// M_d = m prod_{e<d} w_e. Overlapping `sum_d k_d (alpha + gamma + 2 beta M_d)`, i.e. the paper's
-/// `6k alpha + beta m (8k^3 + 12k^2 + 6k)` for gamma = alpha; rendezvous `sum_d 4 k_d time(M_d)`.
+/// `6k alpha + beta m (8k^3 + 12k^2 + 6k)` for gamma = alpha; rendezvous `sum_d 4 k_d time(M_d)`
+/// (plus delta per round, per synchronous message in rendezvous, and the gap's growth).
 inline double shift(const range& r, double m, const hockney& h, protocol mode) {
   double t = 0;
   for (int d = 0; d < max_dims; ++d) {
     if (r.k[d] == 0) continue;
     const double M = detail::carried(r, d, m);
     const int per_step = detail::full(r) ? 2 : 1;
-    t += r.k[d] * (mode == protocol::overlapping ? detail::burst(h, per_step, M) : 2 * per_step * h.time(M));
+    t += r.k[d] * (mode == protocol::overlapping ? detail::burst(h, per_step, M) : 2 * per_step * detail::sync(h, M));
   }
   return t;
 }
@@ -52,7 +56,7 @@ inline double single_hop(const range& r, double m, const hockney& h, protocol mo
   int n = 1;
   for (int d = 0; d < max_dims; ++d) n *= detail::width(r, d);
   --n;
-  return mode == protocol::overlapping ? detail::burst(h, n, m) : 2.0 * n * h.time(m);
+  return mode == protocol::overlapping ? detail::burst(h, n, m) : 2.0 * n * detail::sync(h, m);
 }
 
 /// TtlMultiHop with the same k along its `ndims` dimensions: round h sends along every one of the
@@ -73,10 +77,11 @@ inline double ttl_multi_hop(const range& r, int ndims, double m, const hockney& 
       const double per_message = std::pow(detail::full(r) ? 2 * hop - 1 : hop, ndims - s);
       directions += count;
       blocks += count * per_message;
-      rendezvous += count * 2 * h.time(per_message * m);
+      rendezvous += count * 2 * detail::sync(h, per_message * m);
     }
+    const double d = directions;
     t += mode == protocol::overlapping
-             ? h.alpha(m) + (directions - 1) * h.gamma() + h.beta(m) * blocks * m
+             ? h.alpha(m) + (d - 1) * h.gap(m, d) + h.beta(m) * blocks * m + h.round_delta()
              : rendezvous;
   }
   return t;
@@ -97,7 +102,7 @@ inline double team_shift(const grid_shape& grid, const range& r, const offset& t
     const double M = detail::carried(r, d, m);
     const int sides = detail::full(r) ? 2 : 1;
     if (c[d] == 1) {
-      t += r.k[d] * (mode == protocol::overlapping ? detail::burst(h, sides, M) : 2 * sides * h.time(M));
+      t += r.k[d] * (mode == protocol::overlapping ? detail::burst(h, sides, M) : 2 * sides * detail::sync(h, M));
       continue;
     }
     const int cd = c[d], K = (r.k[d] + cd - 1) / cd;
@@ -107,12 +112,12 @@ inline double team_shift(const grid_shape& grid, const range& r, const offset& t
       t += (1 + (K - 1) / cd) * detail::burst(h, sides, cd * M);                      // (B)
       t += detail::burst(h, cd - 1, sides * fetches(0) * cd * M);                      // (C)
     } else {
-      t += cd * (cd - 1) * h.time(M);                                                  // (A)
+      t += cd * (cd - 1) * detail::sync(h, M);                                         // (A)
       for (int s = 0; 1 + s * cd <= K; ++s)                                            // (B)
         for (int i = 0; i < cd; ++i)
-          if (i + 1 + s * cd <= K) t += sides * 2 * h.time(cd * M);
+          if (i + 1 + s * cd <= K) t += sides * 2 * detail::sync(h, cd * M);
       for (int i = 0; i < cd; ++i)                                                     // (C)
-        if (fetches(i)) t += (cd - 1) * h.time(sides * fetches(i) * cd * M);
+        if (fetches(i)) t += (cd - 1) * detail::sync(h, sides * fetches(i) * cd * M);
     }
   }
   return t;

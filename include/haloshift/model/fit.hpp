@@ -59,16 +59,13 @@ inline hockney per_size_means(const std::vector<sample>& all, double gamma = -1)
   return hockney::from_table(points, gamma);
 }
 
-/// Least-squares line through the samples of sizes in [from, to]. With
-/// `relative`, each sample is weighted by 1/t^2, so small and large messages
-/// count by their relative error (plain least squares lets the largest sizes
-/// decide alpha alone).
-inline std::pair<double, double> line(const std::vector<sample>& all, double from = 0,
-                                      double to = std::numeric_limits<double>::infinity(), bool relative = false) {
+/// Weighted least-squares line (intercept, slope) through the samples,
+/// sample `s` counting `weight(s)` (0: not at all).
+template <class Weight>
+std::pair<double, double> weighted_line(const std::vector<sample>& all, Weight&& weight) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const sample& s : all)
-    if (s.bytes >= from && s.bytes <= to) {
-      const double w = relative ? 1.0 / std::max(s.seconds * s.seconds, 1e-30) : 1.0;
+    if (const double w = weight(s); w > 0) {
       n += w;
       sx += w * s.bytes;
       sy += w * s.seconds;
@@ -79,6 +76,18 @@ inline std::pair<double, double> line(const std::vector<sample>& all, double fro
   if (n <= 0 || !(d > 0)) throw error("fit::line: need samples of at least two sizes");
   const double beta = (n * sxy - sx * sy) / d;
   return {(sy - beta * sx) / n, beta};
+}
+
+/// Least-squares line through the samples of sizes in [from, to]. With
+/// `relative`, each sample is weighted by 1/t^2, so small and large messages
+/// count by their relative error (plain least squares lets the largest sizes
+/// decide alpha alone).
+inline std::pair<double, double> line(const std::vector<sample>& all, double from = 0,
+                                      double to = std::numeric_limits<double>::infinity(), bool relative = false) {
+  return weighted_line(all, [&](const sample& s) {
+    if (s.bytes < from || s.bytes > to) return 0.0;
+    return relative ? 1.0 / std::max(s.seconds * s.seconds, 1e-30) : 1.0;
+  });
 }
 
 /// Method 2 of the Shift paper: one linear regression over all sizes.

@@ -20,6 +20,23 @@ namespace haloshift {
 /// overlaps): a burst of `n` messages of `m` bytes takes
 /// `alpha + (n - 1) * gamma + n * beta * m`. `gamma = alpha` is the papers'
 /// model (every message fully serialized); `gamma = 0` overlaps all latency.
+/// A piece may carry its own `gamma`: with a rendezvous protocol above the
+/// eager limit each message needs a handshake, and bursts of such messages
+/// overlap far less than eager ones. `copy_beta` is the time per byte of a
+/// block a rank copies to itself (a periodic dimension shorter than the
+/// neighbourhood); 0, the default, treats those copies as free.
+///
+/// Two terms describe what an exchange pays beyond its messages (both 0 by
+/// default, which is the papers' model; docs/model.md, "Rounds and large
+/// bursts"). `round_delta` is charged once per dependency step to every rank
+/// that communicates in it: per round in overlapping mode (the round's
+/// MPI_Waitall: completion, progress, and on an oversubscribed node the wait
+/// for the partner to be scheduled), per synchronous message in rendezvous
+/// mode. `gamma_growth` makes the gap grow with the burst: a rank posting `n`
+/// messages in one round pays `gamma + gamma_growth * (n - 1)` per further
+/// message (request bookkeeping and matching that get slower the more are
+/// outstanding), so a burst takes
+/// `alpha + (n - 1) (gamma + gamma_growth (n - 1)) + n beta m`.
 class hockney {
 public:
   /// One linear piece, valid from `from_bytes` on (until the next piece).
@@ -27,6 +44,7 @@ public:
     double from_bytes;
     double alpha;  ///< seconds
     double beta;   ///< seconds per byte
+    double gamma = -1;  ///< injection gap for messages of this piece; < 0: the model's gamma
   };
 
   hockney() = default;
@@ -80,10 +98,41 @@ public:
   double alpha(double bytes = 0) const noexcept { return at(bytes).alpha; }
   /// Transfer part: seconds per byte at that size.
   double beta(double bytes = 0) const noexcept { return at(bytes).beta; }
-  double gamma() const noexcept { return gamma_; }
+  /// Injection gap for messages of `bytes` posted together with others.
+  double gamma(double bytes = 0) const noexcept {
+    const piece& p = at(bytes);
+    return p.gamma >= 0 ? p.gamma : gamma_;
+  }
+  /// Gap between the messages of a burst of `n` messages of `bytes` each.
+  double gap(double bytes, double n) const noexcept { return gamma(bytes) + gamma_growth_ * (n - 1); }
+  /// Time until the last of `n` messages of `bytes` posted together completes (0 for none):
+  /// `alpha + (n - 1) gap + n beta m`, without the round's delta.
+  double burst(double n, double bytes) const noexcept {
+    return n > 0 ? alpha(bytes) + (n - 1) * gap(bytes, n) + n * beta(bytes) * bytes : 0.0;
+  }
+  /// Seconds per byte of a copy to the rank itself.
+  double copy_beta() const noexcept { return copy_beta_; }
+  /// Seconds per dependency step (round, or synchronous message) of a rank that communicates in it.
+  double round_delta() const noexcept { return round_delta_; }
+  /// Seconds the gap grows by per further message posted in the same round.
+  double gamma_growth() const noexcept { return gamma_growth_; }
+  /// The same model with local copies costing `seconds_per_byte`.
+  hockney with_copy_beta(double seconds_per_byte) const {
+    return with(&hockney::copy_beta_, "copy_beta", seconds_per_byte);
+  }
+  /// The same model with `seconds` per dependency step.
+  hockney with_round_delta(double seconds) const { return with(&hockney::round_delta_, "round_delta", seconds); }
+  /// The same model with the gap growing by `seconds` per further message of a burst.
+  hockney with_gamma_growth(double seconds) const { return with(&hockney::gamma_growth_, "gamma_growth", seconds); }
   const std::vector<piece>& pieces() const noexcept { return pieces_; }
 
 private:
+  hockney with(double hockney::*field, const char* name, double value) const {
+    if (!(value >= 0)) throw error(std::string("hockney: ") + name + " must be >= 0, got " + std::to_string(value));
+    hockney h = *this;
+    h.*field = value;
+    return h;
+  }
   const piece& at(double bytes) const noexcept {
     std::size_t i = 0;
     while (i + 1 < pieces_.size() && pieces_[i + 1].from_bytes <= bytes) ++i;
@@ -94,9 +143,9 @@ private:
     for (std::size_t i = 0; i < pieces_.size(); ++i) {
       const piece& p = pieces_[i];
       // Measured tables may dip (noise), so slopes may be negative; they must be numbers.
-      if (!(p.alpha == p.alpha) || !(p.beta == p.beta) || p.from_bytes < 0)
+      if (!(p.alpha == p.alpha) || !(p.beta == p.beta) || !(p.gamma == p.gamma) || p.from_bytes < 0)
         throw error("hockney: piece " + std::to_string(i) + " has invalid alpha " + std::to_string(p.alpha) +
-                    " or beta " + std::to_string(p.beta));
+                    ", beta " + std::to_string(p.beta) + " or gamma " + std::to_string(p.gamma));
       if (i && p.from_bytes <= pieces_[i - 1].from_bytes)
         throw error("hockney: pieces must start at increasing sizes");
     }
@@ -105,6 +154,9 @@ private:
 
   std::vector<piece> pieces_{{0, 0, 0}};
   double gamma_ = 0;
+  double copy_beta_ = 0;
+  double round_delta_ = 0;
+  double gamma_growth_ = 0;
 };
 
 }  // namespace haloshift

@@ -14,8 +14,10 @@ namespace haloshift {
 /// Sum over rounds of the slowest rank's round time. Overlapping: a rank's
 /// i-th send of a round completes after the injections of the earlier ones,
 /// `sum_{j<i} (gamma + beta m_j) + time(m_i)`; its round takes as long as the
-/// last. Rendezvous: transfers one after another, each costing the slowest
-/// rank's send plus receive. Unlike `simulate`, ranks do not run ahead of
+/// last, plus `round_delta` if any rank communicates in it; the gap grows
+/// with the sends a rank posts in the round (`gamma_growth`). Rendezvous:
+/// transfers one after another, each costing the slowest rank's send plus
+/// receive, `round_delta` each. Unlike `simulate`, ranks do not run ahead of
 /// the slowest one, so this is an upper bound of the max-plus time, equal to
 /// it when all ranks do the same (Shift, SingleHop, TtlMultiHop on periodic
 /// grids).
@@ -28,22 +30,27 @@ inline double round_by_round_time(const grid_shape& grid, const schedule& s, con
   };
   for (const round& r : s.rounds) {
     if (setup.mode == protocol::overlapping) {
-      std::vector<double> injected(n, 0.0), finish(n, 0.0);
+      std::vector<double> injected(n, 0.0), finish(n, 0.0), posted(n, 0.0);
+      for (const transfer& t : r.transfers)
+        for (int rank = 0; rank < n; ++rank)
+          posted[rank] += detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m);
       for (const transfer& t : r.transfers)
         for (int rank = 0; rank < n; ++rank)
           if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
             finish[rank] = std::max(finish[rank], injected[rank] + message_time(m));
-            injected[rank] += setup.cost.gamma() + setup.cost.beta(m.bytes) * m.bytes;
+            injected[rank] += setup.cost.gap(m.bytes, posted[rank]) + setup.cost.beta(m.bytes) * m.bytes;
           }
-      total += n ? *std::max_element(finish.begin(), finish.end()) : 0.0;
+      const bool any = std::any_of(posted.begin(), posted.end(), [](double p) { return p > 0; });
+      total += any ? *std::max_element(finish.begin(), finish.end()) + setup.cost.round_delta() : 0.0;
       continue;
     }
     for (const transfer& t : r.transfers) {
       std::vector<double> busy(n, 0.0);
       for (int rank = 0; rank < n; ++rank)
         if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
-          busy[rank] += message_time(m);
-          busy[m.to] += message_time(m);
+          const double step = message_time(m) + setup.cost.round_delta();
+          busy[rank] += step;
+          busy[m.to] += step;
         }
       total += n ? *std::max_element(busy.begin(), busy.end()) : 0.0;
     }

@@ -59,6 +59,19 @@ inline bool message_of(const grid_shape& grid, const offset& c, int s, const tra
   return true;
 }
 
+/// Bytes rank `s` (at `c`) copies to itself in transfer `t` (its neighbour
+/// along the direction is its own periodic image); 0 otherwise.
+inline double local_copy_bytes(const grid_shape& grid, const offset& c, int s, const transfer& t,
+                               const std::function<double(int)>& block_bytes) {
+  if (!t.senders.contains(c)) return 0;
+  const auto to = grid.neighbor_at(c, t.direction);
+  if (!to || to->rank != s) return 0;
+  double bytes = 0;
+  for (const offset& o : t.blocks)
+    if (const auto owner = grid.neighbor_at(c, o)) bytes += block_bytes(owner->rank);
+  return bytes;
+}
+
 }  // namespace detail
 
 /// Predicts the time of schedule `s` on every rank of `grid`. Overlapping
@@ -68,29 +81,57 @@ inline bool message_of(const grid_shape& grid, const offset& c, int s, const tra
 /// last sent or received message. Rendezvous mode: the executor's order
 /// (transfers one after another, send-first or receive-first by the chain
 /// colouring), each synchronous message starting when both ends reach it.
+/// A copy to the rank itself takes `copy_beta` per byte of the rank's own
+/// time, in transfer order, as the executor does it (free when 0). A rank
+/// that sends or receives in a round ends it `round_delta` after its last
+/// message; with `gamma_growth` the gap of a rank's sends grows with the
+/// number it posts in that round (both 0: the papers' model).
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const int n = grid.size();
   simulation_result out;
-  std::vector<double> now(n, 0.0), next(n, 0.0), port(n, 0.0);
+  std::vector<double> now(n, 0.0), next(n, 0.0), port(n, 0.0), posted(n, 0.0);
+  std::vector<char> active(n, 0);
+  const double delta = setup.cost.round_delta();
   auto message_time = [&](const detail::sim_message& m) {
     return setup.link_time ? setup.link_time(m.from, m.to, m.bytes) : setup.cost.time(m.bytes);
   };
   detail::sim_message m;
+  const double copy_beta = setup.cost.copy_beta();
   for (const round& r : s.rounds) {
     if (setup.mode == protocol::overlapping) {
       next = now;
       std::fill(port.begin(), port.end(), 0.0);
+      std::fill(active.begin(), active.end(), 0);
+      // The gap depends on how many messages a rank posts in the round: count them first (only
+      // when it matters, so the papers' model keeps its single pass).
+      std::fill(posted.begin(), posted.end(), 1.0);
+      if (setup.cost.gamma_growth() > 0) {
+        std::fill(posted.begin(), posted.end(), 0.0);
+        for (const transfer& t : r.transfers)
+          for (int rank = 0; rank < n; ++rank)
+            posted[rank] += detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m);
+      }
       for (const transfer& t : r.transfers)
         for (int rank = 0; rank < n; ++rank) {
-          if (!detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) continue;
+          if (!detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
+            if (copy_beta > 0) {  // a copy delays the rank's later sends and its end of round
+              port[rank] += copy_beta * detail::local_copy_bytes(grid, grid.coords_of(rank), rank, t, setup.block_bytes);
+              next[rank] = std::max(next[rank], now[rank] + port[rank]);
+            }
+            continue;
+          }
           const double depart = now[rank] + port[rank];
           const double done = std::max(depart, now[m.to]) + message_time(m);
-          port[rank] += setup.cost.gamma() + setup.cost.beta(m.bytes) * m.bytes;
+          port[rank] += setup.cost.gap(m.bytes, posted[rank]) + setup.cost.beta(m.bytes) * m.bytes;
           next[rank] = std::max(next[rank], done);
           next[m.to] = std::max(next[m.to], done);
+          active[rank] = active[m.to] = 1;
           ++out.messages;
           out.bytes += m.bytes;
         }
+      if (delta > 0)  // each communicating rank's Waitall: one dependency step
+        for (int rank = 0; rank < n; ++rank)
+          if (active[rank]) next[rank] += delta;
       now.swap(next);
       continue;
     }
@@ -105,6 +146,10 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
           recvs[m.to] = m;
           has_recv[m.to] = 1;
         }
+      if (copy_beta > 0)
+        for (int rank = 0; rank < n; ++rank)
+          if (!has_send[rank])
+            now[rank] += copy_beta * detail::local_copy_bytes(grid, grid.coords_of(rank), rank, t, setup.block_bytes);
       std::deque<int> ready;
       for (int rank = 0; rank < n; ++rank) {
         first_send[rank] = detail::sends_first(grid, grid.coords_of(rank), t.direction);
@@ -120,9 +165,9 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
         return -1;
       };
       // A synchronous message starts when both ends are blocked in it.
-      auto fire = [&](int from) {
+      auto fire = [&](int from) {  // each synchronous message is a dependency step of both ends
         const detail::sim_message& sm = sends[from];
-        const double done = std::max(now[from], now[sm.to]) + message_time(sm);
+        const double done = std::max(now[from], now[sm.to]) + message_time(sm) + delta;
         now[from] = now[sm.to] = done;
         ++step[from];
         ++step[sm.to];

@@ -33,8 +33,11 @@ struct prediction {
 /// `bytes` per rank on `grid`, cheapest first. Grids up to 4096 ranks are
 /// simulated exactly (max-plus, borders included); larger ones use the closed
 /// forms of a periodic grid. Pure: the same inputs give the same ranking.
+/// `only`, when not empty, restricts the candidates to those strategy names
+/// (the advisor's Shift / TeamShift boundary needs just two, many times).
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
-                                       protocol mode = protocol::overlapping) {
+                                       protocol mode = protocol::overlapping,
+                                       const std::vector<std::string>& only = {}) {
   const bool simulate_all = grid.size() <= 4096;
   simulation_setup setup;
   setup.cost = cost;
@@ -43,7 +46,11 @@ inline std::vector<prediction> explain(const grid_shape& grid, const range& r, d
   int ndims = 0;
   for (int d = 0; d < max_dims; ++d) ndims += r.k[d] > 0;
   std::vector<prediction> out;
+  auto wanted = [&](const std::string& name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
   auto add = [&](std::string name, const offset& team, const schedule& s, double closed) {
+    if (!wanted(name)) return;
     out.push_back({std::move(name), team, simulate_all ? simulate(grid, s, setup).makespan : closed});
   };
   add("Shift", {0, 0, 0}, Shift::make_schedule(grid, r), closed_form::shift(r, bytes, cost, mode));

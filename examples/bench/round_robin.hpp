@@ -1,0 +1,71 @@
+#pragma once
+// Timing helpers shared by the strategy benchmarks (strategies.cpp,
+// validate.cpp): variants are timed round robin (A B C ... A B C ...) so that
+// load from other processes hits them alike; each repetition is a barrier, one
+// call, and the maximum over ranks (an exchange ends when its slowest rank does).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/// "1,2,4" -> {1, 2, 4}.
+inline std::vector<long> parse_list(const char* text) {
+  std::vector<long> out;
+  std::string s(text);
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const std::size_t comma = s.find(',', pos);
+    out.push_back(std::atol(s.substr(pos, comma - pos).c_str()));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// The first line of MPI_Get_library_version.
+inline std::string mpi_library() {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  const std::string v(lib, static_cast<std::size_t>(len));
+  return v.substr(0, v.find('\n'));
+}
+
+/// Barrier, one call of `f`, the maximum of its time over the ranks of `comm`.
+inline double timed(MPI_Comm comm, const std::function<void()>& f) {
+  MPI_Barrier(comm);
+  const double start = MPI_Wtime();
+  f();
+  double t = MPI_Wtime() - start;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return t;
+}
+
+/// Times every variant round robin: one untimed warm-up round, one pilot round
+/// that sets the repetitions (as many as fit in `budget` seconds, clamped to
+/// [min_reps, max_reps], rank 0's count for all), then the repetitions.
+/// Returns times[variant][repetition] in seconds, the same on every rank.
+inline std::vector<std::vector<double>> round_robin(MPI_Comm comm, const std::vector<std::function<void()>>& run,
+                                                   double budget, int min_reps, int max_reps) {
+  for (const auto& f : run) timed(comm, f);
+  double pilot = 0;
+  for (const auto& f : run) pilot += timed(comm, f);
+  int reps = std::clamp(static_cast<int>(budget / std::max(pilot, 1e-9)), min_reps, std::max(min_reps, max_reps));
+  MPI_Bcast(&reps, 1, MPI_INT, 0, comm);
+  std::vector<std::vector<double>> t(run.size());
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t v = 0; v < run.size(); ++v) t[v].push_back(timed(comm, run[v]));
+  return t;
+}
+
+}  // namespace bench

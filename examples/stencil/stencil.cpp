@@ -1,0 +1,325 @@
+// haloshift_stencil: a 3D heat equation (explicit Jacobi-type sweeps) with a
+// 7-point or 27-point stencil on a grid_field with ghost layers of width g.
+// With g > 1 it exchanges only every g sweeps and recomputes the shrinking
+// ghost region in between (communication avoiding): each sweep is valid one
+// layer less far out. Prints the residual (max |u_new - u|, exact under any
+// split) and the time per sweep split into compute, exchange and reduction.
+//
+//   haloshift_stencil [--size N | NX,NY,NZ] [--iters I] [--ghost G] [--stencil 7|27]
+//                     [--strategy shift|singlehop|ttl|neighbor|auto] [--periodic | --nonperiodic]
+//                     [--print EVERY] [--verify] [--sweep]
+//
+// --verify gathers the field on rank 0 and compares it and the residual
+// history, bit for bit, with a serial run written independently of the
+// library; --sweep verifies every strategy, boundary, stencil and ghost width
+// at a small uneven size (what the tests run). Exit code 1 on any difference.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <haloshift/haloshift.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "heat.hpp"
+
+namespace hs = haloshift;
+
+namespace {
+
+struct options {
+  std::array<int, 3> n{32, 32, 32};
+  int iters = 20;
+  int ghost = 1;
+  int points = 7;
+  std::string strategy = "shift";
+  bool periodic = true;
+  int print = 1;
+  bool verify = false;
+  bool sweep = false;
+};
+
+struct outcome {
+  std::vector<double> residuals;
+  std::uint64_t checksum = 0;
+  double compute = 0, exchange = 0, reduce = 0;  // seconds per sweep, slowest rank
+  std::string strategy;
+  hs::offset dims{1, 1, 1};
+  std::vector<double> global;  // rank 0, with --verify: the final field, x fastest
+};
+
+hs::field_plan make_plan(const std::string& name, const hs::grid_field<double>& u) {
+  if (name == "shift") return hs::make_field_plan<hs::Shift>(u);
+  if (name == "singlehop") return hs::make_field_plan<hs::SingleHop>(u);
+  if (name == "ttl") return hs::make_field_plan<hs::TtlMultiHop>(u);
+  if (name == "neighbor") return hs::make_field_plan<hs::NeighborAlltoall>(u);
+  if (name == "auto") return hs::make_field_plan<hs::Auto>(u);
+  throw hs::error("--strategy must be shift, singlehop, ttl, neighbor or auto, got " + name);
+}
+
+outcome run(const options& o, bool gather) {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {o.periodic, o.periodic, o.periodic}});
+  const hs::offset global{o.n[0], o.n[1], o.n[2]};
+  hs::grid_field<double> u(grid, global, o.ghost), v(grid, global, o.ghost);  // 0 outside: Dirichlet
+  const hs::field_shape& s = u.shape();
+  for (int k = 0; k < s.interior[2]; ++k)
+    for (int j = 0; j < s.interior[1]; ++j)
+      for (int i = 0; i < s.interior[0]; ++i) u(i, j, k) = heat::initial(s.lo[0] + i, s.lo[1] + j, s.lo[2] + k);
+  hs::field_plan plan = make_plan(o.strategy, u);
+  outcome out;
+  out.strategy = std::string(plan.strategy());
+  out.dims = {grid.dim(0), grid.dim(1), grid.dim(2)};
+
+  const std::ptrdiff_t sy = static_cast<std::ptrdiff_t>(s.stride[1]), sz = static_cast<std::ptrdiff_t>(s.stride[2]);
+  for (int it = 0; it < o.iters; ++it) {
+    double t0 = MPI_Wtime();
+    if (it % o.ghost == 0) plan.forward(u);
+    double t1 = MPI_Wtime();
+    // Cells valid after this sweep: the interior grown by the ghost layers not yet consumed,
+    // never beyond a non-periodic edge (the fixed boundary).
+    const int grow = o.ghost - 1 - it % o.ghost;
+    int from[3], to[3];
+    for (int d = 0; d < 3; ++d) {
+      from[d] = -grow;
+      to[d] = s.interior[d] + grow;
+      if (!o.periodic) {
+        from[d] = std::max(from[d], -s.lo[d]);
+        to[d] = std::min(to[d], s.global[d] - s.lo[d]);
+      }
+    }
+    double residual = 0;
+    for (int k = from[2]; k < to[2]; ++k)
+      for (int j = from[1]; j < to[1]; ++j)
+        for (int i = from[0]; i < to[0]; ++i) {
+          const double* c = &u(i, j, k);
+          const double next = heat::step(o.points, [&](int dx, int dy, int dz) { return c[dx + dy * sy + dz * sz]; });
+          v(i, j, k) = next;
+          if (i >= 0 && j >= 0 && k >= 0 && i < s.interior[0] && j < s.interior[1] && k < s.interior[2])
+            residual = std::max(residual, std::abs(next - *c));
+        }
+    std::swap(u, v);
+    double t2 = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, &residual, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double t3 = MPI_Wtime();
+    out.residuals.push_back(residual);
+    out.exchange += t1 - t0;
+    out.compute += t2 - t1;
+    out.reduce += t3 - t2;
+  }
+  double times[3] = {out.compute, out.exchange, out.reduce};
+  MPI_Allreduce(MPI_IN_PLACE, times, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  out.compute = times[0] / o.iters;
+  out.exchange = times[1] / o.iters;
+  out.reduce = times[2] / o.iters;
+
+  std::vector<double> mine;
+  for (int k = 0; k < s.interior[2]; ++k)
+    for (int j = 0; j < s.interior[1]; ++j)
+      for (int i = 0; i < s.interior[0]; ++i) {
+        out.checksum += heat::checksum(s.lo[0] + i, s.lo[1] + j, s.lo[2] + k, u(i, j, k));
+        mine.push_back(u(i, j, k));
+      }
+  MPI_Allreduce(MPI_IN_PLACE, &out.checksum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (!gather) return out;
+
+  // Rank 0 collects every interior with its corner and extents.
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int box[6] = {s.lo[0], s.lo[1], s.lo[2], s.interior[0], s.interior[1], s.interior[2]};
+  std::vector<int> boxes(6 * static_cast<std::size_t>(size)), counts(size), displs(size);
+  MPI_Gather(box, 6, MPI_INT, boxes.data(), 6, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 0, at = 0; r < size; ++r) {
+    counts[r] = boxes[6 * r + 3] * boxes[6 * r + 4] * boxes[6 * r + 5];
+    displs[r] = at;
+    at += counts[r];
+  }
+  std::vector<double> all(static_cast<std::size_t>(o.n[0]) * o.n[1] * o.n[2]);
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+              MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank != 0) return out;
+  out.global.resize(all.size());
+  for (int r = 0; r < size; ++r) {
+    const int* b = &boxes[6 * r];
+    std::size_t next = static_cast<std::size_t>(displs[r]);
+    for (int k = 0; k < b[5]; ++k)
+      for (int j = 0; j < b[4]; ++j)
+        for (int i = 0; i < b[3]; ++i)
+          out.global[(static_cast<std::size_t>(b[2] + k) * o.n[1] + (b[1] + j)) * o.n[0] + (b[0] + i)] = all[next++];
+  }
+  return out;
+}
+
+/// The serial reference: the whole grid in one array, neighbours by
+/// wrapping (periodic) or reading 0 outside (Dirichlet). No library code.
+std::vector<double> serial(const options& o, std::vector<double>& residuals) {
+  const int nx = o.n[0], ny = o.n[1], nz = o.n[2];
+  std::vector<double> a(static_cast<std::size_t>(nx) * ny * nz), b(a.size());
+  auto at = [&](const std::vector<double>& f, int x, int y, int z) {
+    if (o.periodic) {
+      x = (x + nx) % nx;
+      y = (y + ny) % ny;
+      z = (z + nz) % nz;
+    } else if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) {
+      return 0.0;
+    }
+    return f[(static_cast<std::size_t>(z) * ny + y) * nx + x];
+  };
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) a[(static_cast<std::size_t>(z) * ny + y) * nx + x] = heat::initial(x, y, z);
+  for (int it = 0; it < o.iters; ++it) {
+    double residual = 0;
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x) {
+          const double next =
+              heat::step(o.points, [&](int dx, int dy, int dz) { return at(a, x + dx, y + dy, z + dz); });
+          const std::size_t i = (static_cast<std::size_t>(z) * ny + y) * nx + x;
+          residual = std::max(residual, std::abs(next - a[i]));
+          b[i] = next;
+        }
+    std::swap(a, b);
+    residuals.push_back(residual);
+  }
+  return a;
+}
+
+/// Runs one configuration; with `verify`, compares against the serial run. False on a difference.
+bool run_and_report(const options& o, bool verbose) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const outcome r = run(o, o.verify);
+  const std::string what = std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
+                           " cells on " + std::to_string(r.dims[0]) + "x" + std::to_string(r.dims[1]) + "x" +
+                           std::to_string(r.dims[2]) + " ranks, " + (o.periodic ? "periodic" : "non-periodic") +
+                           ", " + std::to_string(o.points) + "-point, ghost " + std::to_string(o.ghost) + ", " +
+                           r.strategy + ", " + std::to_string(o.iters) + " sweeps";
+  bool ok = true;
+  std::string verdict;
+  if (rank == 0 && o.verify) {
+    std::vector<double> residuals;
+    const std::vector<double> want = serial(o, residuals);
+    const bool field = std::memcmp(want.data(), r.global.data(), want.size() * sizeof(double)) == 0;
+    const bool history = std::memcmp(residuals.data(), r.residuals.data(), residuals.size() * sizeof(double)) == 0;
+    ok = field && history;
+    verdict = ok ? "equal to the serial run bit for bit" : std::string("DIFFERS from the serial run:") +
+                                                              (field ? "" : " field") + (history ? "" : " residuals");
+  }
+  int good = ok ? 1 : 0;
+  MPI_Bcast(&good, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank != 0) return good == 1;
+  if (verbose) {
+    std::printf("stencil: %s\n", what.c_str());
+    for (int it = 0; it < o.iters; ++it)
+      if ((it + 1) % o.print == 0 || it + 1 == o.iters) std::printf("  sweep %4d  residual %.17g\n", it + 1, r.residuals[it]);
+    std::printf("checksum %016llx\n", static_cast<unsigned long long>(r.checksum));
+    const double total = r.compute + r.exchange + r.reduce;
+    std::printf("time per sweep: %.2f us = compute %.2f us + exchange %.2f us (%.0f %%) + residual reduction %.2f us\n",
+                total * 1e6, r.compute * 1e6, r.exchange * 1e6, total > 0 ? 100 * r.exchange / total : 0.0,
+                r.reduce * 1e6);
+    if (o.verify) std::printf("verify: %s\n", verdict.c_str());
+  } else {
+    std::printf("%-4s %s: %s\n", ok ? "ok" : "FAIL", what.c_str(), verdict.c_str());
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  auto value = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw hs::error(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  auto number = [](const std::string& flag, const std::string& v, int lowest) {
+    char* end = nullptr;
+    const long x = std::strtol(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end || x < lowest || x > 1 << 20)
+      throw hs::error(flag + " must be an integer >= " + std::to_string(lowest) + ", got " + v);
+    return static_cast<int>(x);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--size") {
+      const std::string v = value(i);
+      std::vector<int> parts;
+      std::size_t start = 0;
+      for (std::size_t comma; (comma = v.find(',', start)) != std::string::npos; start = comma + 1)
+        parts.push_back(number(a, v.substr(start, comma - start), 1));
+      parts.push_back(number(a, v.substr(start), 1));
+      if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
+      if (parts.size() != 3) throw hs::error("--size takes N or NX,NY,NZ, got " + v);
+      o.n = {parts[0], parts[1], parts[2]};
+    } else if (a == "--iters") {
+      o.iters = number(a, value(i), 1);
+    } else if (a == "--ghost") {
+      o.ghost = number(a, value(i), 1);
+    } else if (a == "--stencil") {
+      o.points = number(a, value(i), 7);
+      if (o.points != 7 && o.points != 27) throw hs::error("--stencil must be 7 or 27");
+    } else if (a == "--strategy") {
+      o.strategy = value(i);
+    } else if (a == "--periodic") {
+      o.periodic = true;
+    } else if (a == "--nonperiodic") {
+      o.periodic = false;
+    } else if (a == "--print") {
+      o.print = number(a, value(i), 1);
+    } else if (a == "--verify") {
+      o.verify = true;
+    } else if (a == "--sweep") {
+      o.sweep = true;
+    } else {
+      throw hs::error("unknown argument " + a + " (see the comment at the top of stencil.cpp)");
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  try {
+    options o = parse(argc, argv);
+    if (!o.sweep) {
+      status = run_and_report(o, true) ? 0 : 1;
+    } else {
+      // Every strategy, boundary, stencil and ghost width at a small uneven size; Auto once
+      // (it may calibrate, which takes a moment).
+      o.verify = true;
+      o.n = {11, 9, 8};
+      o.iters = 6;
+      bool all = true;
+      for (const char* strategy : {"shift", "singlehop", "ttl", "neighbor"})
+        for (bool periodic : {true, false})
+          for (int points : {7, 27})
+            for (int ghost : {1, 2, 3}) {
+              const char* trim = std::getenv("HALOSHIFT_TEST_SWEEP");  // slow MPIs: fewer widths
+              if (ghost == 2 && trim && std::string(trim) == "reduced") continue;
+              o.strategy = strategy;
+              o.periodic = periodic;
+              o.points = points;
+              o.ghost = ghost;
+              all = run_and_report(o, false) && all;
+            }
+      o.strategy = "auto";
+      all = run_and_report(o, false) && all;
+      status = all ? 0 : 1;
+    }
+  } catch (const hs::error& e) {
+    std::cerr << e.what() << "\n";
+    status = 2;
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,269 @@
+#pragma once
+/// @file selection.hpp
+/// @brief Selective exchange: each box receives only those elements of its
+/// neighbours that it needs (particles within a cutoff, grid cells within a
+/// ghost width), moved along the schedule of any strategy whose blocks travel
+/// away from their source. The payload modes build on it.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../grid/cartesian_grid.hpp"
+#include "../grid/offset_box.hpp"
+#include "../mpi/agreement.hpp"
+#include "../mpi/communicator.hpp"
+#include "../strategy.hpp"
+#include "executor.hpp"
+#include "halo.hpp"
+#include "plan.hpp"
+#include "program.hpp"
+
+namespace haloshift {
+
+/// `needs(source, rel, key)`: whether the box at grid position `source + rel`
+/// needs the element `key` of the box at `source`. `rel` is unwrapped: a
+/// position outside `[0, P)` along a periodic dimension is a periodic image,
+/// and `key` is in the source's frame. The library proves its exchange exact
+/// for *geometric* selectors: the needed set is a product over dimensions of
+/// conditions that, for an element of the source box, only shrink as the box
+/// moves away from the source (a cutoff around the box, a ghost width).
+template <class F, class Key>
+concept selector = std::predicate<const F&, const offset&, const offset&, const Key&>;
+
+namespace detail {
+struct selective_builder;
+
+/// A selective payload may only ride on schedules whose blocks move away from
+/// their source along every dimension (`direction[d] * offset[d] <= 0`): then
+/// every box on a block's path lies between the source and each later holder,
+/// and for a geometric selector whatever a later holder needs, this box needs
+/// too. Forwarding "what the receiver needs of what I hold" is then exact.
+inline void check_away_from_source(const schedule& s, std::string_view strategy) {
+  for (std::size_t r = 0; r < s.rounds.size(); ++r)
+    for (const transfer& t : s.rounds[r].transfers)
+      for (const offset& o : t.blocks)
+        for (int d = 0; d < max_dims; ++d)
+          if (t.direction[d] * o[d] > 0)
+            throw error("strategy " + std::string(strategy) +
+                        " cannot carry particle or grid payloads: round " + std::to_string(r) + " moves the block " +
+                        to_string(o) + " back towards its source (direction " + to_string(t.direction) +
+                        "); use Shift, SingleHop or TtlMultiHop");
+}
+}  // namespace detail
+
+/// A compiled selective exchange for one rank. Its data is one array per
+/// per-element quantity: the `owned()` elements of this rank first, then the
+/// `ghosts()` it imports, block by block in canonical offset order (z
+/// slowest), each block in its owner's order, so every strategy yields the
+/// same array bit for bit. Built collectively by make_selective_plan.
+class selective_plan {
+ public:
+  std::string_view strategy() const noexcept { return strategy_; }
+  std::size_t owned() const noexcept { return program_.layout.slots()[program_.layout.own()].count; }
+  std::size_t ghosts() const noexcept { return program_.layout.total() - owned(); }
+  /// Elements an array handed to forward/reverse must hold.
+  std::size_t size() const noexcept { return storage_; }
+  /// The imported blocks, canonical order; `first` indexes the data array.
+  const std::vector<block_slot>& blocks() const noexcept { return blocks_; }
+  const program& details() const noexcept { return program_; }
+
+  /// Ghost fill: `data[0, owned())` goes out, the ghosts after it are filled.
+  template <transferable T>
+  void forward(std::span<T> data) {
+    check_size(data.size());
+    detail::executor_state<T> st;
+    detail::run_forward_rounds(program_, comm_.get(), mode_, data.data(), st);
+  }
+
+  /// Contributions back: every ghost's value is combined with `op` onto its
+  /// owner's element (forwarders combine on the way: a tree reduction). The
+  /// ghost entries are used as accumulators and hold partial results after.
+  template <transferable T, class Op = std::plus<>>
+  void reverse(std::span<T> data, Op op = {}) {
+    check_size(data.size());
+    detail::executor_state<T> st;
+    detail::run_reverse(program_, comm_.get(), mode_, data.data(), st, op);
+  }
+
+  /// Keeps the elements in the caller's storage instead: element `i` of the
+  /// data array described above lives at `place[i]` of an array of
+  /// `storage_size` elements (a grid field with its ghost layers). Messages
+  /// then gather from and scatter into that storage directly.
+  void relocate(std::span<const std::size_t> place, std::size_t storage_size) {
+    if (place.size() != program_.layout.total())
+      throw error("relocate: place has " + std::to_string(place.size()) + " entries, the plan has " +
+                  std::to_string(program_.layout.total()) + " elements");
+    for (std::size_t p : place)
+      if (p >= storage_size)
+        throw error("relocate: place " + std::to_string(p) + " lies outside storage of " +
+                    std::to_string(storage_size) + " elements");
+    for (round_program& r : program_.rounds)
+      for (transfer_program& t : r.transfers)
+        for (message* m : {&t.send, &t.recv}) {
+          if (!m->exists()) continue;
+          std::vector<element_run> runs;
+          detail::for_each_run(program_.layout, *m, [&](std::size_t first, std::size_t count) {
+            for (std::size_t e = first; e < first + count; ++e) runs.push_back({place[e], 1});
+          });
+          select_pieces(*m, runs);
+        }
+    detail::assign_staging(program_);
+    storage_ = storage_size;
+  }
+
+ private:
+  friend struct detail::selective_builder;
+  selective_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode)
+      : comm_(grid.comm()), strategy_(strategy), mode_(mode) {}
+
+  void check_size(std::size_t n) const {
+    if (n != storage_)
+      throw error("forward/reverse: the array has " + std::to_string(n) + " elements but the plan needs " +
+                  std::to_string(storage_) + " (owned and ghosts)");
+  }
+
+  mpi::communicator comm_;
+  std::string_view strategy_;
+  protocol mode_ = protocol::overlapping;
+  program program_;
+  std::vector<block_slot> blocks_;
+  std::size_t storage_ = 0;
+};
+
+namespace detail {
+
+struct selective_builder {
+  template <strategy S, transferable Key, class Needs>
+  static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
+                                                           std::span<const Key> own, const Needs& needs,
+                                                           plan_options options) {
+    selective_plan p(grid, S::name, options.mode);
+    MPI_Comm comm = p.comm_.get();
+    const grid_shape& shape = grid.shape();
+    const offset coords = grid.coords();
+    range r;
+    schedule sched;
+    program unit;
+    mpi::agree(
+        comm,
+        [&] {
+          if constexpr (uses_neighbor_collective<S>)
+            throw error(std::string(S::name) +
+                        " cannot carry particle or grid payloads (MPI_Neighbor_alltoallv sends one buffer per "
+                        "edge, not selections); use Shift, SingleHop or TtlMultiHop");
+          r = make_range(shape, k, options.kind);
+          sched = schedule_of<S>(shape, r, strategy_parameters{options.team});
+          check_away_from_source(sched, S::name);
+          unit = compile(
+              sched, shape, coords, r, [](const offset&) { return std::size_t{1}; }, S::name);
+        },
+        agreed_plan_values(k, options, S::name, sizeof(Key)));
+
+    // Which positions relative to a source can hold its block: minus every held offset, on any rank.
+    std::int64_t bounds[2 * max_dims];
+    for (int d = 0; d < max_dims; ++d) bounds[d] = bounds[max_dims + d] = 0;
+    for (const block_slot& s : unit.layout.slots())
+      for (int d = 0; d < max_dims; ++d) {
+        bounds[d] = std::min<std::int64_t>(bounds[d], -s.off[d]);               // lowest -offset
+        bounds[max_dims + d] = std::min<std::int64_t>(bounds[max_dims + d], s.off[d]);  // -(highest -offset)
+      }
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, bounds, 2 * max_dims, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    offset_box box;  // positions relative to a source where its block can be held
+    for (int d = 0; d < max_dims; ++d) {
+      box.lo[d] = static_cast<int>(bounds[d]);
+      box.hi[d] = static_cast<int>(-bounds[max_dims + d]);
+    }
+
+    // Every source counts what each holder position needs of it; the counts travel as a block exchange.
+    const std::size_t volume = box.volume();
+    std::vector<std::uint64_t> mine(volume, 0);
+    for (int z = box.lo[2]; z <= box.hi[2]; ++z)
+      for (int y = box.lo[1]; y <= box.hi[1]; ++y)
+        for (int x = box.lo[0]; x <= box.hi[0]; ++x) {
+          const offset q{x, y, z};
+          if (q == zero_offset) continue;
+          std::uint64_t n = 0;
+          for (const Key& key : own) n += needs(coords, q, key) ? 1 : 0;
+          mine[box.index(q)] = n;
+        }
+    mine[box.index(zero_offset)] = own.size();
+    const program counting = compile(
+        sched, shape, coords, r, [&](const offset&) { return volume; }, S::name);
+    std::vector<std::uint64_t> counts(counting.layout.total());
+    {
+      executor_state<std::uint64_t> st;
+      run_forward(counting, comm, protocol::overlapping, mine.data(), counts.data(), st);
+    }
+    // What the holder at position `q` from the source of the block at `o` holds of it.
+    auto needed = [&](const offset& o, const offset& q) -> std::size_t {
+      return counts[counting.layout.slots()[counting.layout.find(o)].first + box.index(q)];
+    };
+    p.program_ = compile(
+        sched, shape, coords, r,
+        [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, S::name,
+        own_place::first);
+
+    // The keys travel round by round: each send carries, of every block it names, what the receiver needs.
+    std::vector<Key> keys(p.program_.layout.total());
+    std::copy(own.begin(), own.end(), keys.begin());
+    const auto& slots = p.program_.layout.slots();
+    executor_state<Key> st;
+    for (std::size_t round = 0; round < p.program_.rounds.size(); ++round) {
+      mpi::agree(comm, [&] {
+        for (transfer_program& t : p.program_.rounds[round].transfers) {
+          if (!t.send.exists()) continue;
+          std::vector<element_run> runs;
+          for (int s : t.send.slots) {
+            const block_slot& b = slots[s];
+            const offset source = shape.coords_of(b.source.rank);
+            const offset rel = t.direction - b.off;
+            std::size_t picked = 0;
+            for (std::size_t e = b.first; e < b.first + b.count; ++e)
+              if (needs(source, rel, keys[e])) {
+                runs.push_back({e, 1});
+                ++picked;
+              }
+            if (picked != needed(b.off, rel))
+              throw error("strategy " + std::string(S::name) + ": the selector is not geometric: block " +
+                          to_string(b.off) + " holds " + std::to_string(picked) + " elements for the box at " +
+                          to_string(rel) + " from its source, which counted " +
+                          std::to_string(needed(b.off, rel)));
+          }
+          select_pieces(t.send, runs);
+          if (t.send.count == 0) t.send.peer = -1;
+        }
+        assign_staging(p.program_);
+      });
+      run_forward_rounds(p.program_, comm, protocol::overlapping, keys.data(), st, round, round + 1);
+    }
+    for (std::size_t s = 0; s < slots.size(); ++s)
+      if (static_cast<int>(s) != p.program_.layout.own()) p.blocks_.push_back(slots[s]);
+    p.storage_ = p.program_.layout.total();
+    return {std::move(p), std::move(keys)};
+  }
+};
+
+}  // namespace detail
+
+/// Builds a selective exchange of strategy `S` with range `k` boxes per
+/// dimension: this rank owns the elements `own` (their keys: positions, cell
+/// indices), and each box receives the elements of the boxes within `k`
+/// that `needs` selects for it. Collective; arguments are validated on every
+/// rank. Returns the plan and the keys of all elements (owned, then ghosts).
+template <strategy S, transferable Key, selector<Key> Needs>
+std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, const offset& k,
+                                                               std::span<const Key> own, const Needs& needs,
+                                                               plan_options options = {}) {
+  return detail::selective_builder::build<S, Key>(grid, k, own, needs, options);
+}
+
+}  // namespace haloshift

@@ -1,0 +1,165 @@
+#pragma once
+/// @file field_storage.hpp
+/// @brief Grid fields and field bundles: a rank's padded array (interior and
+/// ghost layers) of one or several element types, in one aligned allocation.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../exchange/halo.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../mpi/agreement.hpp"
+#include "field_shape.hpp"
+
+namespace haloshift {
+
+template <transferable... Ts>
+class field_bundle;
+
+namespace detail {
+/// Field storage: 64-byte aligned (cache lines, vector loads), shared by the
+/// fields of a bundle, which live one after another in one allocation.
+using arena = std::shared_ptr<std::byte[]>;
+inline constexpr std::size_t arena_alignment = 64;
+inline arena make_arena(std::size_t bytes) {
+  auto* p = static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{arena_alignment}));
+  return arena(p, [](std::byte* q) { ::operator delete(q, std::align_val_t{arena_alignment}); });
+}
+inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / arena_alignment * arena_alignment; }
+
+/// Validates a field's shape on every rank and that global size and ghost
+/// widths agree: a mistake on one rank raises the same error on all.
+inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
+                                std::size_t element_size) {
+  field_shape s;
+  mpi::agree(
+      grid.comm(), [&] { s = field_shape(grid.shape(), grid.coords(), global, ghost); },
+      {{"global[0]", global[0]},
+       {"global[1]", global[1]},
+       {"global[2]", global[2]},
+       {"ghost[0]", ghost[0]},
+       {"ghost[1]", ghost[1]},
+       {"ghost[2]", ghost[2]},
+       {"sizeof(T)", static_cast<std::int64_t>(element_size)}});
+  return s;
+}
+
+/// The same width along every dimension of the grid.
+inline offset along_grid(const cartesian_grid& grid, int width) {
+  offset w{0, 0, 0};
+  for (int d = 0; d < grid.ndims(); ++d) w[d] = width;
+  return w;
+}
+}  // namespace detail
+
+/// A rank's part of a global structured array of `T`: its interior cells and
+/// `ghost[d]` layers on each side (see field_shape for the split and the
+/// storage order, x fastest). Construction is collective (all ranks check the
+/// arguments together); cells start as `value`. Movable, not copyable.
+template <transferable T>
+class grid_field {
+  static_assert(alignof(T) <= detail::arena_alignment, "grid_field: over-aligned element type");
+
+ public:
+  using value_type = T;
+
+  grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
+      : grid_(&grid), shape_(detail::agreed_shape(grid, global, ghost, sizeof(T))) {
+    arena_ = detail::make_arena(shape_.size() * sizeof(T));
+    data_ = place(arena_.get(), value);
+  }
+  /// Ghost width `ghost` along every dimension of the grid.
+  grid_field(const cartesian_grid& grid, const offset& global, int ghost, const T& value = T{})
+      : grid_field(grid, global, detail::along_grid(grid, ghost), value) {}
+
+  grid_field(grid_field&&) noexcept = default;
+  grid_field& operator=(grid_field&&) noexcept = default;
+  grid_field(const grid_field&) = delete;
+  grid_field& operator=(const grid_field&) = delete;
+
+  const cartesian_grid& grid() const noexcept { return *grid_; }
+  const field_shape& shape() const noexcept { return shape_; }
+  /// Local cell `(i, j, k)`: interior from 0, ghosts at negative and at `>= interior`.
+  T& operator()(int i, int j = 0, int k = 0) noexcept { return data_[shape_.index(i, j, k)]; }
+  const T& operator()(int i, int j = 0, int k = 0) const noexcept { return data_[shape_.index(i, j, k)]; }
+  /// The whole padded array, ghosts included, in storage order.
+  std::span<T> storage() noexcept { return {data_, shape_.size()}; }
+  std::span<const T> storage() const noexcept { return {data_, shape_.size()}; }
+  T* data() noexcept { return data_; }
+
+ private:
+  template <transferable... Ts>
+  friend class field_bundle;
+  grid_field(const cartesian_grid& grid, const field_shape& shape, detail::arena a, std::byte* at)
+      : grid_(&grid), shape_(shape), arena_(std::move(a)), data_(place(at, T{})) {}
+
+  T* place(std::byte* at, const T& value) const {
+    T* p = reinterpret_cast<T*>(at);
+    std::uninitialized_fill_n(p, shape_.size(), value);  // starts the elements' lifetimes
+    return p;
+  }
+
+  const cartesian_grid* grid_;
+  field_shape shape_;
+  detail::arena arena_;
+  T* data_ = nullptr;
+};
+
+/// Several fields of different element types over one shape, stored one
+/// after another (each 64-byte aligned) in one allocation, so that one
+/// exchange carries them all: every message holds the selected cells of the
+/// first field, then those of the second, and so on. Collective to construct.
+template <transferable... Ts>
+class field_bundle {
+  static_assert(sizeof...(Ts) > 0, "field_bundle needs at least one field");
+
+ public:
+  field_bundle(const cartesian_grid& grid, const offset& global, const offset& ghost)
+      : field_bundle(grid, detail::agreed_shape(grid, global, ghost, (sizeof(Ts) + ...)),
+                     std::index_sequence_for<Ts...>{}) {}
+  field_bundle(const cartesian_grid& grid, const offset& global, int ghost)
+      : field_bundle(grid, global, detail::along_grid(grid, ghost)) {}
+
+  template <std::size_t I>
+  auto& get() noexcept {
+    return std::get<I>(fields_);
+  }
+  template <std::size_t I>
+  const auto& get() const noexcept {
+    return std::get<I>(fields_);
+  }
+  const field_shape& shape() const noexcept { return std::get<0>(fields_).shape(); }
+  const cartesian_grid& grid() const noexcept { return std::get<0>(fields_).grid(); }
+  /// Each field's start in the allocation and its element size, in bytes.
+  const std::vector<std::array<std::size_t, 2>>& parts() const noexcept { return parts_; }
+  std::byte* base() noexcept { return arena_.get(); }
+
+ private:
+  template <std::size_t... I>
+  field_bundle(const cartesian_grid& grid, const field_shape& shape, std::index_sequence<I...>)
+      : arena_(detail::make_arena((detail::round_up(shape.size() * sizeof(Ts)) + ...))),
+        fields_(grid_field<Ts>(grid, shape, arena_, arena_.get() + start<I>(shape))...) {
+    (parts_.push_back({start<I>(shape), sizeof(Ts)}), ...);
+  }
+  template <std::size_t I>
+  static std::size_t start(const field_shape& shape) {
+    constexpr std::size_t sizes[] = {sizeof(Ts)...};
+    std::size_t at = 0;
+    for (std::size_t f = 0; f < I; ++f) at += detail::round_up(shape.size() * sizes[f]);
+    return at;
+  }
+
+  detail::arena arena_;
+  std::tuple<grid_field<Ts>...> fields_;
+  std::vector<std::array<std::size_t, 2>> parts_;
+};
+
+}  // namespace haloshift

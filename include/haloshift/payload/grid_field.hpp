@@ -1,0 +1,307 @@
+#pragma once
+/// @file grid_field.hpp
+/// @brief Grid mode (stencil codes): a rank's part of a global structured
+/// array with ghost layers of any width, filled from the neighbours'
+/// interiors (faces, edges, corners; periodic or not), several fields in one
+/// exchange, and ghost contributions combined back onto their owners.
+///
+/// Built on the selective exchange: the keys are global cell coordinates and
+/// a box needs a cell when the cell lies within the ghost width of the box.
+/// The plan is then relocated onto the padded array, so each message gathers
+/// straight from, and scatters straight into, the field's storage.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../mpi/agreement.hpp"
+#include "../select/auto.hpp"
+#include "field_shape.hpp"
+#include "field_storage.hpp"
+
+namespace haloshift {
+
+/// Reverse operations besides any binary functor (std::plus<> is the default).
+struct take_min {
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return b < a ? b : a;
+  }
+};
+struct take_max {
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+/// The owner takes the value of one of its ghost copies: the copy held by the
+/// highest rank and, among that rank's copies (periodic images), the one at
+/// the highest storage index. A cell nobody holds keeps its value. The same
+/// cell wins whatever the strategy.
+struct replace {};
+
+namespace detail {
+struct field_plan_builder;
+
+/// The grid selector: the box at `source + rel` (unwrapped) needs cell `key`
+/// (global coordinates in the source's frame) when the cell lies within the
+/// ghost width of that box along every dimension.
+struct within_ghost {
+  const grid_shape* grid;
+  field_shape shape;
+  bool operator()(const offset& source, const offset& rel, const offset& key) const noexcept {
+    for (int d = 0; d < grid->ndims(); ++d) {
+      const std::int64_t t = source[d] + rel[d];
+      if (key[d] < split_lo(shape.global[d], grid->dim(d), t) - shape.ghost[d] ||
+          key[d] >= split_lo(shape.global[d], grid->dim(d), t + 1) + shape.ghost[d])
+        return false;
+    }
+    return true;
+  }
+};
+
+/// A cell no other box needs lies more than `ghost` cells inside its box along
+/// every dimension; only the rest (the shell) is offered to the selection.
+inline std::vector<offset> shell_cells(const field_shape& s) {
+  std::vector<offset> out;
+  auto near_face = [&](int d, int i) { return i < s.ghost[d] || i >= s.interior[d] - s.ghost[d]; };
+  for (int k = 0; k < s.interior[2]; ++k)
+    for (int j = 0; j < s.interior[1]; ++j)
+      for (int i = 0; i < s.interior[0]; ++i)
+        if (near_face(0, i) || near_face(1, j) || near_face(2, k)) out.push_back(offset{i, j, k} + s.lo);
+  return out;
+}
+}  // namespace detail
+
+/// A compiled ghost-layer exchange for fields of one shape. Built collectively
+/// by make_field_plan; forward (ghost fill) and reverse (contributions back)
+/// may then be called any number of times, collectively.
+class field_plan {
+ public:
+  std::string_view strategy() const noexcept { return name_; }
+  const field_shape& shape() const noexcept { return shape_; }
+  /// Boxes the ghosts reach along each dimension: `ceil(ghost / narrowest interior)`.
+  const offset& reach() const noexcept { return reach_; }
+  /// The compiled program (messages, pieces) in cells of the padded array.
+  const program& details() const noexcept { return plan_.details(); }
+
+  /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells
+  /// outside a non-periodic dimension are left as they are.
+  template <transferable T>
+  void forward(grid_field<T>& f) {
+    check(f.shape(), "forward");
+    if (engine_)
+      engine_->forward(plan_.details(), f.data());
+    else
+      plan_.forward(f.storage());
+  }
+
+  /// Fills the ghosts of every field of the bundle in one exchange.
+  template <transferable... Ts>
+  void forward(field_bundle<Ts...>& b) {
+    check(b.shape(), "forward");
+    const program& p = bytes_program(b.parts());
+    if (engine_)
+      engine_->forward(p, b.base());
+    else
+      detail::run_forward_rounds(p, comm_.get(), mode_, b.base(), bytes_state_);
+  }
+
+  /// Combines every ghost cell's value onto its owner: owner = owner op
+  /// copy op copy ... (forwarders combine on the way, a tree reduction). The
+  /// ghosts are used as accumulators and hold partial results afterwards.
+  /// Floating-point sums may round differently per strategy (the combining
+  /// order differs); min, max, replace and integer sums do not.
+  template <transferable T, class Op = std::plus<>>
+  void reverse(grid_field<T>& f, Op op = {}) {
+    check(f.shape(), "reverse");
+    combine(f.storage(), op);
+  }
+
+  /// Reverse with replace (see haloshift::replace).
+  template <transferable T>
+  void reverse(grid_field<T>& f, replace) {
+    check(f.shape(), "reverse");
+    struct ranked {
+      std::uint64_t priority;  ///< 0: the owner's own value; else (holder rank + 1, storage index)
+      T value;
+    };
+    const std::span<T> cells = f.storage();
+    std::vector<ranked> work(cells.size());
+    const std::uint64_t holder = static_cast<std::uint64_t>(f.grid().rank() + 1) << 40;
+    for (std::size_t i = 0; i < cells.size(); ++i) work[i] = {holder | i, cells[i]};
+    for (int k = 0; k < shape_.interior[2]; ++k)
+      for (int j = 0; j < shape_.interior[1]; ++j)
+        for (int i = 0; i < shape_.interior[0]; ++i) work[shape_.index(i, j, k)].priority = 0;
+    combine(std::span<ranked>(work), [](const ranked& a, const ranked& b) { return b.priority > a.priority ? b : a; });
+    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = work[i].value;
+  }
+
+ private:
+  friend struct detail::field_plan_builder;
+  field_plan(selective_plan p, const field_shape& s, const offset& reach, const cartesian_grid& grid, protocol mode)
+      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach), comm_(grid.comm()), mode_(mode) {}
+
+  template <class U, class Op>
+  void combine(std::span<U> data, Op op) {
+    if (engine_)
+      engine_->reverse(plan_.details(), data.data(), op);
+    else
+      plan_.reverse(data, op);
+  }
+
+  void check(const field_shape& s, const char* what) const {
+    if (s.global != shape_.global || s.ghost != shape_.ghost || s.lo != shape_.lo)
+      throw error(std::string(what) + ": the field has " + to_string(s) + " but the plan was built for " +
+                  to_string(shape_));
+  }
+
+  /// The cell program turned into bytes of a bundle's allocation: each
+  /// message carries its cells of every field in turn. Built once per bundle layout.
+  const program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
+    for (const auto& [key, p] : bytes_programs_)
+      if (key == parts) return p;
+    program p = plan_.details();
+    for (round_program& r : p.rounds)
+      for (transfer_program& t : r.transfers)
+        for (message* m : {&t.send, &t.recv}) {
+          if (!m->exists()) continue;
+          std::vector<element_run> cells, bytes;
+          detail::for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) {
+            cells.push_back({first, count});
+          });
+          for (const auto& [start, size] : parts)
+            for (const element_run& c : cells) bytes.push_back({start + c.first * size, c.count * size});
+          select_pieces(*m, bytes);
+        }
+    detail::assign_staging(p);
+    bytes_programs_.emplace_back(parts, std::move(p));
+    return bytes_programs_.back().second;
+  }
+
+  selective_plan plan_;
+  std::string_view name_;
+  field_shape shape_;
+  offset reach_{0, 0, 0};
+  mpi::communicator comm_;  ///< bundles run their own program on it
+  protocol mode_ = protocol::overlapping;
+  detail::executor_state<std::byte> bytes_state_;
+  std::vector<std::pair<std::vector<std::array<std::size_t, 2>>, program>> bytes_programs_;
+  std::unique_ptr<detail::selected_neighbor_engine> engine_;  ///< NeighborAlltoall: SingleHop's messages, one collective
+};
+
+namespace detail {
+struct field_plan_builder {
+  template <strategy S>
+    requires uses_neighbor_collective<S>
+  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options) {
+    mpi::agree(grid.comm(), [&] {
+      if (options.mode != protocol::overlapping)
+        throw error(std::string(S::name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
+    });
+    field_plan p = build<SingleHop>(grid, shape, options);  // the same single round, selected per edge
+    p.engine_ = std::make_unique<selected_neighbor_engine>(p.details(), p.comm_.get());
+    p.name_ = S::name;
+    return p;
+  }
+
+  template <strategy S>
+  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options) {
+    const grid_shape& g = grid.shape();
+    offset k = shape.reach(g);
+    // No ghosts at all still makes a (selecting nothing) plan, so the calls stay collective and uniform.
+    if (k == zero_offset) k = along_grid(grid, 1);
+    const std::vector<offset> own = shell_cells(shape);
+    auto [plan, keys] = make_selective_plan<S>(grid, k, std::span<const offset>(own), within_ghost{&g, shape}, options);
+    // Owned cells stay where they are; a ghost goes to its unwrapped position: key + image * global.
+    std::vector<std::size_t> place(keys.size());
+    for (std::size_t i = 0; i < plan.owned(); ++i) place[i] = shape.index_of_global(keys[i]);
+    for (const block_slot& b : plan.blocks())
+      for (std::size_t e = b.first; e < b.first + b.count; ++e) {
+        offset u = keys[e];
+        for (int d = 0; d < max_dims; ++d) u[d] += b.source.image[d] * shape.global[d];
+        if (!shape.holds(u))
+          throw error("grid field: ghost cell " + to_string(u) + " from offset " + to_string(b.off) +
+                      " lies outside the padded box (internal error)");
+        place[e] = shape.index_of_global(u);
+      }
+    plan.relocate(place, shape.size());
+    return field_plan(std::move(plan), shape, k, grid, options.mode);
+  }
+
+  /// Auto for grids: rank 0 ranks the strategies that can select (explain(),
+  /// blocks sized as the mean ghost bytes per imported box of the largest
+  /// box) and broadcasts its choice, so all ranks build the same plan.
+  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+                              std::size_t element_size) {
+    static const std::vector<std::string> candidates{"Shift", "SingleHop", "TtlMultiHop"};
+    offset k = shape.reach(grid.shape());
+    if (k == zero_offset) k = along_grid(grid, 1);
+    const range r = make_range(grid.shape(), k, options.kind);
+    std::uint64_t ghosts = shape.size() - static_cast<std::size_t>(shape.interior[0]) *
+                                              static_cast<std::size_t>(shape.interior[1]) *
+                                              static_cast<std::size_t>(shape.interior[2]);
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+    const hockney model = agreed_model(grid.comm());
+    int choice = 0;
+    if (grid.rank() == 0) {
+      const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
+      const prediction best = explain(grid.shape(), r, bytes, model, options.mode, candidates).front();
+      choice = static_cast<int>(std::find(candidates.begin(), candidates.end(), best.strategy) - candidates.begin());
+      const char* verbose = std::getenv("HALOSHIFT_VERBOSE");
+      if (verbose && std::string(verbose) == "1")
+        std::cerr << "haloshift: Auto chose " << best.strategy << " for grid fields, predicted "
+                  << best.seconds * 1e6 << " us\n";
+    }
+    mpi::check(MPI_Bcast(&choice, 1, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+    if (choice == 0) return build<Shift>(grid, shape, options);
+    if (choice == 1) return build<SingleHop>(grid, shape, options);
+    return build<TtlMultiHop>(grid, shape, options);
+  }
+};
+}  // namespace detail
+
+/// Builds the ghost exchange of strategy `S` (Shift, SingleHop, TtlMultiHop, NeighborAlltoall
+/// or Auto) for fields of `shape` (take it from a field: `f.shape()`).
+/// Collective: the shape, the strategy and the options must agree on all
+/// ranks. `element_size` (bytes per cell) only informs Auto's cost model.
+template <class S>
+  requires strategy<S> || std::same_as<S, Auto>
+field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {},
+                           std::size_t element_size = sizeof(double)) {
+  // Re-agree: a shape may come from anywhere, not only from a collectively built field.
+  const field_shape checked = detail::agreed_shape(grid, shape.global, shape.ghost, 1);
+  if constexpr (std::same_as<S, Auto>)
+    return detail::field_plan_builder::automatic(grid, checked, options, element_size);
+  else
+    return detail::field_plan_builder::build<S>(grid, checked, options);
+}
+template <class S, transferable T>
+field_plan make_field_plan(const grid_field<T>& f, plan_options options = {}) {
+  return make_field_plan<S>(f.grid(), f.shape(), options, sizeof(T));
+}
+template <class S, transferable... Ts>
+field_plan make_field_plan(const field_bundle<Ts...>& b, plan_options options = {}) {
+  return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));
+}
+
+/// One-shot ghost fill: builds a plan of strategy `S` and runs it once. For
+/// repeated exchanges keep a plan (make_field_plan): building one is collective
+/// and costs a few exchanges.
+template <class S, class Field>
+void fill_ghosts(Field& f, plan_options options = {}) {
+  make_field_plan<S>(f, options).forward(f);
+}
+
+}  // namespace haloshift

@@ -1,0 +1,147 @@
+#pragma once
+/// @file migrate.hpp
+/// @brief Migration: particles that left their box move to their new owner,
+/// over any distance, none lost and none duplicated.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <type_traits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../error.hpp"
+#include "../exchange/halo.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../mpi/agreement.hpp"
+#include "../mpi/check.hpp"
+#include "domain.hpp"
+
+namespace haloshift {
+
+/// Wraps `x` into the primary domain along periodic dimensions and returns
+/// the rank whose box owns it. Throws haloshift::error when `x` is not finite
+/// or leaves a non-periodic dimension.
+inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
+  offset c{0, 0, 0};
+  for (int d = 0; d < grid.ndims(); ++d) {
+    if (!std::isfinite(x[d]))
+      throw error("migrate: a particle has a non-finite coordinate along dimension " + std::to_string(d));
+    if (grid.periodic(d)) {
+      x[d] -= std::floor((x[d] - dom.lo[d]) / dom.length(d)) * dom.length(d);
+      if (x[d] >= dom.hi[d]) x[d] = dom.lo[d];  // rounding of a value just below lo
+      if (x[d] < dom.lo[d]) x[d] = dom.lo[d];
+    } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
+      throw error("migrate: a particle at coordinate " + std::to_string(x[d]) + " along dimension " +
+                  std::to_string(d) + " left the non-periodic domain [" + std::to_string(dom.lo[d]) + ", " +
+                  std::to_string(dom.hi[d]) + ")");
+    }
+    c[d] = dom.owner_coordinate(grid, d, x[d]);
+  }
+  return grid.rank_of(c);
+}
+
+namespace detail {
+/// Sparse data exchange (Hoefler's NBX): synchronous sends to the few ranks
+/// that get something, receives by probing, and a non-blocking barrier that
+/// completes once every send was matched. O(messages) work and no O(P)
+/// memory, for any distance. Returns each source's bytes, ordered by source rank.
+inline std::map<int, std::vector<std::byte>> sparse_exchange(MPI_Comm comm,
+                                                             const std::map<int, std::vector<std::byte>>& out) {
+  constexpr int tag = 7031;
+  std::vector<MPI_Request> sends;
+  for (const auto& [rank, bytes] : out) {
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+      throw error("migrate: " + std::to_string(bytes.size()) + " bytes for rank " + std::to_string(rank) +
+                  " exceed MPI's int count");
+    sends.emplace_back();
+    mpi::check(MPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, rank, tag, comm, &sends.back()),
+               "MPI_Issend");
+  }
+  std::map<int, std::vector<std::byte>> in;
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  bool barrier_started = false;
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status), "MPI_Iprobe");
+    if (flag) {
+      int n = 0;
+      mpi::check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+      std::vector<std::byte>& bytes = in[status.MPI_SOURCE];
+      bytes.resize(static_cast<std::size_t>(n));
+      mpi::check(MPI_Recv(bytes.data(), n, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      continue;
+    }
+    if (!barrier_started) {
+      int done = 0;
+      mpi::check(MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE),
+                 "MPI_Testall");
+      if (done) {
+        mpi::check(MPI_Ibarrier(comm, &barrier), "MPI_Ibarrier");
+        barrier_started = true;
+      }
+    } else {
+      int done = 0;
+      mpi::check(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) break;
+    }
+  }
+  return in;
+}
+}  // namespace detail
+
+/// Moves every particle of `particles` to the rank whose box holds its
+/// position (`position_of(p)` returns a `position&`; wrapped into the domain
+/// along periodic dimensions on the way), over any distance. Collective. On
+/// return a rank holds the particles that stayed, in their old order, then
+/// the arrivals ordered by source rank and, within a source, in its order:
+/// the result does not depend on message timing. A particle outside a
+/// non-periodic dimension raises the same haloshift::error on every rank
+/// before anything moves.
+template <transferable T, class PositionOf>
+  requires std::is_invocable_r_v<position&, PositionOf, T&>
+void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
+  std::vector<int> owner(particles.size());
+  mpi::agree(grid.comm(), [&] {
+    dom.validate(grid.shape());
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+      try {
+        owner[i] = owner_of(grid.shape(), dom, std::invoke(position_of, particles[i]));
+      } catch (const error& e) {
+        throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
+                    std::to_string(i) + ")");
+      }
+    }
+  });
+  std::map<int, std::vector<std::byte>> out;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < particles.size(); ++i) {
+    if (owner[i] == grid.rank()) {
+      particles[kept++] = particles[i];
+      continue;
+    }
+    std::vector<std::byte>& bytes = out[owner[i]];
+    const auto* p = reinterpret_cast<const std::byte*>(&particles[i]);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  particles.resize(kept);
+  for (const auto& [source, bytes] : detail::sparse_exchange(grid.comm(), out)) {
+    const std::size_t n = bytes.size() / sizeof(T);
+    const std::size_t at = particles.size();
+    particles.resize(at + n);
+    if (n) std::memcpy(static_cast<void*>(particles.data() + at), bytes.data(), n * sizeof(T));
+  }
+}
+
+/// Migration of bare positions.
+inline void migrate(const cartesian_grid& grid, const domain& dom, std::vector<position>& x) {
+  migrate(grid, dom, x, [](position& p) -> position& { return p; });
+}
+
+}  // namespace haloshift

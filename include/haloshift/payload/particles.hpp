@@ -1,0 +1,285 @@
+#pragma once
+/// @file particles.hpp
+/// @brief Particle mode (molecular dynamics): each rank imports, as ghosts,
+/// the particles that lie within a cutoff of its box, from as many boxes away
+/// as the cutoff reaches, shifted across periodic boundaries; per-particle
+/// arrays then move along the stored lists (forward) and contributions such
+/// as forces are summed back onto the owners (reverse).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <cstdint>
+#include <cstring>
+#include <concepts>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../select/auto.hpp"
+#include "domain.hpp"
+
+namespace haloshift {
+
+/// A block of ghosts: the particles imported from the box at `offset`.
+struct ghost_block {
+  haloshift::offset offset;  ///< position of the source box relative to this rank's box
+  int source;                ///< owner rank (may be this rank: a periodic image)
+  haloshift::offset image;   ///< periodic wraps: ghost position = owner's position + image * length
+  std::size_t first;         ///< index of its first ghost in the owned-then-ghosts arrays
+  std::size_t count;
+};
+
+namespace detail {
+struct particle_builder;
+
+/// The particle selector: the box at `source + rel` needs a particle when the
+/// particle lies within `cutoff` of that box along every grid dimension
+/// (inside the box grown by the cutoff, as LAMMPS's ghost region).
+struct within_cutoff {
+  const grid_shape* grid;
+  domain dom;
+  position cutoff;
+  bool operator()(const offset& source, const offset& rel, const position& x) const noexcept {
+    for (int d = 0; d < grid->ndims(); ++d) {
+      const int c = source[d] + rel[d];
+      if (dom.edge(*grid, d, c) - x[d] > cutoff[d] || x[d] - dom.edge(*grid, d, c + 1) > cutoff[d]) return false;
+    }
+    return true;
+  }
+};
+}  // namespace detail
+
+/// A particle exchange for one rank, built from positions at re-neighbouring
+/// time. Arrays handed to it hold `owned()` particles followed by room for
+/// `ghosts()` ghosts (LAMMPS's `nlocal` then `nghost`); the ghosts are ordered
+/// block by block in canonical offset order, each block in its owner's order,
+/// so every strategy gives the same arrays bit for bit.
+class particle_plan {
+ public:
+  std::string_view strategy() const noexcept { return plan_.strategy(); }
+  std::size_t owned() const noexcept { return plan_.owned(); }
+  std::size_t ghosts() const noexcept { return plan_.ghosts(); }
+  /// owned() + ghosts(): the length of every array forward and reverse take.
+  std::size_t size() const noexcept { return plan_.size(); }
+  /// Boxes the ghosts come from, per dimension (`ceil(cutoff / box width)`).
+  const offset& reach() const noexcept { return reach_; }
+  const std::vector<ghost_block>& blocks() const noexcept { return blocks_; }
+  /// Positions of owned particles and ghosts as of the plan's construction, ghosts shifted.
+  const std::vector<position>& positions() const noexcept { return positions_; }
+
+  /// Moves any per-particle quantity to the ghosts: `data[0, owned())` goes
+  /// out, `data[owned(), size())` is filled. No periodic shift is applied.
+  template <transferable T>
+  void forward(std::span<T> data) {
+    plan_.forward(data);
+  }
+  template <transferable T>
+  void forward(std::vector<T>& data) {
+    plan_.forward(std::span<T>(data));
+  }
+
+  /// Moves positions and shifts each ghost by its block's periodic image times the domain length.
+  void forward_positions(std::span<position> x) {
+    forward(x, [this](position& p, const offset& image) { shift(p, image); });
+  }
+  void forward_positions(std::vector<position>& x) { forward_positions(std::span<position>(x)); }
+  /// The same for an array of structs: `member` is the position inside each element.
+  template <transferable T>
+  void forward_positions(std::span<T> particles, position T::*member) {
+    forward(particles, [this, member](T& p, const offset& image) { shift(p.*member, image); });
+  }
+  /// Moves any per-particle quantity, then calls `shift(ghost, image)` for
+  /// every ghost whose block wrapped around a periodic dimension: for
+  /// positions kept in another form (fixed point, single precision, a struct).
+  template <transferable T, class Shift>
+    requires std::invocable<Shift&, T&, const offset&>
+  void forward(std::span<T> data, Shift shift) {
+    plan_.forward(data);
+    for (const ghost_block& b : blocks_)
+      if (b.image != zero_offset)
+        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
+  }
+
+  /// Sums (or combines with `op`) every ghost's value onto its owner: what a
+  /// code using Newton's third law does with ghost forces. The ghost entries
+  /// are used as accumulators and hold partial sums afterwards.
+  template <transferable T, class Op = std::plus<>>
+  void reverse(std::span<T> data, Op op = {}) {
+    plan_.reverse(data, op);
+  }
+  template <transferable T, class Op = std::plus<>>
+  void reverse(std::vector<T>& data, Op op = {}) {
+    plan_.reverse(std::span<T>(data), op);
+  }
+
+ private:
+  friend struct detail::particle_builder;
+
+  particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach)
+      : plan_(std::move(plan)), positions_(std::move(x)), reach_(reach) {
+    for (int d = 0; d < max_dims; ++d) length_[d] = dom.length(d);
+    for (const block_slot& b : plan_.blocks())
+      blocks_.push_back({b.off, b.source.rank, b.source.image, b.first, b.count});
+    for (const ghost_block& b : blocks_)
+      for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(positions_[i], b.image);
+  }
+
+  void shift(position& p, const offset& image) const noexcept {
+    for (int d = 0; d < max_dims; ++d) p[d] += image[d] * length_[d];
+  }
+
+  selective_plan plan_;
+  std::vector<position> positions_;
+  offset reach_{0, 0, 0};
+  position length_{0, 0, 0};
+  std::vector<ghost_block> blocks_;
+};
+
+namespace detail {
+struct particle_builder {
+  template <strategy S>
+  static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                             std::span<const position> x, const offset& reach, plan_options options) {
+    within_cutoff needs{&grid.shape(), dom, cutoff};
+    auto [plan, keys] = make_selective_plan<S>(grid, reach, x, needs, options);
+    return particle_plan(std::move(plan), std::move(keys), dom, reach);
+  }
+};
+}  // namespace detail
+
+/// The box `[lo, hi)` of this rank within `dom`.
+inline std::pair<position, position> box_of(const cartesian_grid& grid, const domain& dom) {
+  position lo = dom.lo, hi = dom.hi;
+  for (int d = 0; d < grid.ndims(); ++d) {
+    lo[d] = dom.edge(grid.shape(), d, grid.coords()[d]);
+    hi[d] = dom.edge(grid.shape(), d, grid.coords()[d] + 1);
+  }
+  return {lo, hi};
+}
+
+namespace detail {
+/// Checks a particle plan's arguments collectively (the same error on every
+/// rank) and returns how many boxes the cutoff reaches per dimension.
+inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                             std::span<const position> x) {
+  const grid_shape& shape = grid.shape();
+  // Doubles that must agree are compared through their bit patterns: equal values, equal bits.
+  auto bits = [](double v) {
+    std::int64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  static const char* names[max_dims][3] = {{"domain.lo[0]", "domain.hi[0]", "cutoff[0]"},
+                                           {"domain.lo[1]", "domain.hi[1]", "cutoff[1]"},
+                                           {"domain.lo[2]", "domain.hi[2]", "cutoff[2]"}};
+  std::vector<mpi::agreed_value> agreed;
+  for (int d = 0; d < shape.ndims(); ++d)
+    for (int i = 0; i < 3; ++i)
+      agreed.push_back({names[d][i], bits(i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d])});
+  offset reach{0, 0, 0};
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        dom.validate(shape);
+        for (int d = 0; d < shape.ndims(); ++d) {
+          if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
+            throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " +
+                        std::to_string(cutoff[d]));
+          const double boxes = std::ceil(cutoff[d] / (dom.length(d) / shape.dim(d)));
+          if (boxes > 1e6)
+            throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
+                        " spans more than a million boxes");
+          reach[d] = std::max(1, static_cast<int>(boxes));  // a zero cutoff still takes particles on the border
+        }
+        const auto [lo, hi] = box_of(grid, dom);
+        for (std::size_t i = 0; i < x.size(); ++i)
+          for (int d = 0; d < shape.ndims(); ++d)
+            if (!(x[i][d] >= lo[d] && x[i][d] < hi[d]))
+              throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(x[i][d]) +
+                          " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
+                          std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+      },
+      agreed);
+  return reach;
+}
+}  // namespace detail
+
+/// Builds the ghost exchange for the particles at `x` (all inside this rank's
+/// box: call migrate first) with a cutoff per dimension. Collective: the
+/// domain, cutoff, strategy and options must agree on all ranks and are
+/// checked; a bad argument on any rank raises the same haloshift::error on all.
+/// Strategies: Shift, SingleHop, TtlMultiHop, custom strategies whose blocks
+/// move away from their source, and Auto (see docs/particles.md).
+template <strategy S>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                 std::span<const position> x, plan_options options = {}) {
+  const offset reach = detail::particle_reach(grid, dom, cutoff, x);
+  return detail::particle_builder::build<S>(grid, dom, cutoff, x, reach, options);
+}
+
+/// Predicted time of every strategy that can carry particles, cheapest first.
+/// A block is sized as the slab of a box within the cutoff of a face
+/// neighbour (`particles * min(1, cutoff / width)` particles of
+/// `bytes_per_particle`), the first-phase message of Shift; later Shift phases
+/// carry more, so this ranks the strategies rather than predicting the time.
+inline std::vector<prediction> explain_particles(const grid_shape& grid, const domain& dom, const position& cutoff,
+                                                 std::size_t particles, std::size_t bytes_per_particle,
+                                                 const hockney& cost, protocol mode = protocol::overlapping) {
+  offset reach{0, 0, 0};
+  double fraction = 0;
+  for (int d = 0; d < grid.ndims(); ++d) {
+    const double width = dom.length(d) / grid.dim(d);
+    reach[d] = std::max(1, static_cast<int>(std::ceil(cutoff[d] / width)));
+    fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
+  }
+  const double bytes = static_cast<double>(particles * bytes_per_particle) * fraction;
+  std::vector<prediction> all = explain(grid, range{reach, shell::full}, bytes, cost, mode);
+  std::erase_if(all, [](const prediction& p) { return p.strategy == "TeamShift"; });
+  return all;
+}
+
+/// make_particle_plan<Auto>: validates like every particle plan, reads the
+/// agreed cost model (see make_plan<Auto>), and builds the plan of the
+/// strategy rank 0 ranks first by explain_particles (positions' bytes, the
+/// largest owned count); rank 0 broadcasts the choice, so all ranks agree.
+template <class S>
+  requires std::same_as<S, Auto>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                 std::span<const position> x, plan_options options = {}) {
+  const offset reach = detail::particle_reach(grid, dom, cutoff, x);
+  const hockney model = agreed_model(grid.comm());
+  std::uint64_t largest = x.size();
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+  static const std::string candidates[] = {"Shift", "SingleHop", "TtlMultiHop"};
+  int choice = 0;
+  if (grid.rank() == 0) {
+    const prediction best =
+        explain_particles(grid.shape(), dom, cutoff, largest, sizeof(position), model, options.mode).front();
+    choice = static_cast<int>(std::find(std::begin(candidates), std::end(candidates), best.strategy) -
+                              std::begin(candidates));
+    const char* verbose = std::getenv("HALOSHIFT_VERBOSE");
+    if (verbose && std::string(verbose) == "1")
+      std::cerr << "haloshift: Auto chose " << best.strategy << " for particles, predicted " << best.seconds * 1e6
+                << " us\n";
+  }
+  mpi::check(MPI_Bcast(&choice, 1, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+  if (choice == 1) return detail::particle_builder::build<SingleHop>(grid, dom, cutoff, x, reach, options);
+  if (choice == 2) return detail::particle_builder::build<TtlMultiHop>(grid, dom, cutoff, x, reach, options);
+  return detail::particle_builder::build<Shift>(grid, dom, cutoff, x, reach, options);
+}
+
+/// The same cutoff along every dimension.
+template <class S>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff,
+                                 std::span<const position> x, plan_options options = {}) {
+  return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);
+}
+
+}  // namespace haloshift

@@ -1,0 +1,344 @@
+// Grid mode against an oracle computed from global coordinates alone: after
+// a ghost fill every ghost cell holds the value of the cell it images
+// (wrapped across periodic dimensions), non-periodic outer ghosts keep their
+// sentinel; reverse combines every holder's ghost copy onto the owner as a
+// serial loop over all ranks' padded boxes says. Swept over the grid shapes
+// of the world size, uneven sizes, ghost widths up to several boxes, and the
+// strategies that can select.
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <haloshift/haloshift.hpp>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+#include "../support/oracle.hpp"
+#include "../support/sweep.hpp"
+
+namespace hs = haloshift;
+
+namespace {
+
+/// Everything the oracle knows: the grid, global sizes and ghost widths. Its
+/// split and wrap arithmetic is its own (no library code).
+struct world {
+  oracle::grid g;
+  int ndims = 1;
+  std::array<int, 3> n{1, 1, 1}, ghost{0, 0, 0};
+
+  int first(int d, int c) const { return static_cast<int>(static_cast<long>(c) * n[d] / g.dims[d]); }  // c in [0, P]
+  /// Padded box of rank r: unwrapped global lower corner and extents.
+  std::array<int, 3> lo(int r) const {
+    const auto c = g.coords_of(r);
+    return {first(0, c[0]) - ghost[0], first(1, c[1]) - ghost[1], first(2, c[2]) - ghost[2]};
+  }
+  std::array<int, 3> extent(int r) const {
+    const auto c = g.coords_of(r);
+    std::array<int, 3> e{};
+    for (int d = 0; d < 3; ++d) e[d] = first(d, c[d] + 1) - first(d, c[d]) + 2 * ghost[d];
+    return e;
+  }
+  bool interior(int r, const std::array<int, 3>& u) const {
+    const auto l = lo(r), e = extent(r);
+    for (int d = 0; d < 3; ++d)
+      if (u[d] < l[d] + ghost[d] || u[d] >= l[d] + e[d] - ghost[d]) return false;
+    return true;
+  }
+  /// Wraps unwrapped global coordinates; false when outside a non-periodic dimension.
+  bool wrap(std::array<int, 3>& u) const {
+    for (int d = 0; d < 3; ++d) {
+      while (g.periodic[d] && u[d] < 0) u[d] += n[d];
+      while (g.periodic[d] && u[d] >= n[d]) u[d] -= n[d];
+      if (u[d] < 0 || u[d] >= n[d]) return false;
+    }
+    return true;
+  }
+  /// Calls f(index, unwrapped coordinates) for every cell of rank r's padded box, storage order.
+  template <class F>
+  void for_each_cell(int r, F&& f) const {
+    const auto l = lo(r), e = extent(r);
+    std::size_t i = 0;
+    for (int z = 0; z < e[2]; ++z)
+      for (int y = 0; y < e[1]; ++y)
+        for (int x = 0; x < e[0]; ++x) f(i++, std::array<int, 3>{l[0] + x, l[1] + y, l[2] + z});
+  }
+};
+
+double value_at(const std::array<int, 3>& w) { return w[0] + 1000.0 * w[1] + 1e6 * w[2] + 0.25; }
+constexpr double sentinel = -7.5;
+
+struct cell {  // a struct field: several members, padding included
+  std::int32_t a;
+  double b;
+};
+
+std::int64_t contribution(int holder, std::size_t index) { return holder * 100003 + static_cast<std::int64_t>(index); }
+
+/// Ghost widths to try for a world: 1, 2, and more than the narrowest interior; mixed per dimension.
+std::vector<std::array<int, 3>> ghost_sets(const world& w) {
+  std::vector<std::array<int, 3>> out{{1, 1, 1}, {2, 1, 2}};
+  int beyond = 0;
+  for (int d = 0; d < w.ndims; ++d) beyond = std::max(beyond, w.n[d] / w.g.dims[d] + 1);
+  out.push_back({beyond, beyond, beyond});
+  if (!sweep::reduced()) out.push_back({0, 2, 1});
+  for (auto& g : out)
+    for (int d = w.ndims; d < 3; ++d) g[d] = 0;
+  return out;
+}
+
+template <class Strategy>
+std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank, std::size_t& checked,
+                       std::optional<hs::field_plan>& plan) {
+  std::ostringstream why;
+  const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
+  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]};
+  hs::grid_field<double> u(grid, global, ghost, sentinel);
+  hs::field_bundle<std::int32_t, cell> both(grid, global, ghost);
+  w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
+    if (!w.interior(rank, p)) {
+      both.get<0>().storage()[i] = -1;
+      both.get<1>().storage()[i] = {-1, sentinel};
+      return;
+    }
+    u.storage()[i] = value_at(p);
+    both.get<0>().storage()[i] = p[0] * 7 + p[1] * 131 + p[2] * 9973;
+    both.get<1>().storage()[i] = {p[2], value_at(p)};
+  });
+  plan.emplace(hs::make_field_plan<Strategy>(u));
+  for (int d = 0; d < w.ndims; ++d) {
+    const int narrowest = w.n[d] / w.g.dims[d];
+    const int k = w.ghost[d] ? (w.ghost[d] + narrowest - 1) / narrowest : 0;
+    if (plan->reach()[d] != k && !(plan->reach() == hs::offset{1, w.ndims > 1, w.ndims > 2} && k == 0))
+      why << "reach[" << d << "] " << plan->reach()[d] << " expected " << k << "; ";
+  }
+  plan->forward(u);
+  plan->forward(u);  // a plan repeats
+  if (std::string(Strategy::name) != "NeighborAlltoall" && !sweep::reduced() && w.ghost == ghost_sets(w).front()) {
+    hs::grid_field<double> v(grid, global, ghost, sentinel);  // synchronous sends give the same ghosts
+    std::copy(u.storage().begin(), u.storage().end(), v.storage().begin());
+    w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
+      if (!w.interior(rank, p)) v.storage()[i] = sentinel;
+    });
+    hs::make_field_plan<Strategy>(v, {.mode = hs::protocol::rendezvous}).forward(v);
+    if (std::memcmp(u.data(), v.data(), u.storage().size_bytes()) != 0) why << "rendezvous differs; ";
+  }
+  plan->forward(both);  // one plan serves every field of its shape
+  if (std::string(Strategy::name) == "Shift") {
+    int limit = 0;
+    for (int d = 0; d < 3; ++d) limit += 2 * plan->reach()[d];
+    if (plan->details().messages_sent > static_cast<std::size_t>(limit))
+      why << "Shift sent " << plan->details().messages_sent << " messages, at most " << limit << " expected; ";
+  }
+  if (u.shape().size() != static_cast<std::size_t>(w.extent(rank)[0]) * w.extent(rank)[1] * w.extent(rank)[2])
+    return "padded size differs from the oracle's";
+  w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
+    std::array<int, 3> q = p;
+    const bool real = w.wrap(q);
+    const double want = real ? value_at(q) : sentinel;
+    const double got = u.storage()[i];
+    const std::int32_t want_a = real ? q[0] * 7 + q[1] * 131 + q[2] * 9973 : -1;
+    const cell got_c = both.get<1>().storage()[i];
+    const bool ok = std::memcmp(&got, &want, sizeof want) == 0 && both.get<0>().storage()[i] == want_a &&
+                    got_c.a == (real ? q[2] : -1) && std::memcmp(&got_c.b, &want, sizeof want) == 0;
+    if (!ok && why.tellp() < 400)
+      why << "rank " << rank << " cell (" << p[0] << "," << p[1] << "," << p[2] << "): got " << got << " / "
+          << both.get<0>().storage()[i] << ", expected " << want << " / " << want_a << "; ";
+    ++checked;
+  });
+  return why.str();
+}
+
+/// Reverse with sum, min, max and replace against a serial loop over every holder's padded box.
+std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int rank, int size, hs::field_plan& plan) {
+  std::ostringstream why;
+  const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
+  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]};
+  hs::grid_field<std::int64_t> sum(grid, global, ghost), low(grid, global, ghost), high(grid, global, ghost);
+  hs::grid_field<double> last(grid, global, ghost);
+  auto own_value = [](const std::array<int, 3>& p) { return static_cast<std::int64_t>(value_at(p)) % 50021; };
+  auto fill = [&](int r, std::size_t i, const std::array<int, 3>& p, bool mine) {
+    const std::int64_t v = w.interior(r, p) ? own_value(p) : contribution(r, i) % 90001;
+    if (!mine) return v;
+    sum.storage()[i] = low.storage()[i] = high.storage()[i] = v;
+    last.storage()[i] = static_cast<double>(v);
+    return v;
+  };
+  w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) { fill(rank, i, p, true); });
+  plan.reverse(sum);
+  plan.reverse(low, hs::take_min{});
+  plan.reverse(high, hs::take_max{});
+  plan.reverse(last, hs::replace{});
+
+  // The oracle: start from the owners' values, fold in every holder's ghost copies.
+  std::map<std::array<int, 3>, std::array<std::int64_t, 3>> expect;
+  std::map<std::array<int, 3>, std::pair<std::pair<int, std::size_t>, std::int64_t>> winner;
+  w.for_each_cell(rank, [&](std::size_t, std::array<int, 3> p) {
+    if (w.interior(rank, p)) expect[p] = {own_value(p), own_value(p), own_value(p)};
+  });
+  for (int h = 0; h < size; ++h)
+    w.for_each_cell(h, [&](std::size_t i, std::array<int, 3> p) {
+      if (w.interior(h, p)) return;
+      std::array<int, 3> q = p;
+      if (!w.wrap(q) || !expect.count(q)) return;
+      const std::int64_t v = fill(h, i, p, false);
+      auto& e = expect[q];
+      e[0] += v;
+      e[1] = std::min(e[1], v);
+      e[2] = std::max(e[2], v);
+      auto& best = winner[q];
+      if (best.first < std::pair<int, std::size_t>{h + 1, i}) best = {{h + 1, i}, v};
+    });
+  w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
+    if (!w.interior(rank, p)) return;
+    const auto& e = expect[p];
+    const double want_last = static_cast<double>(winner.count(p) ? winner[p].second : own_value(p));
+    const bool ok = sum.storage()[i] == e[0] && low.storage()[i] == e[1] && high.storage()[i] == e[2] &&
+                    last.storage()[i] == want_last;
+    if (!ok && why.tellp() < 400)
+      why << "rank " << rank << " cell (" << p[0] << "," << p[1] << "," << p[2] << "): sum " << sum.storage()[i]
+          << "/" << e[0] << " min " << low.storage()[i] << "/" << e[1] << " max " << high.storage()[i] << "/" << e[2]
+          << " replace " << last.storage()[i] << "/" << want_last << "; ";
+  });
+  return why.str();
+}
+
+template <class Strategy>
+void sweep_grids() {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::size_t checked = 0, configurations = 0;
+  for (const sweep::shape& s : sweep::shapes(size)) {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    world w;
+    w.ndims = static_cast<int>(s.dims.size());
+    for (int d = 0; d < w.ndims; ++d) {
+      w.g.dims[d] = s.dims[d];
+      w.g.periodic[d] = s.periodic[d];
+    }
+    // Uneven sizes (3 P + d + 1 cells: some boxes one wider), smaller in 3D to keep runs short.
+    for (int d = 0; d < w.ndims; ++d) w.n[d] = (w.ndims == 3 ? 2 : 3) * s.dims[d] + d + 1;
+    for (const auto& g : ghost_sets(w)) {
+      w.ghost = g;
+      INFO(std::string(Strategy::name) + " " + s.name() + " cells " + std::to_string(w.n[0]) + "x" +
+           std::to_string(w.n[1]) + "x" + std::to_string(w.n[2]) + " ghost " + std::to_string(g[0]) + "," +
+           std::to_string(g[1]) + "," + std::to_string(g[2]));
+      std::optional<hs::field_plan> plan;
+      CHECK(check_fill<Strategy>(grid, w, rank, checked, plan) == "");
+      if (!sweep::reduced() || g == ghost_sets(w).front()) CHECK(check_reverse(grid, w, rank, size, *plan) == "");
+      ++configurations;
+    }
+  }
+  CHECK(configurations > 0);
+  CHECK(checked > 0);
+}
+
+}  // namespace
+
+using grid_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
+
+TEMPLATE_LIST_TEST_CASE("grid ghosts and reverse match the oracle", "[grids][oracle]", grid_strategies) {
+  sweep_grids<TestType>();
+}
+
+TEST_CASE("Auto picks a selecting strategy and fills the same ghosts", "[grids][auto]") {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, false, true}});
+  hs::grid_field<double> a(grid, {9, 8, 7}, 2), b(grid, {9, 8, 7}, 2);
+  for (std::size_t i = 0; i < a.storage().size(); ++i) a.storage()[i] = b.storage()[i] = rank * 1e4 + i;
+  auto chosen = hs::make_field_plan<hs::Auto>(a);
+  CHECK((chosen.strategy() == "Shift" || chosen.strategy() == "SingleHop" || chosen.strategy() == "TtlMultiHop"));
+  chosen.forward(a);
+  hs::fill_ghosts<hs::Shift>(b);
+  CHECK(std::memcmp(a.data(), b.data(), a.storage().size_bytes()) == 0);
+}
+
+TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  const hs::offset global{2 * grid.dim(0) + 1, 3 * grid.dim(1)};
+
+  SECTION("a negative ghost width") {
+    CHECK_THROWS_WITH(hs::grid_field<double>(grid, global, hs::offset{1, -2}), Catch::Contains("ghost[1]") &&
+                                                                                 Catch::Contains("got -2"));
+  }
+  SECTION("boxes without interior cells") {
+    if (grid.dim(0) > 1)
+      CHECK_THROWS_WITH(hs::grid_field<double>(grid, {grid.dim(0) - 1, 4}, 1),
+                        Catch::Contains("global[0] = " + std::to_string(grid.dim(0) - 1)) &&
+                            Catch::Contains("without interior cells"));
+  }
+  SECTION("ghosts along a dimension the grid lacks") {
+    CHECK_THROWS_WITH(hs::grid_field<float>(grid, global, hs::offset{1, 1, 1}), Catch::Contains("ghost[2] = 1"));
+  }
+  SECTION("a global size that differs between ranks, raised on every rank") {
+    if (size > 1)
+      CHECK_THROWS_WITH(hs::grid_field<double>(grid, {global[0] + (rank == 0), global[1]}, 1),
+                        Catch::Contains("global[0] must be the same on all ranks"));
+  }
+  SECTION("an error on one rank only reaches all ranks") {
+    if (size > 1)
+      CHECK_THROWS_WITH(hs::grid_field<double>(grid, global, hs::offset{rank == size - 1 ? -1 : 1, 1}),
+                        Catch::Contains("ghost[0] must be >= 0"));
+  }
+  SECTION("a field of another shape than the plan's") {
+    hs::grid_field<double> a(grid, global, 1), b(grid, global, 2);
+    hs::field_bundle<double, int> c(grid, global, 2);
+    auto plan = hs::make_field_plan<hs::Shift>(a);
+    CHECK_THROWS_WITH(plan.forward(b), Catch::Contains("the plan was built for global"));
+    CHECK_THROWS_WITH(plan.forward(c), Catch::Contains("ghost (2,2,0)"));
+    CHECK_THROWS_WITH(plan.reverse(b), Catch::Contains("the plan was built for"));
+  }
+  SECTION("NeighborAlltoall with synchronous sends") {
+    hs::grid_field<double> a(grid, global, 1);
+    CHECK_THROWS_WITH(hs::make_field_plan<hs::NeighborAlltoall>(a, {.mode = hs::protocol::rendezvous}),
+                      Catch::Contains("only protocol::overlapping"));
+  }
+  SECTION("strategies that cannot select") {
+    hs::grid_field<double> a(grid, global, 1);
+    if (grid.dim(0) > 1)
+      CHECK_THROWS_WITH(hs::make_field_plan<hs::TeamShift>(a, {.team = {grid.dim(0), 1, 1}}),
+                        Catch::Contains("cannot carry"));
+  }
+}
+
+TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
+  // Runs as a relocated field plan makes them: faces, rows, backward jumps, single cells.
+  const std::vector<std::vector<hs::element_run>> patterns{
+      {{5, 1}, {12, 1}, {19, 1}, {26, 1}, {40, 1}, {47, 1}},  // x face: stride 7, then a new group
+      {{0, 3}, {10, 3}, {20, 3}, {21, 1}, {2, 1}},             // rows, a merge, a backward jump
+      {{30, 2}, {4, 2}, {8, 2}, {9, 1}},                        // backwards, then forwards
+      {{7, 1}}};
+  for (const auto& runs : patterns) {
+    hs::message m;
+    m.peer = 0;
+    hs::select_pieces(m, runs);
+    std::vector<std::size_t> cells;  // the oracle: every cell in message order
+    for (const auto& r : runs)
+      for (std::size_t e = 0; e < r.count; ++e) cells.push_back(r.first + e);
+    REQUIRE(m.count == cells.size());
+    std::size_t grouped = 0;
+    for (const auto& g : m.strided) grouped += g.count * g.repeat;
+    CHECK(grouped == (m.contiguous ? 0 : cells.size()));
+    if (m.contiguous) continue;
+    std::vector<double> buffer(64), packed(m.count), back(64, -1);
+    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = 0.5 + static_cast<double>(i);
+    hs::block_layout layout;
+    hs::detail::gather(layout, m, buffer.data(), packed.data());
+    for (std::size_t i = 0; i < cells.size(); ++i) CHECK(packed[i] == buffer[cells[i]]);
+    hs::detail::scatter(layout, m, packed.data(), back.data());
+    for (std::size_t i = 0; i < back.size(); ++i)
+      CHECK(back[i] == (std::find(cells.begin(), cells.end(), i) != cells.end() ? buffer[i] : -1.0));
+  }
+  // The x-face pattern is one group of single cells.
+  hs::message face;
+  face.peer = 0;
+  hs::select_pieces(face, patterns[0]);
+  CHECK(face.strided.front() == hs::strided_run{5, 1, 7, 4});
+}

@@ -1,0 +1,84 @@
+// Migration over the rank sweep: random displacements of up to several boxes;
+// afterwards every particle lies in its owner's box, none is lost or
+// duplicated, and the particles' data is unchanged but for periodic wrapping.
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <haloshift/haloshift.hpp>
+#include <random>
+#include <set>
+
+#include "../support/sweep.hpp"
+#include "particle_world.hpp"
+
+namespace hs = haloshift;
+using particle_world::particle;
+
+TEST_CASE("migrate moves particles any distance, losing and duplicating none", "[particles][migrate]") {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::size_t configurations = 0;
+  for (const sweep::shape& s : sweep::shapes(size)) {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    const int ndims = static_cast<int>(s.dims.size());
+    const auto lo = particle_world::lo(), length = particle_world::length();
+    const hs::domain dom{lo, {lo[0] + length[0], lo[1] + length[1], lo[2] + length[2]}};
+    for (double boxes : {0.4, 3.5}) {
+      INFO(s.name() + " displacements up to " + std::to_string(boxes) + " boxes");
+      const auto [blo, bhi] = hs::box_of(grid, dom);
+      std::vector<particle> mine = particle_world::make(rank, blo, bhi, ndims, static_cast<unsigned>(configurations));
+      // Displace; along non-periodic dimensions stay inside the domain.
+      std::mt19937_64 gen(1234u + static_cast<unsigned>(rank));
+      for (particle& p : mine)
+        for (int d = 0; d < ndims; ++d) {
+          const double width = length[d] / s.dims[d];
+          std::uniform_real_distribution<double> u(-boxes * width, boxes * width);
+          double x = p.x[d] + u(gen);
+          if (!s.periodic[d]) x = std::clamp(x, dom.lo[d], std::nextafter(dom.hi[d], dom.lo[d]));
+          p.x[d] = x;
+        }
+      const auto before = particle_world::gather(mine, MPI_COMM_WORLD);
+      hs::migrate(grid, dom, mine, &particle::x);
+
+      // Every particle is now inside this rank's box.
+      bool inside = true;
+      for (const particle& p : mine)
+        for (int d = 0; d < ndims; ++d) inside = inside && p.x[d] >= blo[d] && p.x[d] < bhi[d];
+      CHECK(inside);
+
+      // Globally: the same ids, once each, each with its charge, at its position wrapped into the domain.
+      const auto after = particle_world::gather(mine, MPI_COMM_WORLD);
+      std::map<std::int64_t, particle> was;
+      for (const auto& r : before)
+        for (const particle& p : r) was[p.id] = p;
+      std::set<std::int64_t> seen;
+      bool same = true;
+      std::size_t total = 0;
+      for (const auto& r : after)
+        for (const particle& p : r) {
+          ++total;
+          same = same && seen.insert(p.id).second && was.count(p.id) && was[p.id].charge == p.charge;
+          for (int d = 0; same && d < ndims; ++d) {
+            const double shift = p.x[d] - was[p.id].x[d];
+            same = std::abs(shift - std::round(shift / length[d]) * length[d]) < 1e-12;
+          }
+        }
+      CHECK(same);
+      CHECK(total == was.size());
+      ++configurations;
+    }
+  }
+  CHECK(configurations > 0);
+}
+
+TEST_CASE("migrate rejects a particle outside a non-periodic domain on every rank", "[particles][migrate][errors]") {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {false}});
+  const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
+  std::vector<hs::position> x;
+  if (rank == 0) x.push_back({1.5, 0, 0});
+  CHECK_THROWS_WITH(hs::migrate(grid, dom, x), Catch::Contains("left the non-periodic domain") &&
+                                                   Catch::Contains("particle 0"));
+}

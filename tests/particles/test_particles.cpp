@@ -1,0 +1,249 @@
+// Particle mode against a brute-force oracle over the rank sweep: every rank's
+// ghosts (which particles, in which order, with which periodic shift) follow
+// from the gathered positions alone; reverse sums equal a serial sum.
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <haloshift/haloshift.hpp>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <type_traits>
+
+#include "../support/oracle.hpp"
+#include "../support/sweep.hpp"
+#include "particle_world.hpp"
+
+namespace hs = haloshift;
+using particle_world::particle;
+
+namespace {
+
+struct config {
+  oracle::grid g;
+  int ndims;
+  std::array<double, 3> lo, length, cutoff;
+  oracle::coords reach;
+  std::array<double, 3> box_lo(const oracle::coords& c) const {
+    std::array<double, 3> out = lo;
+    for (int d = 0; d < ndims; ++d) out[d] = lo[d] + length[d] * c[d] / g.dims[d];
+    return out;
+  }
+  std::array<double, 3> box_hi(const oracle::coords& c) const {
+    std::array<double, 3> out = lo;
+    for (int d = 0; d < ndims; ++d) out[d] = lo[d] + length[d] * (c[d] + 1) / g.dims[d];
+    return out;
+  }
+};
+
+/// The ghosts rank `me` must hold: for every offset within reach (canonical
+/// order), the source's particles, shifted by the image, that lie within the
+/// cutoff of my box along every dimension, in the source's order.
+std::vector<particle> expected_ghosts(const config& c, int me, const std::vector<std::vector<particle>>& all) {
+  std::vector<particle> out;
+  const oracle::coords mine = c.g.coords_of(me);
+  const auto blo = c.box_lo(mine), bhi = c.box_hi(mine);
+  for (const auto& b : oracle::halo_of(c.g, me, c.reach, false))
+    for (particle p : all[b.source]) {
+      bool near = true;
+      for (int d = 0; d < c.ndims; ++d) {
+        p.x[d] += b.image[d] * c.length[d];
+        near = near && blo[d] - p.x[d] <= c.cutoff[d] && p.x[d] - bhi[d] <= c.cutoff[d];
+      }
+      if (near) out.push_back(p);
+    }
+  return out;
+}
+
+std::string compare(const std::vector<particle>& got, std::size_t owned, const std::vector<particle>& want, int me) {
+  std::ostringstream why;
+  if (got.size() - owned != want.size()) {
+    why << "rank " << me << ": " << got.size() - owned << " ghosts, expected " << want.size();
+    return why.str();
+  }
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (std::memcmp(&got[owned + i], &want[i], sizeof(particle)) != 0) {
+      const particle& g = got[owned + i];
+      why << "rank " << me << " ghost " << i << ": id " << g.id << " at (" << g.x[0] << "," << g.x[1] << "," << g.x[2]
+          << "), expected id " << want[i].id << " at (" << want[i].x[0] << "," << want[i].x[1] << "," << want[i].x[2]
+          << ")";
+      return why.str();
+    }
+  return {};
+}
+
+double contribution(int holder, std::int64_t id) { return holder * 1000.0 + static_cast<double>(id % 997); }
+
+/// Cutoffs as multiples of the box width: within one box, exactly reaching a
+/// second, several boxes, and beyond a small periodic grid (periodic images).
+std::vector<double> cutoff_factors(const sweep::shape& s) {
+  // Three reaches in 1D and 2D; in 3D (the most shapes, (2k+1)^3 blocks) one and two boxes.
+  std::vector<double> f = sweep::reduced() || s.dims.size() == 3 ? std::vector<double>{0.45, 1.6}
+                                                                 : std::vector<double>{0.45, 1.6, 2.3};
+  double blocks = 1;
+  const double beyond = s.largest() + 0.5;
+  for (std::size_t d = 0; d < s.dims.size(); ++d) blocks *= 2 * std::ceil(beyond) + 1;
+  if (!sweep::reduced() && blocks <= 400) f.push_back(beyond);
+  return f;
+}
+
+template <class Strategy>
+void sweep_particles() {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::size_t configurations = 0;
+  for (const sweep::shape& s : sweep::shapes(size)) {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    config c{};
+    c.ndims = static_cast<int>(s.dims.size());
+    for (int d = 0; d < c.ndims; ++d) {
+      c.g.dims[d] = s.dims[d];
+      c.g.periodic[d] = s.periodic[d];
+    }
+    c.lo = particle_world::lo();
+    c.length = particle_world::length();
+    const hs::domain dom{c.lo, {c.lo[0] + c.length[0], c.lo[1] + c.length[1], c.lo[2] + c.length[2]}};
+    const oracle::coords me = c.g.coords_of(rank);
+    for (double factor : cutoff_factors(s)) {
+      for (int d = 0; d < 3; ++d) {
+        c.cutoff[d] = d < c.ndims ? factor * c.length[d] / c.g.dims[d] : 0.0;
+        c.reach[d] = d < c.ndims ? static_cast<int>(std::ceil(factor)) : 0;
+      }
+      const unsigned seed = static_cast<unsigned>(configurations + 1);
+      std::vector<particle> mine = particle_world::make(rank, c.box_lo(me), c.box_hi(me), c.ndims, seed);
+      const auto all = particle_world::gather(mine, MPI_COMM_WORLD);
+      const auto want = expected_ghosts(c, rank, all);
+      for (hs::protocol mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
+        // Synchronous sends: the executor's ordering is shared by all strategies; Shift within one box suffices.
+        if (mode == hs::protocol::rendezvous &&
+            (sweep::reduced() || factor > 1 || !std::is_same_v<Strategy, hs::Shift>))
+          continue;
+        INFO(std::string(Strategy::name) + " " + s.name() + " cutoff " + std::to_string(factor) + " boxes " +
+             (mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping"));
+        std::vector<hs::position> x;
+        for (const particle& p : mine) x.push_back(p.x);
+        auto plan = hs::make_particle_plan<Strategy>(grid, dom, hs::position{c.cutoff[0], c.cutoff[1], c.cutoff[2]},
+                                                     x, {.mode = mode});
+        REQUIRE(plan.owned() == mine.size());
+        CHECK(plan.reach() == hs::offset{c.reach[0], c.reach[1], c.reach[2]});
+
+        // Arrays of structs: positions shifted, the rest copied.
+        std::vector<particle> atoms(plan.size());
+        std::copy(mine.begin(), mine.end(), atoms.begin());
+        plan.forward_positions(std::span<particle>(atoms), &particle::x);
+        CHECK(compare(atoms, mine.size(), want, rank) == "");
+        plan.forward_positions(std::span<particle>(atoms), &particle::x);  // a plan repeats
+        CHECK(compare(atoms, mine.size(), want, rank) == "");
+
+        // Separate arrays: ids unshifted, positions shifted, and the plan's own copy of the positions.
+        std::vector<std::int64_t> ids(plan.size());
+        std::vector<hs::position> xs(plan.size());
+        for (std::size_t i = 0; i < mine.size(); ++i) ids[i] = mine[i].id, xs[i] = mine[i].x;
+        plan.forward(ids);
+        plan.forward_positions(xs);
+        bool same = ids.size() == mine.size() + want.size();
+        for (std::size_t i = 0; same && i < want.size(); ++i)
+          same = ids[mine.size() + i] == want[i].id &&
+                 std::memcmp(&xs[mine.size() + i], &want[i].x, sizeof(hs::position)) == 0 &&
+                 std::memcmp(&plan.positions()[mine.size() + i], &want[i].x, sizeof(hs::position)) == 0;
+        CHECK(same);
+
+        // Blocks: contiguous, canonical, sources and images as the oracle says.
+        std::size_t next = mine.size();
+        for (const auto& b : plan.blocks()) {
+          CHECK(b.first == next);
+          next += b.count;
+        }
+        CHECK(next == plan.size());
+
+        // Reverse: every holder's contribution reaches the owner once.
+        std::vector<double> f(plan.size());
+        for (std::size_t i = 0; i < mine.size(); ++i) f[i] = static_cast<double>(mine[i].id);
+        for (std::size_t i = mine.size(); i < f.size(); ++i) f[i] = contribution(rank, ids[i]);
+        plan.reverse(f);
+        std::map<std::int64_t, double> sum;
+        for (const particle& p : mine) sum[p.id] = static_cast<double>(p.id);
+        for (int holder = 0; holder < size; ++holder)
+          for (const particle& p : expected_ghosts(c, holder, all))
+            if (sum.count(p.id)) sum[p.id] += contribution(holder, p.id);
+        bool sums = true;
+        for (std::size_t i = 0; i < mine.size(); ++i) sums = sums && f[i] == sum[mine[i].id];
+        CHECK(sums);
+        ++configurations;
+      }
+    }
+  }
+  CHECK(configurations > 0);
+}
+
+}  // namespace
+
+using particle_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop>;
+
+TEMPLATE_LIST_TEST_CASE("particle ghosts, shifts and reverse sums match the oracle", "[particles][oracle]",
+                        particle_strategies) {
+  sweep_particles<TestType>();
+}
+
+TEST_CASE("particle plans reject bad input on every rank", "[particles][errors]") {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  const hs::domain dom{{0, 0, 0}, {2, 2, 1}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  std::vector<hs::position> x{{(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, 0}};
+
+  SECTION("a particle outside its box, on rank 0 only") {
+    std::vector<hs::position> bad = x;
+    if (rank == 0) bad[0][0] = hi[0] + 0.1;
+    CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, dom, 0.3, bad),
+                      Catch::Contains("particle 0") && Catch::Contains("call migrate first"));
+  }
+  SECTION("a negative cutoff") {
+    CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, dom, -0.5, x), Catch::Contains("cutoff[0]"));
+  }
+  SECTION("a cutoff that differs between ranks") {
+    if (size > 1)
+      CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, dom, rank == 0 ? 0.25 : 0.3, x),
+                        Catch::Contains("cutoff[0] must be the same on all ranks"));
+  }
+  SECTION("an empty domain") {
+    CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, {{0, 0, 0}, {0, 2, 1}}, 0.3, x),
+                      Catch::Contains("domain: lo[0]"));
+  }
+  SECTION("strategies that cannot select") {
+    CHECK_THROWS_WITH(hs::make_particle_plan<hs::NeighborAlltoall>(grid, dom, 0.3, x),
+                      Catch::Contains("cannot carry particle"));
+    if (grid.dim(0) > 1)
+      CHECK_THROWS_WITH(hs::make_particle_plan<hs::TeamShift>(grid, dom, 0.3, x, {.team = {grid.dim(0), 1, 1}}),
+                        Catch::Contains("cannot carry particle"));
+  }
+  SECTION("an array of the wrong length, on every rank") {
+    auto plan = hs::make_particle_plan<hs::Shift>(grid, dom, 0.3, x);
+    std::vector<double> short_array(plan.owned());
+    if (plan.ghosts() > 0) CHECK_THROWS_WITH(plan.forward(short_array), Catch::Contains("owned and ghosts"));
+  }
+}
+
+TEST_CASE("particle plans with Auto give the same ghosts as Shift", "[particles][auto]") {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, false, true}});
+  const hs::domain dom{{0, 0, 0}, {3, 2, 4}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  std::vector<particle> mine = particle_world::make(rank, lo, hi, 3, 99);
+  std::vector<hs::position> x;
+  for (const particle& p : mine) x.push_back(p.x);
+  auto chosen = hs::make_particle_plan<hs::Auto>(grid, dom, 0.7, x);
+  auto shift = hs::make_particle_plan<hs::Shift>(grid, dom, 0.7, x);
+  CHECK((chosen.strategy() == "Shift" || chosen.strategy() == "SingleHop" || chosen.strategy() == "TtlMultiHop"));
+  std::vector<std::int64_t> a(chosen.size()), b(shift.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) a[i] = b[i] = mine[i].id;
+  chosen.forward(a);
+  shift.forward(b);
+  CHECK(a == b);
+  CHECK(std::memcmp(chosen.positions().data(), shift.positions().data(), a.size() * sizeof(hs::position)) == 0);
+}
