@@ -19,7 +19,7 @@ run() {
 }
 run 1 --strategy shift
 for ranks in 2 4 8; do run "$ranks" --strategy shift; done
-for strategy in singlehop ttl auto; do run 4 --strategy "$strategy"; done
+for strategy in singlehop ttl neighbor auto; do run 4 --strategy "$strategy"; done
 for strategy in shift singlehop ttl; do run 4 --strategy "$strategy" --newton on; done
 run 8 --strategy singlehop --newton on
 run 2 --strategy ttl --newton on --grid 1x2x1

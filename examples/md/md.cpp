@@ -55,7 +55,7 @@ struct options {
 
 [[noreturn]] void usage(const std::string& why) {
   throw hs::error(why +
-                  "\nusage: haloshift-md [--strategy shift|singlehop|ttl|auto] [--size N] [--steps N] [--thermo N]"
+                  "\nusage: haloshift-md [--strategy shift|singlehop|ttl|neighbor|auto] [--size N] [--steps N] [--thermo N]"
                   " [--reneighbor N] [--newton on|off] [--grid PxQxR] [--check]");
 }
 
@@ -91,8 +91,9 @@ options parse(int argc, char** argv) {
     else if (a == "--check") o.check = true;
     else usage("unknown argument '" + a + "'");
   }
-  if (o.strategy != "shift" && o.strategy != "singlehop" && o.strategy != "ttl" && o.strategy != "auto")
-    usage("--strategy must be shift, singlehop, ttl or auto, got '" + o.strategy + "'");
+  if (o.strategy != "shift" && o.strategy != "singlehop" && o.strategy != "ttl" && o.strategy != "neighbor" &&
+      o.strategy != "auto")
+    usage("--strategy must be shift, singlehop, ttl, neighbor or auto, got '" + o.strategy + "'");
   return o;
 }
 
@@ -305,6 +306,7 @@ class simulation {
     if (o_.strategy == "singlehop") return hs::make_particle_plan<hs::SingleHop>(grid_, domain_, reach, x);
     if (o_.strategy == "ttl") return hs::make_particle_plan<hs::TtlMultiHop>(grid_, domain_, reach, x);
     if (o_.strategy == "auto") return hs::make_particle_plan<hs::Auto>(grid_, domain_, reach, x);
+    if (o_.strategy == "neighbor") return hs::make_particle_plan<hs::NeighborAlltoall>(grid_, domain_, reach, x);
     return hs::make_particle_plan<hs::Shift>(grid_, domain_, reach, x);
   }
 

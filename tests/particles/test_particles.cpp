@@ -180,7 +180,7 @@ void sweep_particles() {
 
 }  // namespace
 
-using particle_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop>;
+using particle_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
 
 TEMPLATE_LIST_TEST_CASE("particle ghosts, shifts and reverse sums match the oracle", "[particles][oracle]",
                         particle_strategies) {
@@ -214,9 +214,10 @@ TEST_CASE("particle plans reject bad input on every rank", "[particles][errors]"
     CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, {{0, 0, 0}, {0, 2, 1}}, 0.3, x),
                       Catch::Contains("domain: lo[0]"));
   }
-  SECTION("strategies that cannot select") {
-    CHECK_THROWS_WITH(hs::make_particle_plan<hs::NeighborAlltoall>(grid, dom, 0.3, x),
-                      Catch::Contains("cannot carry particle"));
+  SECTION("strategies and protocols that cannot select") {
+    CHECK_THROWS_WITH(
+        hs::make_particle_plan<hs::NeighborAlltoall>(grid, dom, 0.3, x, {.mode = hs::protocol::rendezvous}),
+        Catch::Contains("only protocol::overlapping applies"));
     if (grid.dim(0) > 1)
       CHECK_THROWS_WITH(hs::make_particle_plan<hs::TeamShift>(grid, dom, 0.3, x, {.team = {grid.dim(0), 1, 1}}),
                         Catch::Contains("cannot carry particle"));

@@ -39,6 +39,28 @@ void for_each_run(const block_layout& layout, const message& m, Run&& run) {
   for (int s : m.slots) run(layout.slots()[s].first, layout.slots()[s].count);
 }
 
+/// Walks the ranges a message carries one at a time (see for_each_run),
+/// without allocating: pairs the two sides of a copy to the rank itself.
+class run_cursor {
+ public:
+  run_cursor(const block_layout& layout, const message& m) : layout_(layout), m_(m) {}
+  /// The next non-empty range, or a range of count 0 at the end.
+  element_run next() {
+    if (m_.contiguous) return i_++ == 0 ? element_run{m_.first, m_.count} : element_run{};
+    if (m_.selected) return i_ < m_.pieces.size() ? m_.pieces[i_++] : element_run{};
+    while (i_ < m_.slots.size()) {
+      const block_slot& b = layout_.slots()[m_.slots[i_++]];
+      if (b.count) return {b.first, b.count};
+    }
+    return {};
+  }
+
+ private:
+  const block_layout& layout_;
+  const message& m_;
+  std::size_t i_ = 0;
+};
+
 /// Copies the rows of strided run `g` between the buffer at `cells` and the
 /// consecutive `packed`; `Pack` gathers into `packed`, otherwise scatters.
 /// `Bytes`, when not 0, is the row size known at compile time: single cells
@@ -184,17 +206,13 @@ void pair_blocks(const block_layout& layout, const message& from, const message&
   if (from.contiguous && to.contiguous) return per_block(block_slot{{}, {}, from.count, from.first, false},
                                                          block_slot{{}, {}, to.count, to.first, false});
   if (from.selected || to.selected) {  // selective: pair the two element sequences run by run
-    std::vector<element_run> a, b;
-    for_each_run(layout, from, [&](std::size_t f, std::size_t c) { a.push_back({f, c}); });
-    for_each_run(layout, to, [&](std::size_t f, std::size_t c) { b.push_back({f, c}); });
-    std::size_t i = 0, j = 0, used_a = 0, used_b = 0;
-    while (i < a.size() && j < b.size()) {
-      const std::size_t n = std::min(a[i].count - used_a, b[j].count - used_b);
-      if (n) per_block(block_slot{{}, {}, n, a[i].first + used_a, false}, block_slot{{}, {}, n, b[j].first + used_b, false});
-      used_a += n;
-      used_b += n;
-      if (used_a == a[i].count) ++i, used_a = 0;
-      if (used_b == b[j].count) ++j, used_b = 0;
+    run_cursor a(layout, from), b(layout, to);
+    element_run x = a.next(), y = b.next();
+    while (x.count && y.count) {
+      const std::size_t n = std::min(x.count, y.count);
+      per_block(block_slot{{}, {}, n, x.first, false}, block_slot{{}, {}, n, y.first, false});
+      x = x.count == n ? a.next() : element_run{x.first + n, x.count - n};
+      y = y.count == n ? b.next() : element_run{y.first + n, y.count - n};
     }
     return;
   }

@@ -11,6 +11,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,9 +22,11 @@
 #include "../grid/offset_box.hpp"
 #include "../mpi/agreement.hpp"
 #include "../mpi/communicator.hpp"
+#include "../schedule/single_hop.hpp"
 #include "../strategy.hpp"
 #include "executor.hpp"
 #include "halo.hpp"
+#include "neighbor_collective.hpp"
 #include "plan.hpp"
 #include "program.hpp"
 
@@ -80,8 +83,16 @@ class selective_plan {
   template <transferable T>
   void forward(std::span<T> data) {
     check_size(data.size());
+    forward_with(program_, data.data());
+  }
+
+  /// Runs `p`, this plan's program in other units (a field bundle's bytes),
+  /// forward on this plan's communicator (and neighbourhood collective).
+  template <transferable T>
+  void forward_with(const program& p, T* data) {
+    if (engine_) return engine_->forward(p, data);
     detail::executor_state<T> st;
-    detail::run_forward_rounds(program_, comm_.get(), mode_, data.data(), st);
+    detail::run_forward_rounds(p, comm_.get(), mode_, data, st);
   }
 
   /// Contributions back: every ghost's value is combined with `op` onto its
@@ -90,6 +101,7 @@ class selective_plan {
   template <transferable T, class Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
     check_size(data.size());
+    if (engine_) return engine_->reverse(program_, data.data(), op);
     detail::executor_state<T> st;
     detail::run_reverse(program_, comm_.get(), mode_, data.data(), st, op);
   }
@@ -137,11 +149,30 @@ class selective_plan {
   program program_;
   std::vector<block_slot> blocks_;
   std::size_t storage_ = 0;
+  /// NeighborAlltoall: SingleHop's one round of selected messages as one MPI_Neighbor_alltoallv.
+  std::unique_ptr<detail::selected_neighbor_engine> engine_;
 };
 
 namespace detail {
 
 struct selective_builder {
+  /// NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
+  template <strategy S, transferable Key, class Needs>
+    requires uses_neighbor_collective<S>
+  static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
+                                                           std::span<const Key> own, const Needs& needs,
+                                                           plan_options options) {
+    mpi::agree(grid.comm(), [&] {
+      if (options.mode != protocol::overlapping)
+        throw error(std::string(S::name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
+    });
+    auto built = build<SingleHop, Key>(grid, k, own, needs, options);
+    selective_plan& p = built.first;
+    p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, p.comm_.get());
+    p.strategy_ = S::name;
+    return built;
+  }
+
   template <strategy S, transferable Key, class Needs>
   static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
                                                            std::span<const Key> own, const Needs& needs,
@@ -156,10 +187,6 @@ struct selective_builder {
     mpi::agree(
         comm,
         [&] {
-          if constexpr (uses_neighbor_collective<S>)
-            throw error(std::string(S::name) +
-                        " cannot carry particle or grid payloads (MPI_Neighbor_alltoallv sends one buffer per "
-                        "edge, not selections); use Shift, SingleHop or TtlMultiHop");
           r = make_range(shape, k, options.kind);
           sched = schedule_of<S>(shape, r, strategy_parameters{options.team});
           check_away_from_source(sched, S::name);

@@ -101,21 +101,14 @@ class field_plan {
   template <transferable T>
   void forward(grid_field<T>& f) {
     check(f.shape(), "forward");
-    if (engine_)
-      engine_->forward(plan_.details(), f.data());
-    else
-      plan_.forward(f.storage());
+    plan_.forward(f.storage());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
   template <transferable... Ts>
   void forward(field_bundle<Ts...>& b) {
     check(b.shape(), "forward");
-    const program& p = bytes_program(b.parts());
-    if (engine_)
-      engine_->forward(p, b.base());
-    else
-      detail::run_forward_rounds(p, comm_.get(), mode_, b.base(), bytes_state_);
+    plan_.forward_with(bytes_program(b.parts()), b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -150,15 +143,12 @@ class field_plan {
 
  private:
   friend struct detail::field_plan_builder;
-  field_plan(selective_plan p, const field_shape& s, const offset& reach, const cartesian_grid& grid, protocol mode)
-      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach), comm_(grid.comm()), mode_(mode) {}
+  field_plan(selective_plan p, const field_shape& s, const offset& reach)
+      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach) {}
 
   template <class U, class Op>
   void combine(std::span<U> data, Op op) {
-    if (engine_)
-      engine_->reverse(plan_.details(), data.data(), op);
-    else
-      plan_.reverse(data, op);
+    plan_.reverse(data, op);
   }
 
   void check(const field_shape& s, const char* what) const {
@@ -194,28 +184,11 @@ class field_plan {
   std::string_view name_;
   field_shape shape_;
   offset reach_{0, 0, 0};
-  mpi::communicator comm_;  ///< bundles run their own program on it
-  protocol mode_ = protocol::overlapping;
-  detail::executor_state<std::byte> bytes_state_;
   std::vector<std::pair<std::vector<std::array<std::size_t, 2>>, program>> bytes_programs_;
-  std::unique_ptr<detail::selected_neighbor_engine> engine_;  ///< NeighborAlltoall: SingleHop's messages, one collective
 };
 
 namespace detail {
 struct field_plan_builder {
-  template <strategy S>
-    requires uses_neighbor_collective<S>
-  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options) {
-    mpi::agree(grid.comm(), [&] {
-      if (options.mode != protocol::overlapping)
-        throw error(std::string(S::name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-    });
-    field_plan p = build<SingleHop>(grid, shape, options);  // the same single round, selected per edge
-    p.engine_ = std::make_unique<selected_neighbor_engine>(p.details(), p.comm_.get());
-    p.name_ = S::name;
-    return p;
-  }
-
   template <strategy S>
   static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options) {
     const grid_shape& g = grid.shape();
@@ -237,7 +210,7 @@ struct field_plan_builder {
         place[e] = shape.index_of_global(u);
       }
     plan.relocate(place, shape.size());
-    return field_plan(std::move(plan), shape, k, grid, options.mode);
+    return field_plan(std::move(plan), shape, k);
   }
 
   /// Auto for grids: rank 0 ranks the strategies that can select (explain(),
