@@ -233,10 +233,16 @@ void run_forward_rounds(const program& p, MPI_Comm comm, protocol mode, T* buffe
       if (a.count) std::memcpy(buffer + b.first, buffer + a.first, a.count * sizeof(T));
     });
   };
-  for (std::size_t r = begin; r < std::min(end, p.rounds.size()); ++r)
+  for (std::size_t r = begin; r < std::min(end, p.rounds.size()); ++r) {
+    if (!p.rounds[r].copies_only.empty()) {
+      for (const local_copy& c : p.rounds[r].copies_only)
+        std::memcpy(buffer + c.to, buffer + c.from, c.count * sizeof(T));
+      continue;
+    }
     run_round(
         p.rounds[r], false, comm, mode, buffer, st, layout,
         [&](const message& in, const T* data) { scatter(layout, in, data, buffer); }, copy);
+  }
 }
 
 /// Forward: fills `buffer` (laid out as `p.layout`) with `own` and the

@@ -104,8 +104,17 @@ struct transfer_program {
   std::size_t staged_in[2] = {0, 0};
 };
 
+/// A copy inside the buffer: `count` elements from `from` to `to`.
+struct local_copy {
+  std::size_t from = 0, to = 0, count = 0;
+};
+
 struct round_program {
   std::vector<transfer_program> transfers;
+  /// Set when every transfer of the round goes to the rank itself as whole
+  /// contiguous ranges (Shift along a periodic dimension of one box): the
+  /// forward round is then just these copies, with no MPI and no bookkeeping.
+  std::vector<local_copy> copies_only;
 };
 
 /// Everything the executor needs to run a schedule on one rank.
@@ -209,6 +218,13 @@ inline void assign_staging(program& p) {
   p.messages_sent = p.elements_sent = p.elements_received = 0;
   p.scratch[0] = p.scratch[1] = 0;
   for (round_program& rp : p.rounds) {
+    rp.copies_only.clear();
+    const bool all_local = std::all_of(rp.transfers.begin(), rp.transfers.end(), [](const transfer_program& t) {
+      return t.self && t.send.contiguous && t.recv.contiguous && !t.send.selected && !t.recv.selected;
+    });
+    if (all_local)
+      for (const transfer_program& t : rp.transfers)
+        if (t.send.count) rp.copies_only.push_back({t.send.first, t.recv.first, t.send.count});
     std::size_t scratch[2] = {0, 0};
     for (transfer_program& tp : rp.transfers) {
       if (tp.self) continue;
