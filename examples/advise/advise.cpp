@@ -198,8 +198,9 @@ int main(int argc, char** argv) {
         std::fputs(usage, stdout);
         return 0;
       }
-      static const char* known[] = {"--calibration", "--alpha", "--beta",  "--gamma", "--delta", "--grid",  "--periodic",
-                                    "--k",           "--bytes", "--protocol", "--shell", "--svg", "--title"};
+      static const char* known[] = {"--calibration", "--alpha",    "--beta", "--gamma", "--delta",
+                                    "--grid",        "--periodic", "--k",    "--bytes", "--protocol",
+                                    "--shell",       "--svg",      "--title"};
       if (std::find(std::begin(known), std::end(known), a) == std::end(known))
         throw hs::error("unknown option '" + a + "'");
       if (i + 1 >= argc) throw hs::error(a + " needs a value");

@@ -11,7 +11,7 @@
 // message needs a handshake); the speed of a rank's copies to itself; and,
 // from short exchanges on all ranks (so run it on the rank count of the runs
 // it is for), the gap and its growth with the burst size (bursts of 4 to
-// 1024 messages in one round) and the cost per round (a chain of rounds).
+// 1024 messages in one round, spread over all other ranks) and the cost per round (a chain of rounds).
 // --fastest keeps the fastest share of each size (the Petri-net paper's 20 %
 // observation). --loaded runs the ping-pong between all rank pairs (2i, 2i+1)
 // at once, so messages meet the load of a real exchange. The two-piece model (or the single line, when no

@@ -122,8 +122,8 @@ TEST_CASE("the cost per round and the gap's growth default to 0 and add up as de
     const int n = (2 * k + 1) * (2 * k + 1) * (2 * k + 1) - 1;
     const double single = alpha + (n - 1) * (gamma + growth * (n - 1)) + n * beta * m + delta;
     CHECK(close(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping), single));
-    CHECK(close(hs::simulate(g, hs::SingleHop::make_schedule(g, r), setup_for(h, hs::protocol::overlapping, m)).makespan,
-                single));
+    const auto single_hop = hs::SingleHop::make_schedule(g, r);
+    CHECK(close(hs::simulate(g, single_hop, setup_for(h, hs::protocol::overlapping, m)).makespan, single));
   }
 }
 

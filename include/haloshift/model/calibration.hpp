@@ -248,16 +248,24 @@ inline double measure_copy_beta(std::size_t bytes = 8 << 20, int repetitions = 1
 
 namespace detail {
 /// `rounds` overlapping rounds back to back on every rank of `comm`, as the
-/// executor runs a round: `n` receives, then `n` sends of `bytes`, message i
-/// to the ring neighbour rank + 1 when i is even and rank - 1 when odd (tag
-/// i, received from the other side), then MPI_Waitall. Each repetition starts
-/// after a barrier and counts the slowest rank; returns the median, which is
-/// what the validation benchmark compares with.
-inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, int repetitions) {
+/// executor runs a round: `n` receives, then `n` sends of `bytes` (tag i for
+/// message i), then MPI_Waitall. With `spread`, message i goes to the rank
+/// 1 + i mod (P - 1) further on, so a burst reaches every other rank as
+/// SingleHop's does; otherwise to the ring neighbour rank + 1 for even i and
+/// rank - 1 for odd i, as a Shift step's two messages do. Each repetition
+/// starts after a barrier and counts the slowest rank; returns the median,
+/// which is what the validation benchmark compares with.
+inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, int repetitions, bool spread) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  const int right = (rank + 1) % size, left = (rank + size - 1) % size, count = static_cast<int>(bytes);
+  const int count = static_cast<int>(bytes);
+  auto distance = [&](std::size_t i) {  // how far on message i goes (and from how far back it comes)
+    if (spread) return size > 1 ? 1 + static_cast<int>(i % static_cast<std::size_t>(size - 1)) : 0;
+    return i % 2 ? size - 1 : 1;
+  };
+  auto to = [&](std::size_t i) { return (rank + distance(i)) % size; };
+  auto from = [&](std::size_t i) { return (rank + size - distance(i)) % size; };
   const auto messages = static_cast<std::size_t>(n);
   std::vector<char> in(bytes * messages), out(bytes * messages);
   std::vector<MPI_Request> req(2 * messages);
@@ -267,10 +275,9 @@ inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, i
     const double start = MPI_Wtime();
     for (int r = 0; r < rounds; ++r) {
       for (std::size_t i = 0; i < messages; ++i)
-        MPI_Irecv(in.data() + bytes * i, count, MPI_BYTE, i % 2 ? right : left, static_cast<int>(i), comm, &req[i]);
+        MPI_Irecv(in.data() + bytes * i, count, MPI_BYTE, from(i), static_cast<int>(i), comm, &req[i]);
       for (std::size_t i = 0; i < messages; ++i)
-        MPI_Isend(out.data() + bytes * i, count, MPI_BYTE, i % 2 ? left : right, static_cast<int>(i), comm,
-                  &req[messages + i]);
+        MPI_Isend(out.data() + bytes * i, count, MPI_BYTE, to(i), static_cast<int>(i), comm, &req[messages + i]);
       mpi::check(MPI_Waitall(2 * n, req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     }
     double t = MPI_Wtime() - start;
@@ -318,8 +325,9 @@ inline exchange_terms fit_exchange_terms(exchange_terms x, const hockney& single
   return x;
 }
 
-/// Bursts: one round of n = 4, 16, ... up to `max_burst` messages of 8 B
-/// against one of 1 message; the gap is (T(n) - T(1)) / (n - 1) - beta m.
+/// Bursts: one round of n = 4, 16, ... up to `max_burst` messages of 8 B,
+/// spread over all other ranks, against one of 1 message; the gap is
+/// (T(n) - T(1)) / (n - 1) - beta m.
 /// Chain: `chain` rounds of 2 messages back to back against one such round,
 /// (T(chain) - T(1)) / (chain - 1) per round (the barrier's skew, paid once,
 /// cancels). Then fit_exchange_terms. Collective; with one rank (an exchange
@@ -332,11 +340,11 @@ inline exchange_terms measure_exchange_terms(MPI_Comm comm, const hockney& singl
   if (size == 1) return fit_exchange_terms(x, single);
   const std::size_t bytes = 8;
   const double beta_m = single.beta(bytes) * bytes;
-  const double one = detail::time_rounds(comm, 1, bytes, 1, repetitions);
+  const double one = detail::time_rounds(comm, 1, bytes, 1, repetitions, true);
   for (int n = 4; n <= max_burst; n *= 4)
-    x.gaps.push_back({n - 1.0, (detail::time_rounds(comm, n, bytes, 1, repetitions) - one) / (n - 1) - beta_m});
-  const double pair = detail::time_rounds(comm, 2, bytes, 1, repetitions);
-  x.round_seconds = (detail::time_rounds(comm, 2, bytes, chain, repetitions) - pair) / (chain - 1);
+    x.gaps.push_back({n - 1.0, (detail::time_rounds(comm, n, bytes, 1, repetitions, true) - one) / (n - 1) - beta_m});
+  const double pair = detail::time_rounds(comm, 2, bytes, 1, repetitions, false);
+  x.round_seconds = (detail::time_rounds(comm, 2, bytes, chain, repetitions, false) - pair) / (chain - 1);
   return fit_exchange_terms(x, single, bytes);
 }
 
@@ -350,7 +358,8 @@ inline calibration quick_calibration(MPI_Comm comm) {
   calibration c;
   c.cost = fit::linear_regression(means);
   const exchange_terms x = measure_exchange_terms(comm, c.cost, 256, 16, 7);
-  c.cost = hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
+  c.cost =
+      hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
   double copy = measure_copy_beta();
   mpi::check(MPI_Bcast(&copy, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");  // rank 0's, like everything else
   c.cost = c.cost.with_copy_beta(copy);
@@ -377,7 +386,10 @@ inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
   std::vector<hockney::piece> pieces;
   for (std::size_t i = 0; i < static_cast<std::size_t>(flat[head - 1]); ++i)
     pieces.push_back({flat[head + 4 * i], flat[head + 1 + 4 * i], flat[head + 2 + 4 * i], flat[head + 3 + 4 * i]});
-  return hockney::piecewise(pieces, flat[0]).with_copy_beta(flat[1]).with_round_delta(flat[2]).with_gamma_growth(flat[3]);
+  return hockney::piecewise(pieces, flat[0])
+      .with_copy_beta(flat[1])
+      .with_round_delta(flat[2])
+      .with_gamma_growth(flat[3]);
 }
 }  // namespace detail
 
