@@ -27,6 +27,7 @@
 #endif
 
 #include "raw_shift.hpp"
+#include "round_robin.hpp"
 
 namespace {
 
@@ -200,17 +201,6 @@ std::byte pattern(int r, std::size_t i) {
   return static_cast<std::byte>((static_cast<std::size_t>(r) * 131u + i * 7u + (i >> 8) + 1u) & 0xffu);
 }
 
-/// Barrier, one timed call of `f`, the maximum over the ranks.
-template <class F>
-double timed(F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  f();
-  double t = MPI_Wtime() - start;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return t;
-}
-
 /// Runs both once and checks them against each other and against the owners' data.
 void verify(const haloshift::cartesian_grid& grid, haloshift::plan<std::byte>& plan, haloshift::halo<std::byte>& halo,
             bench::raw_shift& raw, const std::vector<std::byte>& mine, int k) {
@@ -353,17 +343,17 @@ int main(int argc, char** argv) {
           raw_once();
         }
         // Pilot: one timed pair sets the repetition count (the same on all ranks: max-reduced).
-        const double pair = timed(lib_once) + timed(raw_once);
+        const double pair = bench::timed(MPI_COMM_WORLD, lib_once) + bench::timed(MPI_COMM_WORLD, raw_once);
         int reps = static_cast<int>(std::clamp(opt.budget / std::max(pair, 1e-9), static_cast<double>(opt.min_reps),
                                                static_cast<double>(opt.max_reps)));
         std::vector<double> tl(static_cast<std::size_t>(reps)), tr(tl.size()), ratio(tl.size());
         for (std::size_t i = 0; i < tl.size(); ++i) {
           if (opt.raw_first) {
-            tr[i] = timed(raw_once);
-            tl[i] = timed(lib_once);
+            tr[i] = bench::timed(MPI_COMM_WORLD, raw_once);
+            tl[i] = bench::timed(MPI_COMM_WORLD, lib_once);
           } else {
-            tl[i] = timed(lib_once);
-            tr[i] = timed(raw_once);
+            tl[i] = bench::timed(MPI_COMM_WORLD, lib_once);
+            tr[i] = bench::timed(MPI_COMM_WORLD, raw_once);
           }
           ratio[i] = tl[i] / tr[i];
         }

@@ -42,7 +42,9 @@ inline std::string mpi_library() {
 }
 
 /// Barrier, one call of `f`, the maximum of its time over the ranks of `comm`.
-inline double timed(MPI_Comm comm, const std::function<void()>& f) {
+/// A template, so a lambda is called directly inside the timed region.
+template <class F>
+double timed(MPI_Comm comm, F&& f) {
   MPI_Barrier(comm);
   const double start = MPI_Wtime();
   f();
