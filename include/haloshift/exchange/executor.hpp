@@ -220,6 +220,24 @@ void pair_blocks(const block_layout& layout, const message& from, const message&
     per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
 }
 
+/// Runs a forward round that needs no packing (see direct_round): receives
+/// and sends straight into and out of `buffer`, the copies to the rank itself
+/// while the messages travel. No MPI call at all for a round of copies only.
+template <class T>
+void run_direct(const direct_round& d, MPI_Comm comm, T* buffer, executor_state<T>& st) {
+  st.requests.resize(d.receives.size() + d.sends.size());
+  MPI_Request* request = st.requests.data();
+  auto bytes = [](const direct_post& c) { return static_cast<int>(c.count * sizeof(T)); };  // bounded when compiled
+  for (const direct_post& c : d.receives)
+    mpi::check(MPI_Irecv(buffer + c.first, bytes(c), MPI_BYTE, c.peer, c.tag, comm, request++), "MPI_Irecv");
+  for (const direct_post& c : d.sends)
+    mpi::check(MPI_Isend(buffer + c.first, bytes(c), MPI_BYTE, c.peer, c.tag, comm, request++), "MPI_Isend");
+  for (const local_copy& c : d.copies) std::memcpy(buffer + c.to, buffer + c.from, c.count * sizeof(T));
+  if (!st.requests.empty())
+    mpi::check(MPI_Waitall(static_cast<int>(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
+               "MPI_Waitall");
+}
+
 /// Forward rounds `[begin, end)` only: `buffer` already holds the own block.
 /// Contiguous messages go straight from and into `buffer`; the others are
 /// packed once into, or unpacked once from, scratch.
@@ -234,9 +252,8 @@ void run_forward_rounds(const program& p, MPI_Comm comm, protocol mode, T* buffe
     });
   };
   for (std::size_t r = begin; r < std::min(end, p.rounds.size()); ++r) {
-    if (!p.rounds[r].copies_only.empty()) {
-      for (const local_copy& c : p.rounds[r].copies_only)
-        std::memcpy(buffer + c.to, buffer + c.from, c.count * sizeof(T));
+    if (p.rounds[r].direct && mode == protocol::overlapping) {
+      run_direct(*p.rounds[r].direct, comm, buffer, st);
       continue;
     }
     run_round(

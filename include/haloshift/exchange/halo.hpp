@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "aligned_buffer.hpp"
 #include "program.hpp"
 
 namespace haloshift {
@@ -117,7 +118,7 @@ class halo {
   }
 
   std::shared_ptr<const program> program_;
-  std::vector<T> buffer_;
+  detail::aligned_vector<T> buffer_;
   std::vector<int> visible_;
 };
 

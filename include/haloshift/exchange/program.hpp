@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -109,12 +110,24 @@ struct local_copy {
   std::size_t from = 0, to = 0, count = 0;
 };
 
+/// One nonblocking call of a direct round: `count` elements at `first`, to or from `peer`.
+struct direct_post {
+  std::size_t first = 0, count = 0;
+  int peer = 0, tag = 0;
+};
+
+/// A forward round whose every message is one contiguous range both ways (every
+/// Shift round): it runs as these precomputed receives, sends and copies to the
+/// rank itself, with no packing, no staging and no per-transfer decisions.
+struct direct_round {
+  std::vector<direct_post> receives, sends;
+  std::vector<local_copy> copies;
+};
+
 struct round_program {
   std::vector<transfer_program> transfers;
-  /// Set when every transfer of the round goes to the rank itself as whole
-  /// contiguous ranges (Shift along a periodic dimension of one box): the
-  /// forward round is then just these copies, with no MPI and no bookkeeping.
-  std::vector<local_copy> copies_only;
+  /// Set (`direct.has_value()`) when the forward round needs no packing: see direct_round.
+  std::optional<direct_round> direct;
 };
 
 /// Everything the executor needs to run a schedule on one rank.
@@ -211,6 +224,25 @@ inline message make_message(const block_layout& layout, int peer, const std::vec
   return m;
 }
 
+/// The round as precomputed calls when all its messages are single contiguous
+/// ranges (absent ones count as contiguous), else nothing.
+inline std::optional<direct_round> direct_form(const round_program& rp) {
+  auto plain = [](const message& m) { return !m.selected && (!m.exists() || m.contiguous); };
+  if (!std::all_of(rp.transfers.begin(), rp.transfers.end(),
+                   [&](const transfer_program& t) { return plain(t.send) && plain(t.recv); }))
+    return std::nullopt;
+  direct_round d;
+  for (const transfer_program& t : rp.transfers) {
+    if (t.self) {
+      if (t.send.exists() && t.send.count) d.copies.push_back({t.send.first, t.recv.first, t.send.count});
+      continue;
+    }
+    if (t.recv.exists()) d.receives.push_back({t.recv.first, t.recv.count, t.recv.peer, t.tag});
+    if (t.send.exists()) d.sends.push_back({t.send.first, t.send.count, t.send.peer, t.tag});
+  }
+  return d;
+}
+
 /// Lays out each round's staging space: forwards, non-contiguous arrivals and
 /// departures are staged; backwards, every arrival (it is combined, not stored)
 /// and the non-contiguous departures. Also counts the messages and elements.
@@ -218,13 +250,7 @@ inline void assign_staging(program& p) {
   p.messages_sent = p.elements_sent = p.elements_received = 0;
   p.scratch[0] = p.scratch[1] = 0;
   for (round_program& rp : p.rounds) {
-    rp.copies_only.clear();
-    const bool all_local = std::all_of(rp.transfers.begin(), rp.transfers.end(), [](const transfer_program& t) {
-      return t.self && t.send.contiguous && t.recv.contiguous && !t.send.selected && !t.recv.selected;
-    });
-    if (all_local)
-      for (const transfer_program& t : rp.transfers)
-        if (t.send.count) rp.copies_only.push_back({t.send.first, t.recv.first, t.send.count});
+    rp.direct = direct_form(rp);
     std::size_t scratch[2] = {0, 0};
     for (transfer_program& tp : rp.transfers) {
       if (tp.self) continue;
