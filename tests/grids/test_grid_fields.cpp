@@ -342,3 +342,49 @@ TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
   hs::select_pieces(face, patterns[0]);
   CHECK(face.strided.front() == hs::strided_run{5, 1, 7, 4});
 }
+
+namespace {
+/// Packs and unpacks `repeat` rows of `count` elements `stride` apart and compares cell by cell.
+template <class T>
+void check_rows(std::size_t first, std::size_t count, std::size_t stride, std::size_t repeat) {
+  std::vector<hs::element_run> runs;
+  for (std::size_t r = 0; r < repeat; ++r) runs.push_back({first + r * stride, count});
+  hs::message m;
+  m.peer = 0;
+  hs::select_pieces(m, runs);
+  REQUIRE(m.strided.size() == 1);
+  const std::size_t size = first + (repeat - 1) * stride + count + 7;
+  std::vector<T> buffer(size), packed(m.count), back(size, T(-1));
+  for (std::size_t i = 0; i < size; ++i) buffer[i] = static_cast<T>(i % 97 + 1);
+  hs::block_layout layout;
+  hs::detail::gather(layout, m, buffer.data(), packed.data());
+  std::size_t mismatches = 0;
+  for (std::size_t r = 0; r < repeat; ++r)
+    for (std::size_t e = 0; e < count; ++e) mismatches += packed[r * count + e] != buffer[first + r * stride + e];
+  CHECK(mismatches == 0);
+  hs::detail::scatter(layout, m, packed.data(), back.data());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const bool in = i >= first && (i - first) % stride < count && (i - first) / stride < repeat;
+    wrong += back[i] != (in ? buffer[i] : T(-1));
+  }
+  CHECK(wrong == 0);
+}
+}  // namespace
+
+TEST_CASE("rows of every length pack like a copy cell by cell", "[grids][pack]") {
+  // Rows of 32 bytes and more take vector moves with an overlapping tail, and
+  // rows spread over more than the prefetch span also prefetch: lengths around
+  // the 16, 32 and 64 byte chunk sizes, in 1-, 4- and 8-byte elements.
+  for (std::size_t bytes : {8, 24, 31, 32, 33, 40, 56, 63, 64, 65, 72, 96, 127, 128, 136, 272, 2064}) {
+    CAPTURE(bytes);
+    check_rows<std::uint8_t>(3, bytes, bytes + 5, 6);
+    if (bytes % 4 == 0) check_rows<float>(1, bytes / 4, bytes / 4 + 3, 5);
+    if (bytes % 8 == 0) {
+      check_rows<double>(2, bytes / 8, bytes / 8 + 9, 7);
+      check_rows<double>(0, bytes / 8, (std::size_t{3} << 20) / 8 / 3, 4);  // rows 1 MiB apart: prefetched
+      check_rows<std::uint8_t>(5, bytes, (std::size_t{3} << 20) / 3, 4);
+    }
+  }
+}
+
