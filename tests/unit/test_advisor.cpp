@@ -148,6 +148,42 @@ TEST_CASE("copies to the rank itself cost copy_beta per byte, in transfer order"
   CHECK_THROWS_WITH(s.cost.with_copy_beta(-1), Catch::Contains("copy_beta must be >= 0, got -1"));
 }
 
+TEST_CASE("packing and unpacking staged messages cost copy_beta per byte", "[model][advisor]") {
+  // A periodic 4x4x4 grid: every rank runs the same program. With pure latency
+  // (beta = gamma = 0) a round then takes alpha plus the rank's packing before
+  // its last send leaves plus its unpacking after the round's messages: the
+  // charge is copy_beta times the staged bytes of the compiled program.
+  const hs::grid_shape g({4, 4, 4}, {true, true, true});
+  const auto r = hs::make_range(g, 2);
+  const double m = 1000, copy = 0.25e-9;
+  hs::simulation_setup s;
+  s.block_bytes = [m](int) { return m; };
+  s.cost = hs::hockney(2e-6, 0, 0).with_copy_beta(copy);
+  for (const bool ttl : {true, false}) {
+    CAPTURE(ttl);
+    const hs::schedule sched = ttl ? hs::TtlMultiHop::make_schedule(g, r) : hs::Shift::make_schedule(g, r);
+    const std::string_view name = ttl ? "TtlMultiHop" : "Shift";
+    const hs::program p = hs::compile(sched, g, g.coords_of(0), r, [](const hs::offset&) { return std::size_t{1}; });
+    double staged = 0;
+    for (const auto& round : p.rounds)
+      for (const auto& t : round.transfers)
+        for (const hs::message* x : {&t.send, &t.recv})
+          if (!t.self && x->exists() && !x->contiguous) staged += static_cast<double>(x->count) * m;
+    CHECK((staged > 0) == ttl);  // TtlMultiHop forwards gathered blocks; Shift's messages are ranges
+    const double plain = hs::simulate(g, sched, s).makespan;
+    s.staging = hs::staging_of(g, sched, r, name);
+    CHECK(hs::simulate(g, sched, s).makespan == Approx(plain + copy * staged));
+    s.staging = {};
+  }
+  // explain() charges it: TtlMultiHop gets dearer by the same amount, Shift not at all.
+  auto seconds = [&](const hs::hockney& h, const std::string& name) {
+    return hs::explain(g, r, m, h, hs::protocol::overlapping, {name}).front().seconds;
+  };
+  const hs::hockney free_copies(2e-6, 0, 0);
+  CHECK(seconds(s.cost, "Shift") == Approx(seconds(free_copies, "Shift")));
+  CHECK(seconds(s.cost, "TtlMultiHop") > seconds(free_copies, "TtlMultiHop"));
+}
+
 TEST_CASE("calibration files keep per-piece gammas and the copy cost; old files copy for free", "[model][advisor]") {
   const std::string path = "haloshift-test-advisor-calibration.json";
   hs::calibration c;

@@ -35,6 +35,12 @@ struct simulation_setup {
   protocol mode = protocol::overlapping;
   std::function<double(int)> block_bytes = [](int) { return 0.0; };
   std::function<double(int, int, double)> link_time{};
+  /// Which messages the executor stages, when set: bit 1 of
+  /// `staging(rank, round, transfer)` says that rank packs its send of that
+  /// transfer into scratch, bit 2 that it unpacks its receive from scratch.
+  /// Each costs `copy_beta` per byte of the rank's own time (see
+  /// model/staging.hpp, which reads this off the compiled programs).
+  std::function<unsigned(int, std::size_t, std::size_t)> staging{};
 };
 
 namespace detail {
@@ -85,7 +91,11 @@ inline double local_copy_bytes(const grid_shape& grid, const offset& c, int s, c
 /// time, in transfer order, as the executor does it (free when 0). A rank
 /// that sends or receives in a round ends it `round_delta` after its last
 /// message; with `gamma_growth` the gap of a rank's sends grows with the
-/// number it posts in that round (both 0: the papers' model).
+/// number it posts in that round (both 0: the papers' model). With
+/// `setup.staging`, packing a send costs the sender `copy_beta` per byte
+/// before it leaves and unpacking a receive costs the receiver as much after
+/// its round's messages are in (overlapping) or after the message
+/// (rendezvous), as the executor does it.
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const int n = grid.size();
   simulation_result out;
@@ -97,6 +107,14 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   };
   detail::sim_message m;
   const double copy_beta = setup.cost.copy_beta();
+  std::vector<double> unpack(n, 0.0);
+  std::size_t round_index = 0;
+  // Staging bits of the message `rank` sends in transfer `ti`: bit 1 from the
+  // sender's program, bit 2 from the receiver's.
+  auto staging_of = [&](int rank, std::size_t round, std::size_t ti, int to) -> unsigned {
+    if (!setup.staging || copy_beta <= 0) return 0;
+    return (setup.staging(rank, round, ti) & 1u) | (setup.staging(to, round, ti) & 2u);
+  };
   for (const round& r : s.rounds) {
     if (setup.mode == protocol::overlapping) {
       next = now;
@@ -111,8 +129,10 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
           for (int rank = 0; rank < n; ++rank)
             posted[rank] += detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m);
       }
-      for (const transfer& t : r.transfers)
+      std::fill(unpack.begin(), unpack.end(), 0.0);
+      for (std::size_t ti = 0; ti < r.transfers.size(); ++ti)
         for (int rank = 0; rank < n; ++rank) {
+          const transfer& t = r.transfers[ti];
           if (!detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
             if (copy_beta > 0) {  // a copy delays the rank's later sends and its end of round
               port[rank] += copy_beta * detail::local_copy_bytes(grid, grid.coords_of(rank), rank, t, setup.block_bytes);
@@ -120,6 +140,9 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
             }
             continue;
           }
+          const unsigned staged = staging_of(rank, round_index, ti, m.to);
+          if (staged & 1u) port[rank] += copy_beta * m.bytes;  // packed before it leaves
+          if (staged & 2u) unpack[m.to] += copy_beta * m.bytes;  // unpacked after the Waitall
           const double depart = now[rank] + port[rank];
           const double done = std::max(depart, now[m.to]) + message_time(m);
           port[rank] += setup.cost.gap(m.bytes, posted[rank]) + setup.cost.beta(m.bytes) * m.bytes;
@@ -129,14 +152,17 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
           ++out.messages;
           out.bytes += m.bytes;
         }
-      if (delta > 0)  // each communicating rank's Waitall: one dependency step
-        for (int rank = 0; rank < n; ++rank)
-          if (active[rank]) next[rank] += delta;
+      for (int rank = 0; rank < n; ++rank) {
+        if (delta > 0 && active[rank]) next[rank] += delta;  // each communicating rank's Waitall: one dependency step
+        next[rank] += unpack[rank];
+      }
+      ++round_index;
       now.swap(next);
       continue;
     }
     // Rendezvous: per transfer, every rank has at most a send and a receive, in its colour's order.
-    for (const transfer& t : r.transfers) {
+    for (std::size_t ti = 0; ti < r.transfers.size(); ++ti) {
+      const transfer& t = r.transfers[ti];
       std::vector<detail::sim_message> sends(n), recvs(n);
       std::vector<char> has_send(n, 0), has_recv(n, 0), first_send(n, 0), step(n, 0);
       for (int rank = 0; rank < n; ++rank)
@@ -167,8 +193,11 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
       // A synchronous message starts when both ends are blocked in it.
       auto fire = [&](int from) {  // each synchronous message is a dependency step of both ends
         const detail::sim_message& sm = sends[from];
-        const double done = std::max(now[from], now[sm.to]) + message_time(sm) + delta;
-        now[from] = now[sm.to] = done;
+        const unsigned staged = staging_of(from, round_index, ti, sm.to);
+        const double pack = staged & 1u ? copy_beta * sm.bytes : 0.0;
+        const double done = std::max(now[from] + pack, now[sm.to]) + message_time(sm) + delta;
+        now[from] = done;
+        now[sm.to] = done + (staged & 2u ? copy_beta * sm.bytes : 0.0);
         ++step[from];
         ++step[sm.to];
         ++out.messages;
@@ -191,6 +220,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
           throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank) +
                       " (transfer along " + to_string(t.direction) + ")");
     }
+    ++round_index;
   }
   out.finish = now;
   out.makespan = n ? *std::max_element(now.begin(), now.end()) : 0.0;

@@ -12,6 +12,7 @@
 #include "../model/calibration.hpp"
 #include "../model/closed_form.hpp"
 #include "../model/simulator.hpp"
+#include "../model/staging.hpp"
 #include "../schedule/shift.hpp"
 #include "../schedule/single_hop.hpp"
 #include "../schedule/team_shift.hpp"
@@ -51,7 +52,10 @@ inline std::vector<prediction> explain(const grid_shape& grid, const range& r, d
   };
   auto add = [&](std::string name, const offset& team, const schedule& s, double closed) {
     if (!wanted(name)) return;
-    out.push_back({std::move(name), team, simulate_all ? simulate(grid, s, setup).makespan : closed});
+    if (!simulate_all) return out.push_back({std::move(name), team, closed});
+    simulation_setup own = setup;
+    if (cost.copy_beta() > 0) own.staging = staging_of(grid, s, r, name);  // packing costs copies too
+    out.push_back({std::move(name), team, simulate(grid, s, own).makespan});
   };
   add("Shift", {0, 0, 0}, Shift::make_schedule(grid, r), closed_form::shift(r, bytes, cost, mode));
   add("SingleHop", {0, 0, 0}, SingleHop::make_schedule(grid, r), closed_form::single_hop(r, bytes, cost, mode));
