@@ -14,7 +14,9 @@
 // 1024 messages in one round, spread over all other ranks) and the cost per round (a chain of rounds).
 // --fastest keeps the fastest share of each size (the Petri-net paper's 20 %
 // observation). --loaded runs the ping-pong between all rank pairs (2i, 2i+1)
-// at once, so messages meet the load of a real exchange. The two-piece model (or the single line, when no
+// at once, so messages meet the load of a real exchange, and times the copy
+// speed with every rank copying at once (what packing costs where ranks share
+// cores). The two-piece model (or the single line, when no
 // knee is found) is written to FILE (default: the path Auto reads).
 #include <haloshift/haloshift.hpp>
 
@@ -114,7 +116,7 @@ int main(int argc, char** argv) {
       pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
     c.cost = hs::hockney::piecewise(pieces, gamma)
-                 .with_copy_beta(hs::measure_copy_beta())
+                 .with_copy_beta(loaded ? hs::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::measure_copy_beta())
                  .with_gamma_growth(x.gamma_growth)
                  .with_round_delta(x.round_delta);
     c.knee_bytes = knee;

@@ -246,6 +246,28 @@ inline double measure_copy_beta(std::size_t bytes = 8 << 20, int repetitions = 1
   return t[static_cast<std::size_t>(repetitions / 2)] / static_cast<double>(bytes);
 }
 
+/// Seconds per byte of the copies of every rank of `comm` at once: from a
+/// barrier until the last rank has copied `bytes`, per byte of one rank's
+/// copy (median of `repetitions`). Where ranks share cores this is the share
+/// of a core a rank gets, which is what its packing and its copies to itself
+/// cost during an exchange; with a core per rank it is about
+/// measure_copy_beta(). Collective; the result is the same on every rank.
+inline double measure_copy_beta_loaded(MPI_Comm comm, std::size_t bytes = 8 << 20, int repetitions = 11) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> t;
+  for (int rep = -1; rep < repetitions; ++rep) {  // one warm-up
+    mpi::check(MPI_Barrier(comm), "MPI_Barrier");
+    const double start = MPI_Wtime();
+    std::memcpy(to.data(), from.data(), bytes);
+    from[static_cast<std::size_t>(rep + 1) % bytes] = to[bytes / 2];  // keeps the copies observable
+    double end = MPI_Wtime() - start;
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &end, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    if (rep >= 0) t.push_back(end);
+  }
+  std::nth_element(t.begin(), t.begin() + repetitions / 2, t.end());
+  return t[static_cast<std::size_t>(repetitions / 2)] / static_cast<double>(bytes);
+}
+
 namespace detail {
 /// `rounds` overlapping rounds back to back on every rank of `comm`, as the
 /// executor runs a round: `n` receives, then `n` sends of `bytes` (tag i for
