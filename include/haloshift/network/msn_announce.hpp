@@ -95,12 +95,13 @@ public:
     delivered_.clear();
     for (record& r : posted_) {
       live_[key(r)] = step_ + ttl_;
-      deliver(r, 0);
+      deliver(r, r.payload, 0);
       forwarding_.push_back(std::move(r));
     }
     posted_.clear();
 
-    bytes package;
+    bytes& package = package_;  // kept between steps: its capacity is reused, not allocated anew
+    package.clear();
     detail::put(package, static_cast<std::uint32_t>(forwarding_.size()));
     for (const record& r : forwarding_) {
       detail::put(package, r.origin);
@@ -122,9 +123,10 @@ public:
         r.ttl = read.get<int>() - 1;  // after this hop
         const auto payload = read.take(read.get<std::uint32_t>());
         if (!live_.try_emplace(key(r), step_ + r.ttl).second) continue;  // a copy we already have
-        r.payload.assign(payload.begin(), payload.end());
-        deliver(r, ttl_ - r.ttl);
-        if (r.ttl > 0) forwarding_.push_back(std::move(r));
+        deliver(r, payload, ttl_ - r.ttl);
+        if (r.ttl == 0) continue;
+        r.payload.assign(payload.begin(), payload.end());  // copied only to be forwarded
+        forwarding_.push_back(std::move(r));
       }
     }
     // No copy of a message can arrive after its TTL ran out anywhere.
@@ -158,12 +160,13 @@ private:
     return (std::uint64_t{static_cast<std::uint32_t>(r.origin)} << 32) | r.sequence;
   }
 
-  void deliver(const record& r, int hops) {
-    if (!message_codec<T>::decodes(r.payload))
-      throw error("msn_announce: a message of " + std::to_string(r.payload.size()) + " bytes from rank " +
+  /// Decodes `payload` (r's, or still in the arrived package) into delivered_.
+  void deliver(const record& r, std::span<const std::byte> payload, int hops) {
+    if (!message_codec<T>::decodes(payload))
+      throw error("msn_announce: a message of " + std::to_string(payload.size()) + " bytes from rank " +
                   std::to_string(r.origin) + " does not decode as the message type");
     delivered_.push_back({r.origin, r.sequence, step_ - std::max(hops - 1, 0), hops,
-                          message_codec<T>::decode(r.payload, comm_.get())});
+                          message_codec<T>::decode(payload, comm_.get())});
   }
 
   mpi::communicator comm_;
@@ -173,6 +176,7 @@ private:
   std::vector<detail::link> sends_, receives_;
   std::vector<record> posted_, forwarding_;
   std::vector<bytes> arrived_;
+  bytes package_;
   std::unordered_map<std::uint64_t, long> live_;
   std::vector<announcement<T>> delivered_;
   std::uint32_t next_sequence_ = 0;
