@@ -111,7 +111,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   std::size_t round_index = 0;
   // Staging bits of the message `rank` sends in transfer `ti`: bit 1 from the
   // sender's program, bit 2 from the receiver's.
-  auto staging_of = [&](int rank, std::size_t round, std::size_t ti, int to) -> unsigned {
+  auto message_staging = [&](int rank, std::size_t round, std::size_t ti, int to) -> unsigned {
     if (!setup.staging || copy_beta <= 0) return 0;
     return (setup.staging(rank, round, ti) & 1u) | (setup.staging(to, round, ti) & 2u);
   };
@@ -140,7 +140,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
             }
             continue;
           }
-          const unsigned staged = staging_of(rank, round_index, ti, m.to);
+          const unsigned staged = message_staging(rank, round_index, ti, m.to);
           if (staged & 1u) port[rank] += copy_beta * m.bytes;  // packed before it leaves
           if (staged & 2u) unpack[m.to] += copy_beta * m.bytes;  // unpacked after the Waitall
           const double depart = now[rank] + port[rank];
@@ -193,7 +193,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
       // A synchronous message starts when both ends are blocked in it.
       auto fire = [&](int from) {  // each synchronous message is a dependency step of both ends
         const detail::sim_message& sm = sends[from];
-        const unsigned staged = staging_of(from, round_index, ti, sm.to);
+        const unsigned staged = message_staging(from, round_index, ti, sm.to);
         const double pack = staged & 1u ? copy_beta * sm.bytes : 0.0;
         const double done = std::max(now[from] + pack, now[sm.to]) + message_time(sm) + delta;
         now[from] = done;
