@@ -2,7 +2,7 @@
 // the calibration file Auto reads.
 //
 //   mpiexec -n 2 haloshift-calibrate [--output FILE] [--fastest 0.2] [--reps 200] [--max-bytes 4194304]
-//                                    [--loaded] [--quick]
+//                                    [--loaded] [--rounds] [--quick]
 //
 // Ping-pong between ranks 0 and 1 over 0 B .. max-bytes (powers of 4), after
 // warm-up; fits both ways of the Shift paper (per-size means; linear
@@ -18,6 +18,10 @@
 // speed with every rank copying at once (what packing costs where ranks share
 // cores). The two-piece model (or the single line, when no
 // knee is found) is written to FILE (default: the path Auto reads).
+// --rounds writes instead the round table (model/round_table.hpp): per size
+// from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
+// rounds and the gap of a burst, measured on all ranks at once, with the copy
+// speed of all ranks at once: the model for nodes with more ranks than cores.
 #include <haloshift/haloshift.hpp>
 
 #include <cstdio>
@@ -28,6 +32,13 @@
 namespace hs = haloshift;
 
 namespace {
+void progress_bar(std::size_t done, std::size_t total, std::size_t bytes) {
+  const int bar = static_cast<int>(40 * done / total);
+  std::fprintf(stderr, "\r[%s%s] %zu B", std::string(static_cast<std::size_t>(bar), '#').c_str(),
+               std::string(static_cast<std::size_t>(40 - bar), ' ').c_str(), bytes);
+  if (done == total) std::fprintf(stderr, "\n");
+}
+
 /// One-way times of every repetition and size; with `loaded`, every pair (2i, 2i+1) runs at once and
 /// the slowest pair's time counts.
 std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
@@ -60,12 +71,7 @@ std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (rep >= 0) out.push_back({static_cast<double>(n), t});
     }
-    if (progress && rank == 0) {
-      const int done = static_cast<int>(40 * (i + 1) / sizes.size());
-      std::fprintf(stderr, "\r[%s%s] %zu B", std::string(static_cast<std::size_t>(done), '#').c_str(),
-                   std::string(static_cast<std::size_t>(40 - done), ' ').c_str(), sizes[i]);
-      if (i + 1 == sizes.size()) std::fprintf(stderr, "\n");
-    }
+    if (progress && rank == 0) progress_bar(i + 1, sizes.size(), sizes[i]);
   }
   return out;
 }
@@ -79,7 +85,7 @@ int main(int argc, char** argv) {
     double fastest = 1.0;
     int reps = 200;
     std::size_t max_bytes = 4u << 20;
-    bool loaded = false;
+    bool loaded = false, rounds = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       auto value = [&]() -> std::string {
@@ -91,6 +97,7 @@ int main(int argc, char** argv) {
       else if (a == "--reps") reps = std::stoi(value());
       else if (a == "--max-bytes") max_bytes = std::stoul(value());
       else if (a == "--loaded") loaded = true;
+      else if (a == "--rounds") rounds = true;
       else if (a == "--quick") reps = 10, max_bytes = 1u << 16;
       else throw hs::error("unknown option " + a + " (see the comment at the top of calibrate.cpp)");
     }
@@ -115,12 +122,25 @@ int main(int argc, char** argv) {
     for (std::size_t i = 1; i < pieces.size(); ++i)
       pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
-    c.cost = hs::hockney::piecewise(pieces, gamma)
-                 .with_copy_beta(loaded ? hs::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::measure_copy_beta())
-                 .with_gamma_growth(x.gamma_growth)
-                 .with_round_delta(x.round_delta);
+    const double copy_beta =
+        loaded || rounds ? hs::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::measure_copy_beta();
+    std::vector<hs::round_point> table;
+    if (rounds) {
+      std::vector<std::size_t> round_sizes;
+      for (std::size_t s = 8; s <= (std::size_t{16} << 20); s *= 2) round_sizes.push_back(s);
+      table = hs::measure_round_table(MPI_COMM_WORLD, round_sizes, std::min(reps, 21), [&](std::size_t i) {
+        if (rank == 0) progress_bar(i + 1, round_sizes.size(), round_sizes[i]);
+      });
+      c.cost = hs::round_table_model(table, x.gamma_growth).with_copy_beta(copy_beta);
+    } else {
+      c.cost = hs::hockney::piecewise(pieces, gamma)
+                   .with_copy_beta(copy_beta)
+                   .with_gamma_growth(x.gamma_growth)
+                   .with_round_delta(x.round_delta);
+    }
     c.knee_bytes = knee;
-    c.method = std::string(knee > 0 ? "two-piece" : "linear-regression") + (loaded ? ", loaded" : "") +
+    c.method = std::string(rounds ? "round table" : knee > 0 ? "two-piece" : "linear-regression") +
+               (loaded ? ", loaded" : "") +
                (fastest < 1.0 ? ", fastest " + std::to_string(static_cast<int>(fastest * 100)) + " %" : "");
     c.mpi_library = hs::detail::mpi_library_version();
     c.host = hs::detail::host_name();
@@ -133,6 +153,12 @@ int main(int argc, char** argv) {
         std::printf("%-12.0f %14.3f %14.3f %14.3f\n", s.bytes, s.seconds * 1e6, means_model.time(s.bytes) * 1e6,
                     line_model.time(s.bytes) * 1e6);
       std::printf("regression: alpha %.3f us, beta %.4f ns/B\n", line_model.alpha() * 1e6, line_model.beta() * 1e9);
+      if (rounds) {
+        std::printf("%-12s %16s %16s %16s\n", "bytes", "us per round", "gap us (burst)", "model t(m) us");
+        for (const auto& p : table)
+          std::printf("%-12.0f %16.3f %10.3f (%3d) %16.3f\n", p.bytes, p.per_round * 1e6, p.gap * 1e6, p.burst,
+                      c.cost.time(p.bytes) * 1e6);
+      }
       for (const auto& p : c.cost.pieces())
         std::printf("written piece from %.0f B: alpha %.3f us, beta %.4f ns/B, gamma %.3f us\n", p.from_bytes,
                     p.alpha * 1e6, p.beta * 1e9, c.cost.gamma(p.from_bytes) * 1e6);
@@ -141,8 +167,8 @@ int main(int argc, char** argv) {
       std::printf("\nchain of rounds of 2 messages: %.3f us per round\n", x.round_seconds * 1e6);
       std::printf("knee %.0f B, gamma %.3f us + %.3f ns per further message, delta %.3f us per round, "
                   "local copy %.4f ns/B -> %s\n",
-                  knee, gamma * 1e6, x.gamma_growth * 1e9, x.round_delta * 1e6, c.cost.copy_beta() * 1e9,
-                  output.c_str());
+                  knee, c.cost.gamma() * 1e6, x.gamma_growth * 1e9, c.cost.round_delta() * 1e6,
+                  c.cost.copy_beta() * 1e9, output.c_str());
       hs::save_calibration(c, output);
     }
   } catch (const hs::error& e) {

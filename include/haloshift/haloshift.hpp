@@ -12,6 +12,7 @@
 #include "model/calibration.hpp"
 #include "model/closed_form.hpp"
 #include "model/hockney.hpp"
+#include "model/round_table.hpp"
 #include "model/schedule_cost.hpp"
 #include "model/simulator.hpp"
 #include "network/announce_selector.hpp"

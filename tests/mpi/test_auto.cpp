@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <haloshift/haloshift.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -96,4 +97,27 @@ TEST_CASE("a bad calibration file raises the same error on every rank", "[auto][
                     Catch::Contains(path) && Catch::Contains("field 'beta_s_per_byte' is missing"));
   done_with(path);
   CHECK_THROWS_WITH((hs::make_plan<hs::Auto, double>(grid, 0, 4)), Catch::Contains("k must be >= 1, got 0"));
+}
+
+TEST_CASE("the round table measures the same on every rank and builds a model", "[calibration][mpi]") {
+  const auto table = hs::measure_round_table(MPI_COMM_WORLD, {64, 1 << 20}, 3);
+  REQUIRE(table.size() == 2);
+  CHECK(table[0].burst == 32);  // short messages: the longest burst
+  CHECK(table[1].burst == 32);  // 32 MiB per rank in the burst is the default cap
+  for (const auto& p : table) {
+    CHECK(std::isfinite(p.per_round));
+    CHECK(p.per_round >= 0);
+    CHECK(std::isfinite(p.gap));
+    CHECK(p.gap >= 0);
+    char text[96];
+    std::snprintf(text, sizeof text, "%a %a %d", p.per_round, p.gap, p.burst);
+    CHECK(same_everywhere(text));  // every time is the max over ranks: all ranks decide alike
+  }
+  const auto capped = hs::measure_round_point(MPI_COMM_WORLD, 1 << 20, 3, 2, 3 << 20);
+  CHECK(capped.burst == 3);
+  const hs::hockney model = hs::round_table_model(table);
+  CHECK(model.burst(2, 64) >= 0);
+  CHECK(model.burst(26, 1 << 20) >= model.burst(26, 64));
+  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
+  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 3, 1), Catch::Contains("chain must be >= 2, got 1"));
 }

@@ -119,7 +119,10 @@ TEST_CASE("a piece's own gamma applies to bursts of its messages", "[model][advi
     CHECK(hs::simulate(g, hs::SingleHop::make_schedule(g, r), s).makespan == Approx(expected));
     CHECK(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping) == Approx(expected));
   }
-  CHECK_THROWS_WITH(hs::hockney::piecewise({{0, 1e-6, 1e-9, NAN}}, 0), Catch::Contains("invalid"));
+  // NaN is "not set" (the default): the model's gamma. Infinity is no gap at all.
+  CHECK(hs::hockney::piecewise({{0, 1e-6, 1e-9, NAN}}, 0.3e-6).gamma(8) == 0.3e-6);
+  CHECK_THROWS_WITH(hs::hockney::piecewise({{0, 1e-6, 1e-9, INFINITY}}, 0), Catch::Contains("invalid"));
+  CHECK_THROWS_WITH(hs::hockney::piecewise({{0, NAN, 1e-9}}, 0), Catch::Contains("invalid"));
 }
 
 TEST_CASE("copies to the rank itself cost copy_beta per byte, in transfer order", "[model][advisor]") {

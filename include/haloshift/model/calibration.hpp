@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -80,7 +81,7 @@ inline void save_calibration(const calibration& c, const std::string& path) {
   j["gamma_growth_s"] = c.cost.gamma_growth();
   for (const auto& p : c.cost.pieces()) {
     nlohmann::json piece{{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}};
-    if (p.gamma >= 0) piece["gamma_s"] = p.gamma;
+    if (p.gamma == p.gamma) piece["gamma_s"] = p.gamma;  // NaN: the model's gamma
     j["pieces"].push_back(piece);
   }
   j["knee_bytes"] = c.knee_bytes;
@@ -125,9 +126,22 @@ inline calibration load_calibration(const std::string& path) {
     if (!j["pieces"].is_array() || j["pieces"].empty())
       throw error("calibration file " + path + ": field 'pieces' must be a non-empty array");
     std::vector<hockney::piece> pieces;
-    for (const auto& p : j["pieces"])
-      pieces.push_back({number(p, "from_bytes", 0, 1e15), number(p, "alpha_s", 0, 1), number(p, "beta_s_per_byte", 0, 1),
-                        p.contains("gamma_s") ? number(p, "gamma_s", 0, 1) : -1.0});
+    for (const auto& p : j["pieces"]) {
+      // A later piece's line may cross 0 before it starts (a steep segment of a measured
+      // table); what must not be negative is the time where the piece begins.
+      const double from = number(p, "from_bytes", 0, 1e15);
+      const double alpha = number(p, "alpha_s", pieces.empty() ? 0 : -1, 1);
+      const double beta = number(p, "beta_s_per_byte", 0, 1);
+      if (alpha + beta * from < 0)
+        throw error("calibration file " + path + ": field 'alpha_s' = " + std::to_string(alpha) +
+                    " makes the time at " + std::to_string(from) + " bytes negative");
+      const double piece_gamma =
+          p.contains("gamma_s") ? number(p, "gamma_s", -1, 1) : std::numeric_limits<double>::quiet_NaN();
+      if (piece_gamma + beta * from < 0)
+        throw error("calibration file " + path + ": field 'gamma_s' = " + std::to_string(piece_gamma) +
+                    " makes the injection of " + std::to_string(from) + " bytes negative");
+      pieces.push_back({from, alpha, beta, piece_gamma});
+    }
     try {
       c.cost = hockney::piecewise(pieces, gamma);
     } catch (const error& e) {

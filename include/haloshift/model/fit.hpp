@@ -49,6 +49,31 @@ inline std::vector<sample> means(const std::vector<sample>& all) {
   return out;
 }
 
+/// The closest non-decreasing sequence to `values` in least squares (pool
+/// adjacent violators): a measured time per size that dips, because a
+/// repetition was lucky, is averaged with its neighbours instead of giving a
+/// negative slope.
+inline std::vector<double> non_decreasing(const std::vector<double>& values) {
+  std::vector<double> mean;          // pooled blocks: their mean
+  std::vector<std::size_t> count;    // and how many values each holds
+  for (double v : values) {
+    mean.push_back(v);
+    count.push_back(1);
+    while (mean.size() > 1 && mean[mean.size() - 2] > mean.back()) {
+      const std::size_t n = count.back() + count[count.size() - 2];
+      const double m = (mean.back() * static_cast<double>(count.back()) +
+                        mean[mean.size() - 2] * static_cast<double>(count[count.size() - 2])) / static_cast<double>(n);
+      mean.pop_back();
+      count.pop_back();
+      mean.back() = m;
+      count.back() = n;
+    }
+  }
+  std::vector<double> out;
+  for (std::size_t b = 0; b < mean.size(); ++b) out.insert(out.end(), count[b], mean[b]);
+  return out;
+}
+
 /// Method 1 of the Shift paper: alpha is the mean time of empty messages,
 /// the per-size means become a table (beta per size), interpolated between sizes.
 inline hockney per_size_means(const std::vector<sample>& all, double gamma = -1) {

@@ -5,7 +5,9 @@
 /// the injection gap gamma for messages posted together.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,7 +46,10 @@ public:
     double from_bytes;
     double alpha;  ///< seconds
     double beta;   ///< seconds per byte
-    double gamma = -1;  ///< injection gap for messages of this piece; < 0: the model's gamma
+    /// Injection gap for messages of this piece; NaN (the default): the model's gamma. It may be
+    /// negative where a measured table's gap grows faster than its time (model/round_table.hpp):
+    /// what must not be negative is a message's injection, gamma + beta m, where the piece starts.
+    double gamma = std::numeric_limits<double>::quiet_NaN();
   };
 
   hockney() = default;
@@ -101,7 +106,7 @@ public:
   /// Injection gap for messages of `bytes` posted together with others.
   double gamma(double bytes = 0) const noexcept {
     const piece& p = at(bytes);
-    return p.gamma >= 0 ? p.gamma : gamma_;
+    return p.gamma == p.gamma ? p.gamma : gamma_;
   }
   /// Gap between the messages of a burst of `n` messages of `bytes` each.
   double gap(double bytes, double n) const noexcept { return gamma(bytes) + gamma_growth_ * (n - 1); }
@@ -143,9 +148,12 @@ private:
     for (std::size_t i = 0; i < pieces_.size(); ++i) {
       const piece& p = pieces_[i];
       // Measured tables may dip (noise), so slopes may be negative; they must be numbers.
-      if (!(p.alpha == p.alpha) || !(p.beta == p.beta) || !(p.gamma == p.gamma) || p.from_bytes < 0)
+      if (!(p.alpha == p.alpha) || !(p.beta == p.beta) || std::isinf(p.gamma) || p.from_bytes < 0)
         throw error("hockney: piece " + std::to_string(i) + " has invalid alpha " + std::to_string(p.alpha) +
                     ", beta " + std::to_string(p.beta) + " or gamma " + std::to_string(p.gamma));
+      if (p.gamma + p.beta * p.from_bytes < 0)
+        throw error("hockney: piece " + std::to_string(i) + " has gamma " + std::to_string(p.gamma) +
+                    ": a message of " + std::to_string(p.from_bytes) + " bytes would take negative time to inject");
       if (i && p.from_bytes <= pieces_[i - 1].from_bytes)
         throw error("hockney: pieces must start at increasing sizes");
     }
