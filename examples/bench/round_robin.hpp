@@ -32,6 +32,16 @@ inline double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+/// Mean of the fastest `fraction` of `v` (at least one value).
+inline double fastest_mean(std::vector<double> v, double fraction) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto keep = std::max<std::size_t>(1, static_cast<std::size_t>(fraction * static_cast<double>(v.size())));
+  double sum = 0;
+  for (std::size_t i = 0; i < keep; ++i) sum += v[i];
+  return sum / static_cast<double>(keep);
+}
+
 /// The first line of MPI_Get_library_version.
 inline std::string mpi_library() {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];

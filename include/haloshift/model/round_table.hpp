@@ -13,10 +13,10 @@
 /// simulation uses are measured directly, per size `m`, with every rank
 /// running the executor's rounds (all receives, all sends, MPI_Waitall):
 ///
-/// * `per_round(m)`: a chain of rounds of two messages of `m` bytes (one to
-///   each ring neighbour, as a Shift step), time per round;
-/// * `gap(m)`: in one round of `n` messages of `m` bytes spread over all
-///   other ranks (as SingleHop's), time per further message.
+/// * `per_round(m)`: a chain of rounds of two messages of `m` bytes, time
+///   per round (a Shift step sends two);
+/// * `gap(m)`: a chain of rounds of `n` messages, time per round beyond the
+///   two-message round's, per further message.
 ///
 /// In the model a round of `n` messages takes `t(m) + (n - 1) (gamma(m) +
 /// beta(m) m)` (hockney::burst), so a table point gives `t(m) = per_round -
@@ -44,31 +44,36 @@ namespace haloshift {
 struct round_point {
   double bytes = 0;
   double per_round = 0;  ///< seconds per round of a chain of rounds of 2 messages
-  double gap = 0;        ///< seconds per further message of a burst (gap + beta m)
-  int burst = 2;         ///< messages in the burst the gap was measured with
+  double gap = 0;        ///< seconds per further message of a round of `burst` (gap + beta m)
+  int burst = 3;         ///< messages per round of the chain the gap was measured with
 };
 
 /// Measures one size on every rank of `comm` (collective; the same result
-/// everywhere). The burst holds up to 32 messages (a gap is a difference
-/// divided by the burst, so a long burst resolves it best: SingleHop's 26 on
-/// a 3D grid, not Shift's 2, is where it matters), fewer where they would
-/// exceed `burst_bytes` per rank (at least 2); the chain has `chain` rounds.
-/// Each time is the median over `repetitions` of the slowest rank, and each
-/// quantity a difference of two such times (a longer and a shorter run of
-/// the same pattern), so the barrier's skew cancels.
+/// everywhere). Both quantities come from chains of rounds, the steady state
+/// of a multi-round exchange, where every round waits for the partners of
+/// the last (a single round after a barrier is cheaper per message: its
+/// ranks start apart and finish apart). Each is a difference of two such
+/// times, `chain` rounds against one, so the barrier's skew cancels, and
+/// each time is the median over `repetitions` of the slowest rank. Messages
+/// are spread over the other ranks as SingleHop's are (message i to the
+/// rank 1 + i mod (P - 1) further on). The burst holds up to 32 messages (a
+/// gap is a difference divided by the burst, so a long burst resolves it
+/// best: SingleHop's 26 on a 3D grid, not Shift's 2, is where it matters),
+/// fewer where they would exceed `burst_bytes` per rank (at least 3).
 inline round_point measure_round_point(MPI_Comm comm, std::size_t bytes, int repetitions = 11, int chain = 8,
                                        std::size_t burst_bytes = std::size_t{32} << 20) {
   if (bytes == 0) throw error("measure_round_point: bytes must be >= 1, got 0");
   if (chain < 2) throw error("measure_round_point: chain must be >= 2, got " + std::to_string(chain));
   round_point p;
   p.bytes = static_cast<double>(bytes);
-  p.burst = static_cast<int>(std::clamp<std::size_t>(burst_bytes / bytes, 2, 32));
-  const double one = detail::time_rounds(comm, 1, bytes, 1, repetitions, true);
-  const double many = detail::time_rounds(comm, p.burst, bytes, 1, repetitions, true);
-  p.gap = std::max(many - one, 0.0) / (p.burst - 1);
-  const double first = detail::time_rounds(comm, 2, bytes, 1, repetitions, false);
-  const double all = detail::time_rounds(comm, 2, bytes, chain, repetitions, false);
-  p.per_round = std::max(all - first, 0.0) / (chain - 1);
+  p.burst = static_cast<int>(std::clamp<std::size_t>(burst_bytes / bytes, 3, 32));
+  auto per_round = [&](int messages) {
+    const double one = detail::time_rounds(comm, messages, bytes, 1, repetitions, true);
+    const double all = detail::time_rounds(comm, messages, bytes, chain, repetitions, true);
+    return std::max(all - one, 0.0) / (chain - 1);
+  };
+  p.per_round = per_round(2);
+  p.gap = std::max(per_round(p.burst) - p.per_round, 0.0) / (p.burst - 2);
   return p;
 }
 
