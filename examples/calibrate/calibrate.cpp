@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
       std::printf("bursts of 8 B on %d ranks, gap per message:", size);
       for (const auto& g : x.gaps) std::printf(" %.0f: %.3f us", g.bytes + 1, g.seconds * 1e6);
       std::printf("\nchain of rounds of 2 messages: %.3f us per round\n", x.round_seconds * 1e6);
-      std::printf("knee %.0f B, gamma %.3f us + %.3f ns per further message, delta %.3f us per round, "
+      std::printf("ping-pong knee %.0f B, gamma %.3f us + %.3f ns per further message, delta %.3f us per round, "
                   "local copy %.4f ns/B -> %s\n",
                   knee, c.cost.gamma() * 1e6, x.gamma_growth * 1e9, c.cost.round_delta() * 1e6,
                   c.cost.copy_beta() * 1e9, output.c_str());
