@@ -121,3 +121,14 @@ TEST_CASE("the round table measures the same on every rank and builds a model", 
   CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
   CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 3, 1), Catch::Contains("chain must be >= 2, got 1"));
 }
+
+TEST_CASE("the loaded copy speed is one number for all ranks", "[calibration][mpi]") {
+  // Small copies keep the sweep fast; what is checked is the agreement (a node-wide span, then the
+  // slowest node) and that it is a speed at all, not its value, which depends on the machine.
+  const double loaded = hs::measure_copy_beta_loaded(MPI_COMM_WORLD, 1 << 20, 2, 3);
+  CHECK(std::isfinite(loaded));
+  CHECK(loaded > 0);
+  char text[32];
+  std::snprintf(text, sizeof text, "%a", loaded);
+  CHECK(same_everywhere(text));
+}
