@@ -120,6 +120,9 @@ TEST_CASE("the round table measures the same on every rank and builds a model", 
   CHECK(model.burst(26, 1 << 20) >= model.burst(26, 64));
   CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
   CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 3, 1), Catch::Contains("chain must be >= 2, got 1"));
+  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 0), Catch::Contains("repetitions must be >= 1, got 0"));
+  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, std::size_t{1} << 31),
+                    Catch::Contains("bytes must fit an MPI count"));
 }
 
 TEST_CASE("the loaded copy speed is one number for all ranks", "[calibration][mpi]") {
@@ -131,4 +134,6 @@ TEST_CASE("the loaded copy speed is one number for all ranks", "[calibration][mp
   char text[32];
   std::snprintf(text, sizeof text, "%a", loaded);
   CHECK(same_everywhere(text));
+  CHECK_THROWS_WITH(hs::measure_copy_beta_loaded(MPI_COMM_WORLD, 0), Catch::Contains("got 0, 4 and 5"));
+  CHECK_THROWS_WITH(hs::measure_copy_beta(1024, 0), Catch::Contains("got 1024 and 0"));
 }

@@ -248,6 +248,9 @@ inline double measure_gamma(MPI_Comm comm, const hockney& single, std::size_t by
 /// between two touched buffers, the median of `repetitions`): what a
 /// periodic image costs instead of a message. No MPI.
 inline double measure_copy_beta(std::size_t bytes = 8 << 20, int repetitions = 11) {
+  if (bytes == 0 || repetitions < 1)
+    throw error("measure_copy_beta: bytes and repetitions must be >= 1, got " + std::to_string(bytes) + " and " +
+                std::to_string(repetitions));
   std::vector<char> from(bytes, 1), to(bytes, 0);
   std::vector<double> t;
   for (int rep = 0; rep < repetitions; ++rep) {
@@ -272,6 +275,9 @@ inline double measure_copy_beta(std::size_t bytes = 8 << 20, int repetitions = 1
 /// rank with a core to itself. Collective; the same result on every rank.
 inline double measure_copy_beta_loaded(MPI_Comm comm, std::size_t bytes = 8 << 20, int passes = 4,
                                        int repetitions = 5) {
+  if (bytes == 0 || passes < 1 || repetitions < 1)
+    throw error("measure_copy_beta_loaded: bytes, passes and repetitions must be >= 1, got " + std::to_string(bytes) +
+                ", " + std::to_string(passes) + " and " + std::to_string(repetitions));
   MPI_Comm node = MPI_COMM_NULL;  // ranks that share a clock (and the cores)
   mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   std::vector<char> from(bytes, 1), to(bytes, 0);

@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include <mpi.h>
@@ -63,6 +65,10 @@ struct round_point {
 inline round_point measure_round_point(MPI_Comm comm, std::size_t bytes, int repetitions = 11, int chain = 8,
                                        std::size_t burst_bytes = std::size_t{32} << 20) {
   if (bytes == 0) throw error("measure_round_point: bytes must be >= 1, got 0");
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw error("measure_round_point: bytes must fit an MPI count (<= 2^31 - 1), got " + std::to_string(bytes));
+  if (repetitions < 1)
+    throw error("measure_round_point: repetitions must be >= 1, got " + std::to_string(repetitions));
   if (chain < 2) throw error("measure_round_point: chain must be >= 2, got " + std::to_string(chain));
   round_point p;
   p.bytes = static_cast<double>(bytes);
