@@ -36,9 +36,9 @@
 
 #include "../error.hpp"
 #include "../mpi/check.hpp"
-#include "calibration.hpp"
 #include "fit.hpp"
 #include "hockney.hpp"
+#include "measure.hpp"
 
 namespace haloshift {
 
