@@ -117,9 +117,9 @@ int main(int argc, char** argv) {
     const hs::exchange_terms x = hs::measure_exchange_terms(MPI_COMM_WORLD, two);
     const double gamma = x.gamma;
     // Above the knee every message of a burst needs its own rendezvous handshake, so the gap is
-    // measured again there, at twice the piece's first size.
+    // measured again there, at twice the piece's first size (the round table measures its own gaps).
     auto pieces = two.pieces();
-    for (std::size_t i = 1; i < pieces.size(); ++i)
+    for (std::size_t i = 1; i < pieces.size() && !rounds; ++i)
       pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
     const double copy_beta =
