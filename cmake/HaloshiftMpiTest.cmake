@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # haloshift_add_mpi_test(NAME <name> TARGET <target> RANKS <n>... [ARGS <args>...])
 # Adds one CTest test per rank count, named <name>.np<n> and labelled "mpi" and
 # "np<n>". Launches with the MPIEXEC_* variables of FindMPI; oversubscribes and

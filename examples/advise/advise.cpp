@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift-advise: which exchange strategy the cost model predicts fastest,
 // for a machine (a calibration file, or alpha / beta / gamma / delta per round), a grid shape,
 // and ranges of k and block size. Prints the predicted time of every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs haloshift-advise on a small grid with a high-latency model (so every
 # family wins somewhere is not required, only named) and checks its outputs.
 file(REMOVE ${SVG})

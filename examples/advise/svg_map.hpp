@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The advisor's picture: which strategy the model predicts fastest over
 // k (rows, k = 1 at the bottom) x block size (columns, in the order given,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Block creation as in NAStJA (msn-global-network, Sec. I and II-A): every
 // rank owns a region of 4x4x4 blocks of a 3D domain; an interface moves
 // through the domain and ranks create blocks where it arrives. New blocks are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-step cost of NAStJA's information networks against MPI collectives
 // (docs/performance.md, "Information networks"). Every step carries one
 // announcement of m bytes in total, posted by rank (step mod P):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift_bench: the library's Shift against a hand-written MPI Shift with
 // the same messages (raw_shift.hpp), on a periodic 3D grid of all ranks.
 //

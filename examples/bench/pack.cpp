@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift_bench_pack: how fast the executor packs (gather) and unpacks
 // (scatter) the faces, edges and corners of a grid field, against memcpy of
 // the same number of bytes. Messages are built exactly as a relocated field

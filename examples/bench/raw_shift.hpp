@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A hand-written Shift halo exchange in plain MPI, the baseline of bench.cpp.
 //

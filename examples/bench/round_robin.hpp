@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Timing helpers shared by the strategy benchmarks (strategies.cpp,
 // validate.cpp): variants are timed round robin (A B C ... A B C ...) so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift_bench_strategies: every strategy against the two baselines, side
 // by side in one run: the hand-written MPI Shift (raw_shift.hpp) and
 // MPI_Neighbor_alltoallv (the NeighborAlltoall strategy is exactly that call on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift_bench_validate: the cost model against the clock. For every k
 // and block size, every strategy Auto chooses from (and NeighborAlltoall)
 // runs side by side with Auto's own plan; the table shows measured and

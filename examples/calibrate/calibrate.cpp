@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift-calibrate: measures this machine's Hockney parameters and writes
 // the calibration file Auto reads.
 //

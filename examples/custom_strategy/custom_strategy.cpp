@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Write your own strategy: ZyxShift (zyx_shift.hpp) runs through the same
 // plan, executor and checks as the built-in ones. This program compares its
 // halo, forward and reverse, with Shift's and with the owners' data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A user-written strategy: Shift with the dimensions taken in the order
 // z, y, x. Nothing but a schedule; haloshift validates it when a plan is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Energy conservation of haloshift-md (velocity Verlet, dt = 0.005, LJ cut at
 # 2.5 sigma without shift): over 1000 steps the total energy per atom stays
 # within 0.5 % of its value at step 0. A wrong kick, drift or force sign

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The thermo output of haloshift-md must be identical to the last digit for
 # every strategy, rank count (1, 2, 4, 8) and with and without Newton's third
 # law. Usage: check_identical.sh MD MPIEXEC NUMPROC_FLAG [EXTRA_FLAGS]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift-md: a Lennard-Jones molecular-dynamics mini-app in the standard
 // "LJ melt" setup of LAMMPS and miniMD (fcc lattice at reduced density 0.8442,
 // T = 1.44, cutoff 2.5 sigma, skin 0.3 sigma, dt = 0.005, re-neighbouring

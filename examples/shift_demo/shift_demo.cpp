@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift demo: every rank of a periodic 3D grid imports its k-neighbourhood
 // and prints a one-line summary of its halo and the exchange time.
 //   mpiexec -n 4 ./haloshift_shift_demo [k] [elements]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The arithmetic of the heat-equation example, shared by the distributed run
 // and its serial reference so that both evaluate every cell with the same

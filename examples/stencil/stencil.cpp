@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // haloshift_stencil: a 3D heat equation (explicit Jacobi-type sweeps) with a
 // 7-point or 27-point stencil on a grid_field with ghost layers of width g.
 // With g > 1 it exchanges only every g sweeps and recomputes the shrinking

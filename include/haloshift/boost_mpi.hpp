@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file boost_mpi.hpp
 /// @brief Interoperation with Boost.MPI communicators. Optional: include it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file error.hpp
 /// @brief The one exception type of haloshift.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file haloshift.hpp
 /// @brief Umbrella header: everything a user of haloshift needs.

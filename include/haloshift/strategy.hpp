@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file strategy.hpp
 /// @brief What a halo-exchange strategy is: a named schedule generator.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file version.hpp
 #define HALOSHIFT_VERSION_MAJOR 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grid mode against an oracle computed from global coordinates alone: after
 // a ghost fill every ghost cell holds the value of the cell it images
 // (wrapped across periodic dimensions), non-periodic outer ghosts keep their

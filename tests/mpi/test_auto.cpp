@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Auto: every rank makes the same choice, the choice follows the calibration,
 // and its halo is Shift's halo bit for bit; bad calibration files fail alike
 // on every rank.

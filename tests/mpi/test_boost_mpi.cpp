@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Boost.MPI interop: a grid over a boost::mpi::communicator exchanges like one
 // over the raw MPI_Comm, and its communicator can be viewed through Boost.MPI.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every strategy, every configuration of the sweep: forward halos equal the
 // oracle bit for bit, reverse sums equal a serial sum over all holders.
 

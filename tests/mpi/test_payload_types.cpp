@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Payload types and the halo API: structs, bytes, one-shot exchange,
 // per-dimension k, lookup by offset, periodic images of a single box.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Arguments that must agree across ranks are checked collectively when a plan
 // is built: a mismatch raises the same error on every rank instead of hanging.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // An independent Manhattan Street Network for the tests: sizes by a plain
 // search, edges from coordinates written out by hand, distances by a

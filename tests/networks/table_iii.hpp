@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Table III of msn-global-network (Berghoff, Kondov 2018), as printed.
 

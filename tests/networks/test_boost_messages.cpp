@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Serializable messages through Boost.MPI: strings, vectors and a user struct
 // with `serialize` reach every rank intact, exactly once.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The local networks under the rank sweep, against the halo oracle (an
 // independent computation from coordinates): single-hop packages from every
 // neighbour offset, multi-hop messages from every box within `hops` boxes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MsnAnnounce under the rank sweep: whatever the pattern of posts, every rank
 // receives every announcement exactly once, intact, within the diameter.
 // The expected set is recomputed on every rank from the posting pattern.

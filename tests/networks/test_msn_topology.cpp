@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MSN construction against an independent one (msn_oracle.hpp): sizes,
 // edges, the incomplete hyperplane, strong connectivity, formula (1).
 

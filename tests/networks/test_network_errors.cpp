@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad arguments: named with their value, and, where ranks must agree, the
 // same error on every rank (checked collectively at construction).
 

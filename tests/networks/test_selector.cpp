@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The announcement selector: the paper's reading of Table III, and costs
 // recomputed here from Hockney's formula.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Table III of msn-global-network (diameters for 10,240 to 10,649,600
 // processes at degrees 2..10) against our construction: the true diameter by
 // BFS where it is affordable here, the paper's formula (1) everywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A minimal program using haloshift as an installed or embedded package.
 #include <haloshift/haloshift.hpp>
 

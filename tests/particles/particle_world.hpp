@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Test particles of a whole sweep configuration, known to every rank: each
 // rank generates its own from a seed, and all of them are gathered, so the

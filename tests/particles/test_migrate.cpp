@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Migration over the rank sweep: random displacements of up to several boxes;
 // afterwards every particle lies in its owner's box, none is lost or
 // duplicated, and the particles' data is unchanged but for periodic wrapping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Particle mode against a brute-force oracle over the rank sweep: every rank's
 // ghosts (which particles, in which order, with which periodic shift) follow
 // from the gathered positions alone; reverse sums equal a serial sum.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Catch2 main for MPI tests: every rank runs the same tests; rank 0 prints,
 // the other ranks print only when they failed; the exit code is reduced so
 // that all ranks (and so mpiexec and CTest) agree on the result.

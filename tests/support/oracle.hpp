@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Brute-force reference for halo exchanges, computed from grid coordinates
 // alone: no schedule, no messages. Deliberately shares no code with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The configurations every MPI halo test runs through: all grid shapes of the
 // world size in 1, 2 and 3 dimensions, periodic / non-periodic / mixed,

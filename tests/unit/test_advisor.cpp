@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The advisor (select/advisor.hpp): the map is explain() cell by cell, and
 // the Shift / TeamShift crossovers are where the two predictions meet.
 

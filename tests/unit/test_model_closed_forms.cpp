@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Closed forms (docs/model.md) against the time read off each strategy's own
 // schedule, round by round, and against the max-plus simulation.
 

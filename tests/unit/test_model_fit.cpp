@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Fitting Hockney parameters to synthetic ping-pong samples with known answers.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cost model against the papers' own numbers.
 //  * shift-hockney-model.txt, Tables 2-6: predicted latency of the 1D Shift,
 //    rendezvous (MPI_Ssend), k = 1..10, from Table 1 (alpha = 2,122 ns and the

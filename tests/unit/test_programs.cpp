@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Whole-grid simulation without MPI: compile every rank's program, match each
 // send with the receive of the same transfer on the peer, move block labels
 // along the matches and check every rank ends with exactly the oracle's blocks.

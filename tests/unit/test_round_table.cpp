@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The round table (model/round_table.hpp): a model built from per-size
 // round times must give back, at every measured size, the chain's time per
 // round and the burst's gap it was built from, through the same hockney

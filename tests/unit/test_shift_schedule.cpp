@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift's schedule against the closed forms of docs/strategies.md and the
 // Shift paper: 6k messages per rank (fewer at non-periodic borders), phase
 // sizes m, (2k+1)m, (2k+1)^2 m, received volume ((2k+1)^3 - 1) m.

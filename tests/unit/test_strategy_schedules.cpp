@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every strategy's schedule against the closed forms of docs/strategies.md:
 // messages, rounds and bytes per rank come from the compiled schedule itself.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file aligned_buffer.hpp
 /// @brief Storage for halo buffers, aligned to a cache line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file executor.hpp
 /// @brief Runs any compiled schedule over MPI point-to-point, forwards

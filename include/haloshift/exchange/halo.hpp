@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file halo.hpp
 /// @brief The blocks a rank received: one per offset, viewing one buffer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file layout.hpp
 /// @brief Where each block a rank ever holds lives in its one halo buffer.

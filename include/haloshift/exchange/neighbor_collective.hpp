@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file neighbor_collective.hpp
 /// @brief Runs a one-round program as MPI_Neighbor_alltoallv on a

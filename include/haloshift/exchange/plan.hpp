@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file plan.hpp
 /// @brief Plans: build once (collective, validated on all ranks), then

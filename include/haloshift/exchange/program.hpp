@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file program.hpp
 /// @brief A schedule compiled for one rank: peers, slots and sizes of every

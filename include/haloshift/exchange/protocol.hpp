@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file protocol.hpp
 /// @brief How a rank's sends and receives of one round relate in time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file selection.hpp
 /// @brief Selective exchange: each box receives only those elements of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file cartesian_grid.hpp
 /// @brief A Cartesian grid of boxes, one per rank, over a communicator.

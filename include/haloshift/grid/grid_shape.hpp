@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file grid_shape.hpp
 /// @brief The geometry of a Cartesian grid of boxes: sizes, periodicity,

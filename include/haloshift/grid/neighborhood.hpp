@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file neighborhood.hpp
 /// @brief The k-neighborhood: which offsets a box imports.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file offset.hpp
 /// @brief Offsets between boxes of a Cartesian grid, and their canonical order.

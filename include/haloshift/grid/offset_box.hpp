@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file offset_box.hpp
 /// @brief A box of offsets `[lo, hi]` and a dense index over it (z slowest).

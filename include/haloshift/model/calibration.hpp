@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file calibration.hpp
 /// @brief The calibration every rank of a plan agrees on: read from the file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file calibration_file.hpp
 /// @brief A calibration and its JSON file: what was measured, where, and the

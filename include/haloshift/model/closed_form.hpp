@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file closed_form.hpp
 /// @brief Closed-form Hockney times of the built-in strategies (docs/model.md),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file fit.hpp
 /// @brief Fitting Hockney parameters to ping-pong samples: the two methods of

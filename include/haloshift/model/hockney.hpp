@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file hockney.hpp
 /// @brief Time of one message: Hockney's alpha + beta * m, piecewise where

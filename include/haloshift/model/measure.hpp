@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file measure.hpp
 /// @brief The measurements a calibration is made of: ping-pong, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file round_table.hpp
 /// @brief A message-time model measured from exchange rounds of every rank at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file schedule_cost.hpp
 /// @brief Hockney time read off a schedule round by round (bulk-synchronous:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file simulator.hpp
 /// @brief Max-plus evaluation of a schedule on a whole grid: the longest path

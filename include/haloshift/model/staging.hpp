@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file staging.hpp
 /// @brief Which messages of a schedule the executor packs or unpacks, read

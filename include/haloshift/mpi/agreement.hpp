@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file agreement.hpp
 /// @brief Collective argument checks: every rank raises the same error, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file check.hpp
 /// @brief Checking MPI return codes in every build.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file communicator.hpp
 /// @brief An owned duplicate of a user communicator.

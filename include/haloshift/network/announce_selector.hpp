@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file announce_selector.hpp
 /// @brief Choosing how to announce: the smallest MSN whose diameter fits the

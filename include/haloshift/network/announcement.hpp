@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file announcement.hpp
 /// @brief A message as the global announcement network delivers it.

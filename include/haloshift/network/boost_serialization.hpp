@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file boost_serialization.hpp
 /// @brief Lets the information networks carry any type Boost.MPI can

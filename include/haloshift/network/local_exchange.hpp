@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file local_exchange.hpp
 /// @brief NAStJA's local single-hop exchange network (msn-global-network,

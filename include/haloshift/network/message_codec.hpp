@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file message_codec.hpp
 /// @brief How the information networks turn a message into bytes and back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file msn_announce.hpp
 /// @brief MsnAnnounce: NAStJA's global announcement network

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file msn_distances.hpp
 /// @brief Hop distances in a Manhattan Street Network by breadth-first

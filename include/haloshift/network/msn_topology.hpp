@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file msn_topology.hpp
 /// @brief The n-dimensional Manhattan Street Network (MSN) of NAStJA's global

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file ttl_local_exchange.hpp
 /// @brief NAStJA's data-aware multi-hop network (msn-global-network,

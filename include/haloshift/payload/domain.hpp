@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file domain.hpp
 /// @brief The global simulation box and its uniform split into one box per rank.

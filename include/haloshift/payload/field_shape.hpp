@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file field_shape.hpp
 /// @brief Where a rank's part of a global structured grid lies, and how its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file field_storage.hpp
 /// @brief Grid fields and field bundles: a rank's padded array (interior and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file grid_field.hpp
 /// @brief Grid mode (stencil codes): a rank's part of a global structured

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file migrate.hpp
 /// @brief Migration: particles that left their box move to their new owner,

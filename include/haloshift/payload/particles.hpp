@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file particles.hpp
 /// @brief Particle mode (molecular dynamics): each rank imports, as ghosts,

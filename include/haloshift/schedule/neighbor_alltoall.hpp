@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file neighbor_alltoall.hpp
 /// @brief The MPI baseline: one MPI_Neighbor_alltoallv over a distributed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file schedule.hpp
 /// @brief A strategy's communication described as data: rounds of transfers.

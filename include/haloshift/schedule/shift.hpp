@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file shift.hpp
 /// @brief Plimpton's Shift: dimension by dimension, k daisy-chain steps each way.

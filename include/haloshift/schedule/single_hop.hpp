@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file single_hop.hpp
 /// @brief SingleHop: one round, a direct message to every partner.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file team_shift.hpp
 /// @brief TeamShift: Driscoll et al.'s processor teams, revised for a cut-off

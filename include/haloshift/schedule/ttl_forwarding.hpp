@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file ttl_forwarding.hpp
 /// @brief NAStJA's TTL multi-hop forwarding rule (msn-global-network, Fig. 8),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file ttl_multi_hop.hpp
 /// @brief TtlMultiHop: NAStJA's store-and-forward over the direct neighbours.

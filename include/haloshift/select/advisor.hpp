@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file advisor.hpp
 /// @brief The advisor: explain() over a map of neighbourhood widths `k` and

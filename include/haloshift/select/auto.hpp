@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file auto.hpp
 /// @brief Auto: predict every strategy with the cost model, run the cheapest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file grid_links.hpp
 /// @brief The links of the local exchange networks: one per direct

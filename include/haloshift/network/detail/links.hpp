@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file links.hpp
 /// @brief One step of a network: one package over every outgoing link, one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file wire.hpp
 /// @brief Fixed-layout fields in a byte buffer, for the networks' packages.
