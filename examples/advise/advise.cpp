@@ -8,56 +8,54 @@
 //   haloshift-advise [--calibration FILE | --alpha 2.1us --beta 0.5ns [--gamma 0.3us] [--delta 1us]]
 //                    [--grid 8x8x8] [--periodic 1,1,1] [--k 1:6] [--bytes 8:1M[:FACTOR]]
 //                    [--protocol overlapping|rendezvous] [--shell full|eighth] [--svg FILE] [--title TEXT]
-#include <haloshift/model/calibration.hpp>
-#include <haloshift/select/advisor.hpp>
-
+//                    [--help] [--version]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <haloshift/auto.hpp>
+#include <haloshift/haloshift.hpp>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "svg_map.hpp"
+#include "tool.hpp"
 
 namespace hs = haloshift;
 
 namespace {
 
-const char* usage =
-    "usage: haloshift-advise [--calibration FILE | --alpha TIME --beta TIME [--gamma TIME] [--delta TIME]]\n"
-    "                        [--grid 8x8x8] [--periodic 1,1,1] [--k 1:6 | --k 1,2,4] [--bytes 8:1M[:FACTOR]]\n"
-    "                        [--protocol overlapping|rendezvous] [--shell full|eighth] [--svg FILE] [--title TEXT]\n"
-    "  TIME: seconds, or with a unit: 2.1us, 500ns, 0.47ns (beta: per byte).\n"
-    "  Without --calibration or --alpha, the calibration Auto reads (haloshift-calibrate writes it).\n";
+/// A bad option value: the message names the text; CLI11 puts the option's name in front.
+[[noreturn]] void bad(const std::string& message) { throw std::invalid_argument(message); }
 
-/// A number with an optional suffix from `units` (suffix -> factor); the
-/// error names the option and the text.
-double with_unit(const std::string& option, const std::string& text, const std::map<std::string, double>& units) {
+/// A number with an optional suffix from `units` (suffix -> factor). Errors name the text; the option
+/// is put in front by CLI11 (the checks below) or by the caller.
+double with_unit(const std::string& text, const std::map<std::string, double>& units) {
   std::size_t used = 0;
   double v = 0;
   try {
     v = std::stod(text, &used);
   } catch (const std::exception&) {
-    throw hs::error(option + ": '" + text + "' is not a number");
+    bad("'" + text + "' is not a number");
   }
   std::string suffix = text.substr(used);
   if (suffix.size() > 2 && suffix.substr(suffix.size() - 2) == "/B") suffix.resize(suffix.size() - 2);
   if (suffix.empty()) return v;
   const auto u = units.find(suffix);
-  if (u == units.end()) throw hs::error(option + ": unknown unit '" + suffix + "' in '" + text + "'");
+  if (u == units.end()) bad("unknown unit '" + suffix + "' in '" + text + "'");
   return v * u->second;
 }
-double seconds(const std::string& option, const std::string& text) {
-  const double v = with_unit(option, text, {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}});
-  if (!(v >= 0) || !std::isfinite(v)) throw hs::error(option + " must be a time >= 0, got '" + text + "'");
+double seconds(const std::string& text) {
+  const double v = with_unit(text, {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}});
+  if (!(v >= 0) || !std::isfinite(v)) bad("expected a time >= 0, got '" + text + "'");
   return v;
 }
-double bytes(const std::string& option, const std::string& text) {
-  const double v = with_unit(option, text, {{"B", 1}, {"K", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MiB", 1 << 20},
-                                             {"G", 1 << 30}, {"GiB", 1 << 30}});
-  if (!(v >= 1) || !std::isfinite(v)) throw hs::error(option + " sizes must be >= 1 byte, got '" + text + "'");
+double bytes(const std::string& text) {
+  const double v = with_unit(
+      text, {{"B", 1}, {"K", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MiB", 1 << 20}, {"G", 1 << 30}, {"GiB", 1 << 30}});
+  if (!(v >= 1) || !std::isfinite(v)) bad("sizes must be >= 1 byte, got '" + text + "'");
   return std::round(v);
 }
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -70,7 +68,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
     pos = next + 1;
   }
 }
-int integer(const std::string& option, const std::string& text) {
+int integer(const std::string& text) {
   std::size_t used = 0;
   int v = 0;
   try {
@@ -78,7 +76,7 @@ int integer(const std::string& option, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size()) throw hs::error(option + ": '" + text + "' is not an integer");
+  if (used == 0 || used != text.size()) bad("'" + text + "' is not an integer");
   return v;
 }
 
@@ -86,40 +84,60 @@ int integer(const std::string& option, const std::string& text) {
 std::vector<int> k_list(const std::string& text) {
   std::vector<int> out;
   if (const auto parts = split(text, ':'); parts.size() == 2) {
-    for (int k = integer("--k", parts[0]); k <= integer("--k", parts[1]); ++k) out.push_back(k);
+    for (int k = integer(parts[0]); k <= integer(parts[1]); ++k) out.push_back(k);
   } else {
-    for (const auto& p : split(text, ',')) out.push_back(integer("--k", p));
+    for (const auto& p : split(text, ',')) out.push_back(integer(p));
   }
   for (int k : out)
-    if (k < 1 || k > 64) throw hs::error("--k: k must lie in 1..64, got " + std::to_string(k));
-  if (out.empty()) throw hs::error("--k '" + text + "' gives no k");
+    if (k < 1 || k > 64) bad("k must lie in 1..64, got " + std::to_string(k) + " in '" + text + "'");
+  if (out.empty()) bad("'" + text + "' gives no k");
   return out;
 }
 /// "8:1M" (powers of 2), "8:1M:8" (factor 8), or "64,4K,1M".
 std::vector<double> size_list(const std::string& text) {
   std::vector<double> out;
   if (const auto parts = split(text, ':'); parts.size() == 2 || parts.size() == 3) {
-    const double low = bytes("--bytes", parts[0]), high = bytes("--bytes", parts[1]);
-    const double factor = parts.size() == 3 ? with_unit("--bytes", parts[2], {}) : 2;
-    if (!(factor > 1)) throw hs::error("--bytes: the factor must be > 1, got '" + parts[2] + "'");
-    if (high < low) throw hs::error("--bytes: '" + text + "' runs backwards");
+    const double low = bytes(parts[0]), high = bytes(parts[1]);
+    const double factor = parts.size() == 3 ? with_unit(parts[2], {}) : 2;
+    if (!(factor > 1)) bad("the factor must be > 1, got '" + parts[2] + "' in '" + text + "'");
+    if (high < low) bad("'" + text + "' runs backwards");
     for (double m = low; m <= high * 1.0000001; m *= factor) out.push_back(std::round(m));
   } else {
-    for (const auto& p : split(text, ',')) out.push_back(bytes("--bytes", p));
+    for (const auto& p : split(text, ',')) out.push_back(bytes(p));
   }
-  if (out.size() > 64) throw hs::error("--bytes: '" + text + "' gives " + std::to_string(out.size()) + " sizes (at most 64)");
+  if (out.size() > 64) bad("'" + text + "' gives " + std::to_string(out.size()) + " sizes (at most 64)");
   return out;
 }
-hs::grid_shape grid_of(const std::string& dims_text, const std::string& periodic_text) {
+/// "8x8x8": 1 to 3 sizes >= 1.
+std::vector<int> dims_of(const std::string& text) {
   std::vector<int> dims;
-  for (const auto& p : split(dims_text, 'x')) dims.push_back(integer("--grid", p));
+  for (const auto& p : split(text, 'x')) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(p, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != p.size() || v < 1) bad("expected 1 to 3 sizes >= 1 like 8x8x8, got '" + text + "'");
+    dims.push_back(v);
+  }
+  if (dims.size() > 3) bad("expected 1 to 3 sizes >= 1 like 8x8x8, got '" + text + "'");
+  try {
+    (void)hs::grid_shape(dims, std::vector<bool>(dims.size(), true));  // the product fits an MPI rank
+  } catch (const hs::error&) {
+    bad("'" + text + "' has more ranks than MPI can number");
+  }
+  return dims;
+}
+/// "1" (all dimensions) or "1,0,1".
+std::vector<bool> periodic_of(const std::string& text) {
   std::vector<bool> periodic;
-  for (const auto& p : split(periodic_text, ',')) {
-    if (p != "0" && p != "1") throw hs::error("--periodic: entries must be 0 or 1, got '" + p + "'");
+  for (const auto& p : split(text, ',')) {
+    if (p != "0" && p != "1") bad("entries must be 0 or 1, got '" + p + "' in '" + text + "'");
     periodic.push_back(p == "1");
   }
-  if (periodic.size() == 1) periodic.assign(dims.size(), periodic[0]);  // "--periodic 0": all dimensions
-  return hs::grid_shape(dims, periodic);
+  return periodic;
 }
 
 std::string model_text(const hs::hockney& h) {
@@ -190,38 +208,76 @@ void print_boundary(const hs::advice_map& map) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    std::map<std::string, std::string> opt{{"--grid", "8x8x8"}, {"--periodic", "1"},    {"--k", "1:6"},
-                                           {"--bytes", "8:1M"}, {"--protocol", "overlapping"}, {"--shell", "full"}};
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--help" || a == "-h") {
-        std::fputs(usage, stdout);
-        return 0;
-      }
-      static const char* known[] = {"--calibration", "--alpha",    "--beta", "--gamma", "--delta",
-                                    "--grid",        "--periodic", "--k",    "--bytes", "--protocol",
-                                    "--shell",       "--svg",      "--title"};
-      if (std::find(std::begin(known), std::end(known), a) == std::end(known))
-        throw hs::error("unknown option '" + a + "'");
-      if (i + 1 >= argc) throw hs::error(a + " needs a value");
-      opt[a] = argv[++i];
-    }
+  return tool::plain_main("haloshift-advise", [&] {
+    CLI::App app{
+        "Which exchange strategy the cost model predicts fastest, for a machine (a calibration file, or "
+        "alpha / beta / gamma / delta per round), a grid shape, and ranges of k and block size. Prints the "
+        "predicted time of every strategy with the winner, the block sizes where TeamShift and Shift trade "
+        "places, and optionally an SVG map. No MPI communication: run it anywhere.\n"
+        "TIME: seconds, or with a unit: 2.1us, 500ns, 0.47ns (beta: per byte). Without --calibration or "
+        "--alpha, the calibration Auto reads (haloshift-calibrate writes it).",
+        "haloshift-advise"};
+    tool::add_version(app);
+    std::string calibration, alpha, beta, gamma, delta, svg, title;
+    std::string grid = "8x8x8", periodic = "1", k = "1:6", sizes = "8:1M", protocol = "overlapping", shell = "full";
+    const auto time = tool::parses(seconds);
+    auto* calibration_option =
+        app.add_option("--calibration", calibration, "Calibration file of the machine")->check(CLI::ExistingFile);
+    auto* alpha_option = app.add_option("--alpha", alpha, "Latency per message (TIME)")->check(time)->type_name("TIME");
+    auto* beta_option = app.add_option("--beta", beta, "Time per byte (TIME)")->check(time)->type_name("TIME");
+    auto* gamma_option = app.add_option("--gamma", gamma, "Gap per further message of a round (TIME; default alpha)")
+                             ->check(time)
+                             ->type_name("TIME");
+    auto* delta_option =
+        app.add_option("--delta", delta, "Cost per round (TIME; default 0)")->check(time)->type_name("TIME");
+    alpha_option->needs(beta_option);
+    beta_option->needs(alpha_option);
+    gamma_option->needs(alpha_option);
+    delta_option->needs(alpha_option);
+    calibration_option->excludes(alpha_option)->excludes(beta_option);
+    app.add_option("--grid", grid, "Ranks per dimension, PxQxR")
+        ->check(tool::parses(dims_of))
+        ->type_name("PxQxR")
+        ->capture_default_str();
+    app.add_option("--periodic", periodic, "Periodic per dimension, 1,1,1, or one entry for all")
+        ->check(tool::parses(periodic_of))
+        ->type_name("0|1[,...]")
+        ->capture_default_str();
+    app.add_option("--k", k, "Neighbourhood widths: FROM:TO or K1,K2,...")
+        ->check(tool::parses(k_list))
+        ->type_name("K")
+        ->capture_default_str();
+    app.add_option("--bytes", sizes, "Block sizes per rank: FROM:TO[:FACTOR] (default factor 2) or S1,S2,...")
+        ->check(tool::parses(size_list))
+        ->type_name("SIZES")
+        ->capture_default_str();
+    app.add_option("--protocol", protocol, "Message protocol of the model")
+        ->check(CLI::IsMember({"overlapping", "rendezvous"}))
+        ->capture_default_str();
+    app.add_option("--shell", shell, "Neighbourhood shell")
+        ->check(CLI::IsMember({"full", "eighth"}))
+        ->capture_default_str();
+    app.add_option("--svg", svg, "Write the map as SVG to this file")->type_name("FILE");
+    app.add_option("--title", title, "Title of the SVG map");
+    app.callback([&] {
+      const std::size_t given = periodic_of(periodic).size(), dims = dims_of(grid).size();
+      if (given != 1 && given != dims)
+        throw tool::usage_error("--periodic", "'" + periodic + "' has " + std::to_string(given) + " entries, --grid " +
+                                                  grid + " has " + std::to_string(dims) + " dimensions");
+    });
+    if (const int status = tool::parse(app, argc, argv, true); status >= 0) return status;
+
     // The machine: explicit parameters, a file, or the calibration Auto would read.
     hs::hockney cost;
     std::string source;
-    if (opt.count("--alpha") || opt.count("--beta")) {
-      if (!opt.count("--alpha") || !opt.count("--beta")) throw hs::error("--alpha and --beta go together");
-      if (opt.count("--calibration")) throw hs::error("give --calibration or --alpha/--beta, not both");
-      const double alpha = seconds("--alpha", opt["--alpha"]);
-      cost = hs::hockney(alpha, seconds("--beta", opt["--beta"]),
-                         opt.count("--gamma") ? seconds("--gamma", opt["--gamma"]) : alpha);
-      if (opt.count("--delta")) cost = cost.with_round_delta(seconds("--delta", opt["--delta"]));
+    if (alpha_option->count() > 0) {
+      const double a = seconds(alpha);
+      cost = hs::hockney(a, seconds(beta), gamma_option->count() ? seconds(gamma) : a);
+      if (delta_option->count()) cost = cost.with_round_delta(seconds(delta));
       source = "given parameters";
     } else {
-      if (opt.count("--gamma") || opt.count("--delta")) throw hs::error("--gamma and --delta need --alpha and --beta");
-      const std::string path = opt.count("--calibration") ? opt["--calibration"] : hs::default_calibration_path();
-      if (!opt.count("--calibration") && !std::filesystem::exists(path))
+      const std::string path = calibration_option->count() ? calibration : hs::default_calibration_path();
+      if (!calibration_option->count() && !std::filesystem::exists(path))
         throw hs::error("no --calibration and no --alpha/--beta, and no calibration at " + path +
                         " (run haloshift-calibrate, or pass the parameters)");
       const hs::calibration c = hs::load_calibration(path);
@@ -229,33 +285,30 @@ int main(int argc, char** argv) {
       source = "calibration " + std::filesystem::path(path).filename().string() +
                (c.host.empty() ? "" : " (" + c.host + (c.date.empty() ? "" : ", " + c.date.substr(0, 10)) + ")");
     }
-    hs::advice_request request{grid_of(opt["--grid"], opt["--periodic"]), k_list(opt["--k"]),
-                               size_list(opt["--bytes"]), cost};
-    if (opt["--protocol"] != "overlapping" && opt["--protocol"] != "rendezvous")
-      throw hs::error("--protocol must be overlapping or rendezvous, got '" + opt["--protocol"] + "'");
-    if (opt["--shell"] != "full" && opt["--shell"] != "eighth")
-      throw hs::error("--shell must be full or eighth, got '" + opt["--shell"] + "'");
-    request.mode = opt["--protocol"] == "rendezvous" ? hs::protocol::rendezvous : hs::protocol::overlapping;
-    request.kind = opt["--shell"] == "eighth" ? hs::shell::eighth : hs::shell::full;
+    std::vector<bool> per = periodic_of(periodic);
+    const std::vector<int> dims = dims_of(grid);
+    if (per.size() == 1) per.assign(dims.size(), per[0]);  // "--periodic 0": all dimensions
+    hs::advice_request request{hs::grid_shape(dims, per), k_list(k), size_list(sizes), cost};
+    request.mode = protocol == "rendezvous" ? hs::protocol::rendezvous : hs::protocol::overlapping;
+    request.kind = shell == "eighth" ? hs::shell::eighth : hs::shell::full;
 
     const hs::advice_map map = hs::advise(request);
-    const std::string& per = opt["--periodic"];
-    const std::string grid_text = opt["--grid"] + (per == "1" ? " periodic" : per == "0" ? " non-periodic" : " periodic " + per) + ", " +
-                                  opt["--protocol"] + ", " + opt["--shell"] + " shell";
+    const std::string grid_text = grid +
+                                  (periodic == "1"   ? " periodic"
+                                   : periodic == "0" ? " non-periodic"
+                                                     : " periodic " + periodic) +
+                                  ", " + protocol + ", " + shell + " shell";
     std::printf("haloshift-advise: grid %s (%d ranks; %s)\nmodel: %s (%s)\n\n", grid_text.c_str(), request.grid.size(),
                 request.grid.size() <= 4096 ? "max-plus simulation" : "closed forms", model_text(cost).c_str(),
                 source.c_str());
     print_table(map);
     print_boundary(map);
     std::printf("\nNeighborAlltoall sends exactly SingleHop's messages; the model predicts it as SingleHop.\n");
-    if (opt.count("--svg")) {
-      const std::string title = opt.count("--title") ? opt["--title"] : "Fastest strategy predicted, grid " + grid_text;
-      advise::write_svg(map, title, {"model: " + model_text(cost), source}, opt["--svg"]);
-      std::printf("map written to %s\n", opt["--svg"].c_str());
+    if (!svg.empty()) {
+      if (title.empty()) title = "Fastest strategy predicted, grid " + grid_text;
+      advise::write_svg(map, title, {"model: " + model_text(cost), source}, svg);
+      std::printf("map written to %s\n", svg.c_str());
     }
-  } catch (const hs::error& e) {
-    std::fprintf(stderr, "haloshift-advise: %s\n%s", e.what(), usage);
-    return 2;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -4,12 +4,12 @@
 // k (rows, k = 1 at the bottom) x block size (columns, in the order given,
 // drawn evenly: the sizes are meant to be geometric), with the Shift /
 // TeamShift crossovers drawn as a dashed line through the rows.
-#include <haloshift/select/advisor.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <haloshift/auto.hpp>
+#include <haloshift/haloshift.hpp>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -5,16 +5,23 @@
 // announced over an MSN; a rank whose region is within one block of a new
 // block reacts (in NAStJA: builds a local group with the block's owner).
 //
-//   mpiexec -n 8 haloshift_announce [steps]
+//   mpiexec -n 8 haloshift-announce [--steps 24] [--delay 8] [--degree D] [--quiet] [--help] [--version]
 //
-// Prints which ranks reacted to which blocks and checks that every rank
-// heard of every block exactly once, no later than the network's diameter.
+// --steps: steps in which blocks are created (also the first positional
+// argument); --delay: the delay in steps the application tolerates, which
+// picks the smallest MSN degree whose diameter fits; --degree: that degree
+// instead; --quiet: no line per reaction. Prints which ranks reacted to which
+// blocks and checks that every rank heard of every block exactly once, no
+// later than the network's diameter (exit status 1 if not).
 
-#include <haloshift/haloshift.hpp>
-
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <haloshift/auto.hpp>
+#include <haloshift/haloshift.hpp>
 #include <vector>
+
+#include "tool.hpp"
 
 namespace hs = haloshift;
 
@@ -41,16 +48,35 @@ int distance_to_region(const hs::offset& block, const hs::offset& coords) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
-    const int steps = argc > 1 ? std::atoi(argv[1]) : 24;
+  return tool::mpi_main("haloshift-announce", argc, argv, [&](tool::context& ctx) {
+    CLI::App app{
+        "Block creation as in NAStJA: an interface moves through a domain of 4x4x4 blocks per rank, ranks "
+        "create blocks where it arrives and announce them over a Manhattan Street Network; ranks within "
+        "one block of a new block react. Checks that every rank hears of every block exactly once, no "
+        "later than the network's diameter.",
+        "haloshift-announce"};
+    tool::add_version(app);
+    int steps = 24, tolerated_delay = 8, chosen_degree = 0;
+    bool quiet = false;
+    app.add_option("steps,--steps", steps, "Steps in which blocks are created")
+        ->check(tool::integer(0, 1 << 20))
+        ->capture_default_str();
+    auto* delay_option = app.add_option("--delay", tolerated_delay,
+                                        "Delay in steps the application tolerates: the MSN gets the smallest degree "
+                                        "whose diameter fits it")
+                             ->check(tool::integer(1, 1 << 20))
+                             ->capture_default_str();
+    app.add_option("--degree", chosen_degree, "MSN degree (instead of the one --delay picks)")
+        ->check(tool::integer(1, 30))
+        ->excludes(delay_option);
+    app.add_flag("--quiet", quiet, "No line per reaction, only the summary");
+    if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {false, false, false}});
 
-    // Which MSN? The smallest degree whose diameter fits a delay of 8 steps
+    // Which MSN? The smallest degree whose diameter fits the tolerated delay, 8 steps by default
     // (in NAStJA: the block size minus the steps a new local group needs).
-    const int tolerated_delay = 8;
-    const int degree = std::max(1, hs::msn_smallest_degree(grid.size(), tolerated_delay));
+    const int degree =
+        chosen_degree > 0 ? chosen_degree : std::max(1, hs::msn_smallest_degree(grid.size(), tolerated_delay));
     hs::msn_announce<new_block> announcements(MPI_COMM_WORLD, degree);
     if (grid.rank() == 0)
       std::printf("%d ranks (grid %s), MSN of degree %d, diameter %d\n", grid.size(), hs::to_string(grid.shape()).c_str(),
@@ -76,8 +102,9 @@ int main(int argc, char** argv) {
         if (step - a.posted_step > std::max(announcements.diameter() - 1, 0)) ++late;
         if (a.origin != grid.rank() && distance_to_region(a.value.block, me) <= 1) {
           ++reacted;
-          std::printf("step %3d: rank %d reacts to block %s of rank %d (%d hops away)\n", step, grid.rank(),
-                      hs::to_string(a.value.block).c_str(), a.origin, a.hops);
+          if (!quiet)
+            std::printf("step %3d: rank %d reacts to block %s of rank %d (%d hops away)\n", step, grid.rank(),
+                        hs::to_string(a.value.block).c_str(), a.origin, a.hops);
         }
       }
     }
@@ -93,11 +120,6 @@ int main(int argc, char** argv) {
       std::printf("%ld blocks created; every rank heard of %ld to %ld of them, %ld to %ld late; reactions per rank: "
                   "%ld to %ld: %s\n",
                   all_created, low[0], high[0], low[1], high[1], low[2], high[2], all_ok ? "OK" : "FAILED");
-    status = all_ok ? 0 : 1;
-  } catch (const hs::error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    status = 2;
-  }
-  MPI_Finalize();
-  return status;
+    return all_ok ? 0 : 1;
+  });
 }

@@ -81,10 +81,10 @@ int main(int argc, char** argv) {
     if (rank == 0) std::printf("| %s | %ld | %.1f |\n", method.c_str(), m, seconds * 1e6);
   };
   for (long m : sizes) {
-    const hs::bytes message(static_cast<std::size_t>(m), std::byte{7});
+    const hs::byte_buffer message(static_cast<std::size_t>(m), std::byte{7});
     const int rounds = m >= 800000 ? std::max(steps / 10, 5) : steps;
     for (int degree = 2; degree <= 5; ++degree) {
-      hs::msn_announce<hs::bytes> net(MPI_COMM_WORLD, degree);
+      hs::msn_announce<hs::byte_buffer> net(MPI_COMM_WORLD, degree);
       const double t = time_steps(rounds, [&](int s) {
         if (s % size == rank) net.post(message);
         net.step();
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     {
       int radius = 1;
       for (int d = 0; d < grid.ndims(); ++d) radius = std::max(radius, grid.dim(d) / 2);
-      hs::ttl_local_exchange<hs::bytes> net(grid, radius);
+      hs::ttl_local_exchange<hs::byte_buffer> net(grid, radius);
       report("TTL multi-hop (" + std::to_string(radius) + " hops)", m, time_steps(rounds, [&](int s) {
                if (s % size == rank) net.post(message);
                net.step();
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
       report("local single-hop (m to each neighbour)", m, time_steps(rounds, [&](int) { net.step(message); }));
     }
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-    hs::bytes gathered(static_cast<std::size_t>(m));
+    hs::byte_buffer gathered(static_cast<std::size_t>(m));
     auto prepare = [&](int s) {
       std::fill(counts.begin(), counts.end(), 0);
       counts[static_cast<std::size_t>(s % size)] = static_cast<int>(m);

@@ -52,10 +52,10 @@ const region regions[] = {
 struct setup {
   hs::field_shape shape;
   std::vector<double> field;
-  std::vector<hs::message> messages;
+  std::vector<hs::detail::message> messages;
   std::vector<double> buffer;
   std::vector<MPI_Datatype> types;
-  hs::block_layout layout;  // unused by selected messages
+  hs::detail::block_layout layout;  // unused by selected messages
 
   setup(int n, const region& r) {
     const hs::grid_shape grid({1, 1, 1}, std::vector<bool>{true, true, true});
@@ -63,14 +63,14 @@ struct setup {
     field.assign(shape.size(), 1.5);
     // At 256^3, enough copies of the region (spread along its normal) that together they touch
     // about 128 MiB of cache lines: each iteration then reads from memory, as memcpy's does.
-    const hs::message first = make(r.cells(n, 0));
+    const hs::detail::message first = make(r.cells(n, 0));
     std::size_t lines = 0;
-    for (const hs::strided_run& g : first.strided) lines += g.repeat * ((g.count * sizeof(double) + 63) / 64 + 1);
+    for (const hs::detail::strided_run& g : first.strided) lines += g.repeat * ((g.count * sizeof(double) + 63) / 64 + 1);
     if (first.contiguous) lines = first.count * sizeof(double) / 64 + 1;
     const std::size_t copies = n < 128 ? 1 : std::min<std::size_t>(n, (std::size_t{128} << 20) / (64 * lines) + 1);
     for (std::size_t c = 0; c < copies; ++c) messages.push_back(make(r.cells(n, static_cast<int>(c * n / copies))));
     buffer.assign(messages.front().count, 0.0);
-    for (const hs::message& m : messages) types.push_back(datatype(m));
+    for (const hs::detail::message& m : messages) types.push_back(datatype(m));
   }
   ~setup() {
     for (MPI_Datatype& t : types) MPI_Type_free(&t);
@@ -78,24 +78,24 @@ struct setup {
   setup(const setup&) = delete;
   setup& operator=(const setup&) = delete;
 
-  hs::message make(const std::array<int, 6>& b) const {
-    std::vector<hs::element_run> runs;
+  hs::detail::message make(const std::array<int, 6>& b) const {
+    std::vector<hs::detail::element_run> runs;
     for (int k = b[4]; k < b[5]; ++k)
       for (int j = b[2]; j < b[3]; ++j)
         for (int i = b[0]; i < b[1]; ++i) runs.push_back({shape.index(i, j, k), 1});
-    hs::message m;
+    hs::detail::message m;
     m.peer = 0;
-    hs::select_pieces(m, runs);
+    hs::detail::select_pieces(m, runs);
     return m;
   }
   /// The MPI derived datatype of the same cells: one hvector per strided group.
-  static MPI_Datatype datatype(const hs::message& m) {
-    std::vector<hs::strided_run> groups = m.strided;
+  static MPI_Datatype datatype(const hs::detail::message& m) {
+    std::vector<hs::detail::strided_run> groups = m.strided;
     if (m.contiguous) groups = {{m.first, m.count, 0, 1}};
     std::vector<MPI_Datatype> parts;
     std::vector<int> ones(groups.size(), 1);
     std::vector<MPI_Aint> at;
-    for (const hs::strided_run& g : groups) {
+    for (const hs::detail::strided_run& g : groups) {
       MPI_Datatype row, rows;
       MPI_Type_contiguous(static_cast<int>(g.count), MPI_DOUBLE, &row);
       MPI_Type_create_hvector(static_cast<int>(g.repeat), 1, static_cast<MPI_Aint>(g.stride * sizeof(double)), row, &rows);
@@ -119,7 +119,7 @@ void run(benchmark::State& state, int n, const region& r, op what) {
   std::size_t next = 0, source = 0;
   const std::size_t count = s.messages.front().count;
   for (auto _ : state) {
-    const hs::message& m = s.messages[next];
+    const hs::detail::message& m = s.messages[next];
     switch (what) {
       case op::pack:
         if (m.contiguous)

@@ -23,7 +23,7 @@
 #include <haloshift/exchange/plan.hpp>
 #include <haloshift/grid/cartesian_grid.hpp>
 #include <haloshift/schedule/neighbor_alltoall.hpp>
-#include <haloshift/select/auto.hpp>
+#include <haloshift/auto.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // the calibration file Auto reads.
 //
 //   mpiexec -n 2 haloshift-calibrate [--output FILE] [--fastest 0.2] [--reps 200] [--max-bytes 4194304]
-//                                    [--loaded] [--rounds] [--quick]
+//                                    [--loaded] [--rounds] [--quick] [--help] [--version]
 //
 // Ping-pong between ranks 0 and 1 over 0 B .. max-bytes (powers of 4), after
 // warm-up; fits both ways of the Shift paper (per-size means; linear
@@ -13,7 +13,8 @@
 // from short exchanges on all ranks (so run it on the rank count of the runs
 // it is for), the gap and its growth with the burst size (bursts of 4 to
 // 1024 messages in one round, spread over all other ranks) and the cost per round (a chain of rounds).
-// --fastest keeps the fastest share of each size (the Petri-net paper's 20 %
+// --quick measures 10 repetitions of sizes up to 64 KiB (unless --reps or
+// --max-bytes say otherwise). --fastest keeps the fastest share of each size (the Petri-net paper's 20 %
 // observation). --loaded runs the ping-pong between all rank pairs (2i, 2i+1)
 // at once, so messages meet the load of a real exchange, and times the copy
 // speed with every rank copying at once (what packing costs where ranks share
@@ -23,12 +24,14 @@
 // from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
 // rounds and the gap of a burst, measured on all ranks at once, with the copy
 // speed of all ranks at once: the model for nodes with more ranks than cores.
-#include <haloshift/haloshift.hpp>
-
 #include <cstdio>
 #include <cstdlib>
+#include <haloshift/auto.hpp>
+#include <haloshift/haloshift.hpp>
 #include <string>
 #include <vector>
+
+#include "tool.hpp"
 
 namespace hs = haloshift;
 
@@ -79,34 +82,39 @@ std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
+  return tool::mpi_main("haloshift-calibrate", argc, argv, [&](tool::context& ctx) {
+    CLI::App app{
+        "Measures this machine's Hockney parameters (ping-pong, gap, cost per round, copy speed) and writes "
+        "the calibration file Auto reads. Run it with mpiexec on at least 2 ranks, on the rank count of "
+        "the runs it is for.",
+        "haloshift-calibrate"};
+    tool::add_version(app);
     std::string output = hs::default_calibration_path();
     double fastest = 1.0;
     int reps = 200;
     std::size_t max_bytes = 4u << 20;
-    bool loaded = false, rounds = false;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw hs::error(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--output") output = value();
-      else if (a == "--fastest") fastest = std::stod(value());
-      else if (a == "--reps") reps = std::stoi(value());
-      else if (a == "--max-bytes") max_bytes = std::stoul(value());
-      else if (a == "--loaded") loaded = true;
-      else if (a == "--rounds") rounds = true;
-      else if (a == "--quick") reps = 10, max_bytes = 1u << 16;
-      else throw hs::error("unknown option " + a + " (see the comment at the top of calibrate.cpp)");
-    }
-    if (reps < 1) throw hs::error("--reps must be >= 1, got " + std::to_string(reps));
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bool loaded = false, rounds = false, quick = false;
+    app.add_option("--output", output, "Calibration file to write (default: the path Auto reads)")
+        ->type_name("FILE")
+        ->capture_default_str();
+    app.add_option("--fastest", fastest, "Keep the fastest share of each size's repetitions (e.g. 0.2)")
+        ->check(tool::fraction(0, 1))
+        ->capture_default_str();
+    auto* reps_option = app.add_option("--reps", reps, "Repetitions per message size (default 200, --quick: 10)")
+                            ->check(tool::integer(1));
+    auto* bytes_option =
+        app.add_option("--max-bytes", max_bytes, "Largest ping-pong message in bytes (default 4194304, --quick: 65536)")
+            ->check(tool::integer(4, 1 << 30));
+    app.add_flag("--loaded", loaded, "Ping-pong between all pairs of ranks at once; copy speed with all ranks copying");
+    app.add_flag("--rounds", rounds, "Write the round table (for nodes with more ranks than cores)");
+    app.add_flag("--quick", quick, "Few repetitions and sizes up to 64 KiB (--reps and --max-bytes still apply)");
+    if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
+    if (quick && reps_option->count() == 0) reps = 10;
+    if (quick && bytes_option->count() == 0) max_bytes = std::size_t{1} << 16;
+    const int rank = ctx.rank;
+    int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) throw hs::error("haloshift-calibrate needs at least 2 ranks, got " + std::to_string(size));
+    if (size < 2) throw hs::error("needs at least 2 ranks (mpiexec -n 2 or more), got " + std::to_string(size));
     std::vector<std::size_t> sizes{0};
     for (std::size_t s = 4; s <= max_bytes; s *= 4) sizes.push_back(s);
     auto samples = measure(MPI_COMM_WORLD, sizes, reps, loaded, true);
@@ -172,12 +180,6 @@ int main(int argc, char** argv) {
                   c.cost.copy_beta() * 1e9, output.c_str());
       hs::save_calibration(c, output);
     }
-  } catch (const hs::error& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    status = 1;
-  }
-  MPI_Finalize();
-  return status;
+    return 0;
+  });
 }

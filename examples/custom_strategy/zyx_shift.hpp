@@ -22,7 +22,7 @@ struct ZyxShift {
       if (r.k[d] == 0) continue;
       const offset e = haloshift::unit(d);
       for (int step = 1; step <= r.k[d]; ++step) {
-        haloshift::round round;
+        haloshift::schedule_round round;
         // Pass on what arrived from the other side one step earlier.
         if (r.low(d) < 0) round.transfers.push_back({e, moved(held, -(step - 1), e)});
         round.transfers.push_back({-e, moved(held, step - 1, e)});

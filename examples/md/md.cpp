@@ -10,22 +10,30 @@
 // difference of positions is exact (also across periodic images) and every
 // sum is independent of its order. The thermo output is therefore the same
 // bit for bit whatever the strategy, the rank count, or Newton's third law.
+//
+//   mpiexec -n 4 haloshift-md [--strategy shift|singlehop|ttl|neighbor|auto] [--size N] [--steps N]
+//                             [--thermo N] [--reneighbor N] [--newton on|off] [--grid PxQxR] [--check]
+//                             [--help] [--version]
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
-#include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tool.hpp"
 
 namespace hs = haloshift;
 
@@ -49,66 +57,57 @@ struct options {
   int thermo = 10;
   int reneighbor = 20;
   bool newton = false;
+  std::string newton_text = "off";
   bool check = false;  // compare step 0 against a serial all-pairs computation
   std::string grid = "0x0x0";
   double dt = 0.005, cutoff = 2.5, skin = 0.3, density = 0.8442, temperature = 1.44;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  throw hs::error(why +
-                  "\nusage: haloshift-md [--strategy shift|singlehop|ttl|neighbor|auto] [--size N] [--steps N] [--thermo N]"
-                  " [--reneighbor N] [--newton on|off] [--grid PxQxR] [--check]");
-}
-
-options parse(int argc, char** argv) {
-  options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage("missing value after " + a);
-      return argv[++i];
-    };
-    auto number = [&](int low) {
-      const std::string v = value();
-      int n = 0;
-      try {
-        n = std::stoi(v);
-      } catch (...) {
-        usage(a + " needs a number, got '" + v + "'");
-      }
-      if (n < low) usage(a + " must be >= " + std::to_string(low) + ", got " + v);
-      return n;
-    };
-    if (a == "--strategy") o.strategy = value();
-    else if (a == "--size") o.size = number(1);
-    else if (a == "--steps") o.steps = number(0);
-    else if (a == "--thermo") o.thermo = number(1);
-    else if (a == "--reneighbor") o.reneighbor = number(1);
-    else if (a == "--newton") {
-      const std::string v = value();
-      if (v != "on" && v != "off") usage("--newton takes on or off, got '" + v + "'");
-      o.newton = v == "on";
-    } else if (a == "--grid") o.grid = value();
-    else if (a == "--check") o.check = true;
-    else usage("unknown argument '" + a + "'");
-  }
-  if (o.strategy != "shift" && o.strategy != "singlehop" && o.strategy != "ttl" && o.strategy != "neighbor" &&
-      o.strategy != "auto")
-    usage("--strategy must be shift, singlehop, ttl, neighbor or auto, got '" + o.strategy + "'");
-  return o;
-}
-
+/// "PxQxR": three grid sizes >= 0 (0: MPI_Dims_create chooses).
 std::vector<int> parse_grid(const std::string& text) {
   std::vector<int> dims;
-  std::size_t start = 0;
-  while (start <= text.size()) {
+  bool ok = true;
+  for (std::size_t start = 0;;) {
     const std::size_t x = text.find('x', start);
-    dims.push_back(std::stoi(text.substr(start, x - start)));
+    const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    int v = -1;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    ok = ok && !part.empty() && ec == std::errc() && end == part.data() + part.size() && v >= 0;
+    dims.push_back(v);
     if (x == std::string::npos) break;
     start = x + 1;
   }
-  if (dims.size() != 3) usage("--grid needs three sizes PxQxR (0 to choose), got '" + text + "'");
+  if (!ok || dims.size() != 3)
+    throw std::invalid_argument("expected three sizes PxQxR (0 to choose), got '" + text + "'");
   return dims;
+}
+
+/// The command line; `app` gets every option (the caller parses).
+void add_options(CLI::App& app, options& o) {
+  app.add_option("--strategy", o.strategy, "Exchange strategy of the particle plan")
+      ->check(CLI::IsMember({"shift", "singlehop", "ttl", "neighbor", "auto"}))
+      ->capture_default_str();
+  app.add_option("--size", o.size, "fcc unit cells per side")->check(tool::integer(1, 4096))->capture_default_str();
+  app.add_option("--steps", o.steps, "Time steps")->check(tool::integer(0))->capture_default_str();
+  app.add_option("--thermo", o.thermo, "Thermo output every N steps")->check(tool::integer(1))->capture_default_str();
+  app.add_option("--reneighbor", o.reneighbor, "Migrate and rebuild the neighbour lists every N steps")
+      ->check(tool::integer(1))
+      ->capture_default_str();
+  app.add_option("--newton", o.newton_text, "Newton's third law across ranks (reverse exchange of forces)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  app.add_option("--grid", o.grid, "Ranks per dimension, PxQxR (0: MPI chooses)")
+      ->type_name("PxQxR")
+      ->check(tool::parses(parse_grid))
+      ->capture_default_str();
+  app.add_flag("--check", o.check, "Compare step 0 with a serial all-pairs computation");
+  app.callback([&o] {
+    o.newton = o.newton_text == "on";
+    const double length = o.size * std::cbrt(4.0 / o.density);
+    if (length < 2 * (o.cutoff + o.skin))
+      throw tool::usage_error("--size", std::to_string(o.size) + " gives a box of " + std::to_string(length) +
+                                            " sigma, below twice the cutoff plus skin: use --size 4 or more");
+  });
 }
 
 /// A deterministic number in [-0.5, 0.5) from an atom id and a component.
@@ -156,15 +155,16 @@ class simulation {
     length_fixed_ = to_fixed(o.size * lattice, position_unit);
     const double length = static_cast<double>(length_fixed_) * position_unit;
     if (length < 2 * (o.cutoff + o.skin))
-      usage("--size " + std::to_string(o.size) + " gives a box of " + std::to_string(length) +
-            " sigma, below twice the cutoff plus skin: use --size 4 or more");
+      throw hs::error("--size " + std::to_string(o.size) + " gives a box of " + std::to_string(length) +
+                      " sigma, below twice the cutoff plus skin: use --size 4 or more");
     domain_ = {{0, 0, 0}, {length, length, length}};
     MPI_Comm_rank(world, &rank_);
     create_lattice(lattice);
     create_velocities();
   }
 
-  void run() {
+  /// False if --check finds step 0 different from the serial computation (on every rank alike).
+  bool run() {
     if (rank_ == 0) {
       std::printf("# LJ melt: %lld atoms, %d^3 fcc cells, grid %s, strategy %s, newton %s\n",
                   static_cast<long long>(atoms_), o_.size, hs::to_string(grid_.shape()).c_str(),
@@ -177,7 +177,7 @@ class simulation {
     compute_forces();
     if (rank_ == 0) std::printf("%-8s %14s %14s %14s %14s\n", "thermo", "step", "temp", "pe/atom", "press");
     thermo(0);
-    if (o_.check) check_step_zero();
+    if (o_.check && !check_step_zero()) return false;
     time_ = {};  // time the steps only, not the set-up
     const auto start = std::chrono::steady_clock::now();
     for (int step = 1; step <= o_.steps; ++step) {
@@ -203,6 +203,7 @@ class simulation {
     }
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report(total);
+    return true;
   }
 
  private:
@@ -304,11 +305,9 @@ class simulation {
   hs::particle_plan make_plan(const std::vector<hs::position>& where) {
     const double reach = o_.cutoff + o_.skin;
     const std::span<const hs::position> x(where);
-    if (o_.strategy == "singlehop") return hs::make_particle_plan<hs::SingleHop>(grid_, domain_, reach, x);
-    if (o_.strategy == "ttl") return hs::make_particle_plan<hs::TtlMultiHop>(grid_, domain_, reach, x);
-    if (o_.strategy == "auto") return hs::make_particle_plan<hs::Auto>(grid_, domain_, reach, x);
-    if (o_.strategy == "neighbor") return hs::make_particle_plan<hs::NeighborAlltoall>(grid_, domain_, reach, x);
-    return hs::make_particle_plan<hs::Shift>(grid_, domain_, reach, x);
+    // The strategy by name: one plan type, so the plan code is compiled once, not once per strategy.
+    const std::string name = o_.strategy == "ttl" ? "TtlMultiHop" : o_.strategy == "neighbor" ? "NeighborAlltoall" : o_.strategy;
+    return hs::make_particle_plan(grid_, name, domain_, reach, x);
   }
 
   vec3 difference(std::size_t i, std::size_t j) const {
@@ -426,7 +425,7 @@ class simulation {
   }
 
   /// Step 0 against a serial all-pairs sum (minimum image) over every atom, on rank 0.
-  void check_step_zero() {
+  bool check_step_zero() {
     const int n = static_cast<int>(plan_->owned());
     int size = 0;
     MPI_Comm_size(grid_.comm(), &size);
@@ -437,7 +436,14 @@ class simulation {
     for (int r = 0; r < size; ++r) displs[r] = total, total += counts[r];
     std::vector<fixed3> all(rank_ == 0 ? static_cast<std::size_t>(total) / sizeof(fixed3) : 0);
     MPI_Gatherv(x_.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0, grid_.comm());
-    if (rank_ != 0) return;
+    int same = 1;
+    if (rank_ == 0) same = serial_check(all);
+    MPI_Bcast(&same, 1, MPI_INT, 0, grid_.comm());  // every rank fails alike
+    return same != 0;
+  }
+
+  /// Rank 0: the serial all-pairs sum over `all` atoms against the thermo output of step 0.
+  bool serial_check(const std::vector<fixed3>& all) const {
     const double length = static_cast<double>(length_fixed_) * position_unit, cut2 = o_.cutoff * o_.cutoff;
     long double energy = 0, virial = 0;
     for (std::size_t i = 0; i < all.size(); ++i)
@@ -458,7 +464,7 @@ class simulation {
     const double press = ((3.0 * atoms_ - 3.0) * temperature_ + static_cast<double>(virial)) / (3.0 * volume);
     const bool same = std::abs(pe - pe_per_atom_) < 1e-9 * std::abs(pe) && std::abs(press - pressure_) < 1e-9 * std::abs(press) + 1e-12;
     std::printf("check: serial all-pairs pe/atom %.10f press %.10f: %s\n", pe, press, same ? "match" : "MISMATCH");
-    if (!same) throw hs::error("step 0 differs from the serial all-pairs reference");
+    return same;
   }
 
   void report(double total) {
@@ -492,17 +498,23 @@ class simulation {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
-    const options o = parse(argc, argv);
-    simulation(o, MPI_COMM_WORLD).run();
-  } catch (const std::exception& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::cerr << e.what() << "\n";
-    status = 1;
-  }
-  MPI_Finalize();
-  return status;
+  // The library writes nothing itself: its warnings (a calibration made for another job) go here.
+  haloshift::set_log_sink(haloshift::log_to(stderr));
+  return tool::mpi_main("haloshift-md", argc, argv, [&](tool::context& ctx) {
+    CLI::App app{
+        "Lennard-Jones melt (LAMMPS / miniMD setup) with haloshift particle plans for the ghosts and the "
+        "migration; the thermo output is the same bit for bit whatever the strategy, the rank count or "
+        "Newton's third law.",
+        "haloshift-md"};
+    tool::add_version(app);
+    options o;
+    add_options(app, o);
+    if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
+    simulation md(o, MPI_COMM_WORLD);  // errors up to here are the same on every rank
+    ctx.agreed = false;
+    const bool same = md.run();
+    ctx.agreed = true;
+    if (!same) throw hs::error("step 0 differs from the serial all-pairs reference");
+    return 0;
+  });
 }

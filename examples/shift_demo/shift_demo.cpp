@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Shift demo: every rank of a periodic 3D grid imports its k-neighbourhood
 // and prints a one-line summary of its halo and the exchange time.
-//   mpiexec -n 4 ./haloshift_shift_demo [k] [elements]
-#include <haloshift/haloshift.hpp>
-
+//   mpiexec -n 4 ./haloshift_shift_demo [k] [elements]   (or --k K --elements N)
 #include <cstdio>
 #include <cstdlib>
+#include <haloshift/haloshift.hpp>
 #include <numeric>
 
+#include "tool.hpp"
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  try {
-    const int k = argc > 1 ? std::atoi(argv[1]) : 1;
-    const std::size_t n = argc > 2 ? static_cast<std::size_t>(std::atol(argv[2])) : 1000;
+  return tool::mpi_main("haloshift_shift_demo", argc, argv, [&](tool::context& ctx) {
+    CLI::App app{
+        "Every rank of a periodic 3D grid imports its k-neighbourhood with Shift and prints a one-line "
+        "summary of its halo and the exchange time.",
+        "haloshift_shift_demo"};
+    tool::add_version(app);
+    int k = 1;
+    std::size_t n = 1000;
+    app.add_option("k,--k", k, "Neighbourhood width")->check(tool::integer(1, 64))->capture_default_str();
+    app.add_option("elements,--elements", n, "Elements (doubles) per rank")
+        ->check(tool::integer(0, 1 << 28))
+        ->capture_default_str();
+    if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
     haloshift::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}});
     std::vector<double> mine(n, static_cast<double>(grid.rank()));
     auto plan = haloshift::make_plan<haloshift::Shift, double>(grid, k, mine.size());
@@ -40,10 +50,6 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       MPI_Barrier(MPI_COMM_WORLD);
     }
-  } catch (const haloshift::error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return 0;
+    return 0;
+  });
 }

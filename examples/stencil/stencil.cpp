@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// haloshift_stencil: a 3D heat equation (explicit Jacobi-type sweeps) with a
+// haloshift-stencil: a 3D heat equation (explicit Jacobi-type sweeps) with a
 // 7-point or 27-point stencil on a grid_field with ghost layers of width g.
 // With g > 1 it exchanges only every g sweeps and recomputes the shrinking
 // ghost region in between (communication avoiding): each sweep is valid one
 // layer less far out. Prints the residual (max |u_new - u|, exact under any
 // split) and the time per sweep split into compute, exchange and reduction.
 //
-//   haloshift_stencil [--size N | NX,NY,NZ] [--iters I] [--ghost G] [--stencil 7|27]
+//   mpiexec -n 4 haloshift-stencil [--size N | NX,NY,NZ] [--iters I] [--ghost G] [--stencil 7|27]
 //                     [--strategy shift|singlehop|ttl|neighbor|auto] [--periodic | --nonperiodic]
-//                     [--print EVERY] [--verify] [--sweep]
+//                     [--print EVERY] [--verify] [--sweep] [--help] [--version]
 //
 // --verify gathers the field on rank 0 and compares it and the residual
 // history, bit for bit, with a serial run written independently of the
@@ -19,17 +19,20 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
-#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "heat.hpp"
+#include "tool.hpp"
 
 namespace hs = haloshift;
 
@@ -234,64 +237,65 @@ bool run_and_report(const options& o, bool verbose) {
   return ok;
 }
 
-options parse(int argc, char** argv) {
-  options o;
-  auto value = [&](int& i) -> std::string {
-    if (i + 1 >= argc) throw hs::error(std::string(argv[i]) + " needs a value");
-    return argv[++i];
-  };
-  auto number = [](const std::string& flag, const std::string& v, int lowest) {
-    char* end = nullptr;
-    const long x = std::strtol(v.c_str(), &end, 10);
-    if (end == v.c_str() || *end || x < lowest || x > 1 << 20)
-      throw hs::error(flag + " must be an integer >= " + std::to_string(lowest) + ", got " + v);
-    return static_cast<int>(x);
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--size") {
-      const std::string v = value(i);
-      std::vector<int> parts;
-      std::size_t start = 0;
-      for (std::size_t comma; (comma = v.find(',', start)) != std::string::npos; start = comma + 1)
-        parts.push_back(number(a, v.substr(start, comma - start), 1));
-      parts.push_back(number(a, v.substr(start), 1));
-      if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
-      if (parts.size() != 3) throw hs::error("--size takes N or NX,NY,NZ, got " + v);
-      o.n = {parts[0], parts[1], parts[2]};
-    } else if (a == "--iters") {
-      o.iters = number(a, value(i), 1);
-    } else if (a == "--ghost") {
-      o.ghost = number(a, value(i), 1);
-    } else if (a == "--stencil") {
-      o.points = number(a, value(i), 7);
-      if (o.points != 7 && o.points != 27) throw hs::error("--stencil must be 7 or 27");
-    } else if (a == "--strategy") {
-      o.strategy = value(i);
-    } else if (a == "--periodic") {
-      o.periodic = true;
-    } else if (a == "--nonperiodic") {
-      o.periodic = false;
-    } else if (a == "--print") {
-      o.print = number(a, value(i), 1);
-    } else if (a == "--verify") {
-      o.verify = true;
-    } else if (a == "--sweep") {
-      o.sweep = true;
-    } else {
-      throw hs::error("unknown argument " + a + " (see the comment at the top of stencil.cpp)");
-    }
+/// "N" (a cube) or "NX,NY,NZ", each in 1..2^20.
+std::array<int, 3> parse_size(const std::string& text) {
+  std::vector<int> parts;
+  bool ok = true;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    int v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    ok = ok && !part.empty() && ec == std::errc() && end == part.data() + part.size() && v >= 1 && v <= 1 << 20;
+    parts.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  return o;
+  if (!ok || (parts.size() != 1 && parts.size() != 3))
+    throw std::invalid_argument("expected N or NX,NY,NZ (each 1 to 1048576), got '" + text + "'");
+  if (parts.size() == 1) return {parts[0], parts[0], parts[0]};
+  return {parts[0], parts[1], parts[2]};
+}
+
+/// The command line; `app` gets every option (the caller parses).
+void add_options(CLI::App& app, options& o, std::string& size) {
+  app.add_option("--size", size, "Cells: N (a cube) or NX,NY,NZ")
+      ->type_name("N|NX,NY,NZ")
+      ->check(tool::parses(parse_size))
+      ->capture_default_str();
+  app.add_option("--iters", o.iters, "Sweeps")->check(tool::integer(1, 1 << 20))->capture_default_str();
+  app.add_option("--ghost", o.ghost, "Ghost width G: exchange every G sweeps")
+      ->check(tool::integer(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--stencil", o.points, "Stencil points")->check(CLI::IsMember({7, 27}))->capture_default_str();
+  app.add_option("--strategy", o.strategy, "Exchange strategy")
+      ->check(CLI::IsMember({"shift", "singlehop", "ttl", "neighbor", "auto"}))
+      ->capture_default_str();
+  app.add_flag("--periodic,!--nonperiodic", o.periodic, "Periodic boundaries (default) or fixed ones (0 outside)");
+  app.add_option("--print", o.print, "Print the residual every N sweeps")
+      ->check(tool::integer(1, 1 << 20))
+      ->capture_default_str();
+  app.add_flag("--verify", o.verify, "Compare field and residuals with a serial run, bit for bit");
+  app.add_flag("--sweep", o.sweep, "Verify every strategy, boundary, stencil and ghost width at a small size");
+  app.callback([&o, &size] { o.n = parse_size(size); });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
-    options o = parse(argc, argv);
+  return tool::mpi_main("haloshift-stencil", argc, argv, [&](tool::context& ctx) {
+    CLI::App app{
+        "A 3D heat equation (explicit sweeps, 7- or 27-point stencil) on a grid field with ghost layers of "
+        "width G: exchanges every G sweeps and recomputes the shrinking ghost region in between. Prints "
+        "the residual and the time per sweep split into compute, exchange and reduction. Exit status 1 on "
+        "any difference from the serial run (--verify, --sweep).",
+        "haloshift-stencil"};
+    tool::add_version(app);
+    options o;
+    std::string size = "32";
+    add_options(app, o, size);
+    if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
+    int status = 0;
     if (!o.sweep) {
       status = run_and_report(o, true) ? 0 : 1;
     } else {
@@ -317,10 +321,6 @@ int main(int argc, char** argv) {
       all = run_and_report(o, false) && all;
       status = all ? 0 : 1;
     }
-  } catch (const hs::error& e) {
-    std::cerr << e.what() << "\n";
-    status = 2;
-  }
-  MPI_Finalize();
-  return status;
+    return status;
+  });
 }

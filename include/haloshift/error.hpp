@@ -16,7 +16,9 @@ namespace haloshift {
 /// (then `mpi_routine()` names the routine and `mpi_code()` holds its code).
 class error : public std::runtime_error {
 public:
+  /// An error with the message `haloshift: <what>`.
   explicit error(const std::string& what) : std::runtime_error("haloshift: " + what) {}
+  /// An MPI failure: `routine` returned `code`.
   error(const std::string& what, std::string routine, int code)
       : std::runtime_error("haloshift: " + what), routine_(std::move(routine)), code_(code) {}
 

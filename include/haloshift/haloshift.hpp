@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file haloshift.hpp
-/// @brief Umbrella header: everything a user of haloshift needs.
+/// @brief The core: grids, strategies, plans (block, particle, field),
+/// migration and the information networks. It needs MPI and the C++20
+/// standard library only. The cost model, calibration files, Auto and the
+/// advisor are the layer above: <haloshift/auto.hpp> (target haloshift::auto).
 
 #include "error.hpp"
 #include "exchange/halo.hpp"
@@ -10,15 +13,6 @@
 #include "grid/cartesian_grid.hpp"
 #include "grid/neighborhood.hpp"
 #include "grid/offset.hpp"
-#include "model/calibration.hpp"
-#include "model/calibration_file.hpp"
-#include "model/closed_form.hpp"
-#include "model/hockney.hpp"
-#include "model/measure.hpp"
-#include "model/round_table.hpp"
-#include "model/schedule_cost.hpp"
-#include "model/simulator.hpp"
-#include "network/announce_selector.hpp"
 #include "network/announcement.hpp"
 #include "network/local_exchange.hpp"
 #include "network/message_codec.hpp"
@@ -37,6 +31,14 @@
 #include "schedule/single_hop.hpp"
 #include "schedule/team_shift.hpp"
 #include "schedule/ttl_multi_hop.hpp"
-#include "select/auto.hpp"
+#include "log.hpp"
+#include "select/auto_hook.hpp"
 #include "strategy.hpp"
-#include "version.hpp"
+#include "strategy_registry.hpp"
+#include <haloshift/version.hpp>  // generated from project(VERSION) at configure time
+
+/// @namespace haloshift
+/// @brief haloshift's public API: grids, strategies, plans, payloads, the
+/// information networks and (with `<haloshift/auto.hpp>`) the model layer.
+/// Names in the nested namespaces `detail` and `mpi` are internal and may
+/// change without notice.

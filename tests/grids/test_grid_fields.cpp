@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -171,7 +171,7 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
   plan.reverse(sum);
   plan.reverse(low, hs::take_min{});
   plan.reverse(high, hs::take_max{});
-  plan.reverse(last, hs::replace{});
+  plan.reverse(last, hs::take_ghost_value{});
 
   // The oracle: start from the owners' values, fold in every holder's ghost copies.
   std::map<std::array<int, 3>, std::array<std::int64_t, 3>> expect;
@@ -311,15 +311,15 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
 
 TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
   // Runs as a relocated field plan makes them: faces, rows, backward jumps, single cells.
-  const std::vector<std::vector<hs::element_run>> patterns{
+  const std::vector<std::vector<hs::detail::element_run>> patterns{
       {{5, 1}, {12, 1}, {19, 1}, {26, 1}, {40, 1}, {47, 1}},  // x face: stride 7, then a new group
       {{0, 3}, {10, 3}, {20, 3}, {21, 1}, {2, 1}},             // rows, a merge, a backward jump
       {{30, 2}, {4, 2}, {8, 2}, {9, 1}},                        // backwards, then forwards
       {{7, 1}}};
   for (const auto& runs : patterns) {
-    hs::message m;
+    hs::detail::message m;
     m.peer = 0;
-    hs::select_pieces(m, runs);
+    hs::detail::select_pieces(m, runs);
     std::vector<std::size_t> cells;  // the oracle: every cell in message order
     for (const auto& r : runs)
       for (std::size_t e = 0; e < r.count; ++e) cells.push_back(r.first + e);
@@ -330,7 +330,7 @@ TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
     if (m.contiguous) continue;
     std::vector<double> buffer(64), packed(m.count), back(64, -1);
     for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = 0.5 + static_cast<double>(i);
-    hs::block_layout layout;
+    hs::detail::block_layout layout;
     hs::detail::gather(layout, m, buffer.data(), packed.data());
     for (std::size_t i = 0; i < cells.size(); ++i) CHECK(packed[i] == buffer[cells[i]]);
     hs::detail::scatter(layout, m, packed.data(), back.data());
@@ -338,26 +338,26 @@ TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
       CHECK(back[i] == (std::find(cells.begin(), cells.end(), i) != cells.end() ? buffer[i] : -1.0));
   }
   // The x-face pattern is one group of single cells.
-  hs::message face;
+  hs::detail::message face;
   face.peer = 0;
-  hs::select_pieces(face, patterns[0]);
-  CHECK(face.strided.front() == hs::strided_run{5, 1, 7, 4});
+  hs::detail::select_pieces(face, patterns[0]);
+  CHECK(face.strided.front() == hs::detail::strided_run{5, 1, 7, 4});
 }
 
 namespace {
 /// Packs and unpacks `repeat` rows of `count` elements `stride` apart and compares cell by cell.
 template <class T>
 void check_rows(std::size_t first, std::size_t count, std::size_t stride, std::size_t repeat) {
-  std::vector<hs::element_run> runs;
+  std::vector<hs::detail::element_run> runs;
   for (std::size_t r = 0; r < repeat; ++r) runs.push_back({first + r * stride, count});
-  hs::message m;
+  hs::detail::message m;
   m.peer = 0;
-  hs::select_pieces(m, runs);
+  hs::detail::select_pieces(m, runs);
   REQUIRE(m.strided.size() == 1);
   const std::size_t size = first + (repeat - 1) * stride + count + 7;
   std::vector<T> buffer(size), packed(m.count), back(size, T(-1));
   for (std::size_t i = 0; i < size; ++i) buffer[i] = static_cast<T>(i % 97 + 1);
-  hs::block_layout layout;
+  hs::detail::block_layout layout;
   hs::detail::gather(layout, m, buffer.data(), packed.data());
   std::size_t mismatches = 0;
   for (std::size_t r = 0; r < repeat; ++r)

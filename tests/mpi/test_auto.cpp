@@ -4,9 +4,13 @@
 // on every rank.
 
 #include <catch2/catch.hpp>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,12 +32,14 @@ std::string use_calibration(const std::string& json) {
   if (world_rank() == 0) std::ofstream(path) << json;
   MPI_Barrier(MPI_COMM_WORLD);
   setenv("HALOSHIFT_CALIBRATION", path.c_str(), 1);
+  hs::forget_agreed_models();  // the next Auto plan reads this file
   return path;
 }
 void done_with(const std::string& path) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) std::remove(path.c_str());
   unsetenv("HALOSHIFT_CALIBRATION");
+  hs::forget_agreed_models();
 }
 bool same_everywhere(const std::string& s) {
   const std::int64_t h = hs::detail::name_hash(s);
@@ -80,15 +86,134 @@ TEST_CASE("Auto follows the calibration, agrees on all ranks and gives Shift's h
   }
 }
 
-TEST_CASE("Auto measures once when there is no calibration file", "[auto][mpi]") {
+TEST_CASE("Auto measures once per process and grid when there is no calibration file", "[auto][mpi]") {
   setenv("HALOSHIFT_CALIBRATION", "haloshift-no-such-calibration.json", 1);
+  hs::forget_agreed_models();
+  std::vector<std::string> lines;
+  const auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
+  hs::set_verbose(true);
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
   std::vector<int> mine{world_rank()};
   auto plan = hs::make_plan<hs::Auto, int>(grid, 2, 1);
   CHECK(same_everywhere(std::string(plan.strategy())));
   const auto halo = plan.forward(mine);
   for (const auto& b : halo) CHECK(b.data[0] == b.source);
+  auto measured = [&] {
+    return std::count_if(lines.begin(), lines.end(),
+                         [](const std::string& l) { return l.find("no calibration at") != std::string::npos; });
+  };
+  // Rank 0 says it measured, once; a second plan on the same grid, and one on another grid over
+  // the same ranks, reuse that model: the choice cannot drift between re-neighbourings.
+  CHECK(measured() == (world_rank() == 0 ? 1 : 0));
+  for (int again = 0; again < 3; ++again) {
+    auto next = hs::make_plan<hs::Auto, int>(grid, 2, 1);
+    CHECK(next.strategy() == plan.strategy());
+  }
+  hs::cartesian_grid other(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  auto on_other = hs::make_plan<hs::Auto, int>(other, 2, 1);
+  CHECK(on_other.strategy() == plan.strategy());
+  CHECK(measured() == (world_rank() == 0 ? 1 : 0));
+  if (world_rank() == 0) CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+                                 return l.rfind("Auto chose ", 0) == 0;
+                               }) == 5);
+  hs::set_verbose(false);
+  hs::set_log_sink(previous);
   unsetenv("HALOSHIFT_CALIBRATION");
+  hs::forget_agreed_models();
+}
+
+TEST_CASE("Auto writes nothing to stdout or stderr unless a sink is set", "[auto][mpi]") {
+  setenv("HALOSHIFT_CALIBRATION", "haloshift-no-such-calibration.json", 1);
+  setenv("HALOSHIFT_VERBOSE", "1", 1);
+  hs::forget_agreed_models();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  char name[] = "/tmp/haloshift-quiet-XXXXXX";
+  const int capture = ::mkstemp(name);
+  REQUIRE(capture >= 0);
+  const int saved_out = ::dup(1), saved_err = ::dup(2);
+  ::dup2(capture, 1);
+  ::dup2(capture, 2);
+  {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+    std::vector<float> mine(3, 1.0f);
+    auto plan = hs::make_plan<hs::Auto, float>(grid, 1, mine.size());
+    plan.forward(mine);
+    hs::set_verbose(true);  // verbose, but no sink: still silent
+    auto again = hs::make_plan<hs::Auto, float>(grid, 1, mine.size());
+    hs::set_verbose(false);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved_out, 1);
+  ::dup2(saved_err, 2);
+  ::close(saved_out);
+  ::close(saved_err);
+  const off_t written = ::lseek(capture, 0, SEEK_END);
+  ::close(capture);
+  std::remove(name);
+  CHECK(written == 0);
+  unsetenv("HALOSHIFT_VERBOSE");
+  unsetenv("HALOSHIFT_CALIBRATION");
+  hs::forget_agreed_models();
+}
+
+TEST_CASE("a calibration file from another job warns, or fails under strict_calibration", "[auto][mpi]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  std::vector<std::string> warnings;
+  const auto previous = hs::set_log_sink([&](hs::log_level level, std::string_view text) {
+    if (level == hs::log_level::warning) warnings.emplace_back(text);
+  });
+  const std::string foreign = R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-10,
+    "gamma_s": 1e-7, "host": "some-other-host", "mpi_library": "Some MPI 0.1", "ranks": 100000})";
+  std::string path = use_calibration(foreign);
+  auto plan = hs::make_plan<hs::Auto, double>(grid, 1, 4);
+  if (world_rank() == 0) {
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find(path) != std::string::npos);
+    CHECK(warnings[0].find("host 'some-other-host'") != std::string::npos);
+    CHECK(warnings[0].find("MPI library 'Some MPI 0.1'") != std::string::npos);
+    CHECK(warnings[0].find("ranks 100000") != std::string::npos);
+  } else {
+    CHECK(warnings.empty());  // one line per job, from rank 0
+  }
+  done_with(path);
+  path = use_calibration(foreign);
+  hs::auto_configuration().strict_calibration = true;
+  CHECK_THROWS_WITH((hs::make_plan<hs::Auto, double>(grid, 1, 4)),
+                    Catch::Contains("was made for another job") && Catch::Contains("strict_calibration"));
+  hs::auto_configuration().strict_calibration = false;
+  done_with(path);
+  // A file made by this job is taken silently.
+  hs::calibration own;
+  own.cost = hs::hockney(1e-6, 1e-10, 1e-7);
+  own.host = hs::detail::host_name();
+  own.mpi_library = hs::detail::mpi_library_version();
+  MPI_Comm_size(MPI_COMM_WORLD, &own.ranks);
+  path = use_calibration("");
+  if (world_rank() == 0) hs::save_calibration(own, path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  warnings.clear();
+  auto quiet = hs::make_plan<hs::Auto, double>(grid, 1, 4);
+  CHECK(warnings.empty());
+  done_with(path);
+  hs::set_log_sink(previous);
+}
+
+TEST_CASE("explain is deterministic for a given calibration", "[auto]") {
+  const hs::grid_shape shape({4, 3, 5}, {true, false, true});
+  const hs::hockney cost = hs::hockney(1.3e-6, 2.1e-10, 0.4e-6).with_copy_beta(0.05e-9).with_round_delta(0.2e-6);
+  for (int k : {1, 2, 3}) {
+    const auto r = hs::make_range(shape, k);
+    const auto a = hs::explain(shape, r, 4096, cost);
+    const auto b = hs::explain(shape, r, 4096, cost);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].strategy == b[i].strategy);
+      CHECK(a[i].team == b[i].team);
+      CHECK(a[i].seconds == b[i].seconds);  // bit for bit
+    }
+  }
 }
 
 TEST_CASE("a bad calibration file raises the same error on every rank", "[auto][mpi][errors]") {
@@ -137,4 +262,90 @@ TEST_CASE("the loaded copy speed is one number for all ranks", "[calibration][mp
   CHECK(same_everywhere(text));
   CHECK_THROWS_WITH(hs::measure_copy_beta_loaded(MPI_COMM_WORLD, 0), Catch::Contains("got 0, 4 and 5"));
   CHECK_THROWS_WITH(hs::measure_copy_beta(1024, 0), Catch::Contains("got 1024 and 0"));
+}
+
+namespace {
+/// A custom strategy for the registry tests: Shift's schedule under another name.
+struct ShiftAgain {
+  static constexpr std::string_view name = "ShiftAgain";
+  static hs::schedule make_schedule(const hs::grid_shape& g, const hs::range& r) { return hs::Shift::make_schedule(g, r); }
+};
+
+template <class T>
+bool same_bytes(const hs::halo<T>& a, const hs::halo<T>& b) {
+  return a.buffer().size() == b.buffer().size() &&
+         std::memcmp(a.buffer().data(), b.buffer().data(), a.buffer().size_bytes()) == 0;
+}
+}  // namespace
+
+TEST_CASE("a strategy named at run time builds the same plan as its type", "[registry][mpi]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, false, true}});
+  std::vector<double> mine(static_cast<std::size_t>(world_rank() % 3 + 1), world_rank() + 0.25);
+  const auto shift = hs::make_plan<hs::Shift, double>(grid, 2, mine.size()).forward(mine);
+  const auto single = hs::make_plan<hs::SingleHop, double>(grid, 2, mine.size()).forward(mine);
+  for (const char* name : {"shift", "SINGLEHOP", "TtlMultiHop", "teamshift", "NeighborAlltoall"}) {
+    auto plan = hs::make_plan<double>(grid, name, 2, mine.size());
+    CHECK(hs::strategy_registry::same_name(plan.strategy(), name));
+    CHECK(same_bytes(plan.forward(mine), shift));
+  }
+  CHECK(same_bytes(hs::make_plan<double>(grid, "singlehop", hs::offset{2, 2, 2}, mine.size()).forward(mine), single));
+  CHECK_THROWS_WITH(hs::make_plan<double>(grid, "Shfit", 1, mine.size()),
+                    Catch::Contains("strategy \"Shfit\" is not known") &&
+                        Catch::Contains("known strategies: Shift, SingleHop, TtlMultiHop, TeamShift, NeighborAlltoall"));
+
+  // Particles and fields take names too, and give the typed plans' results.
+  const hs::domain dom{{0, 0, 0}, {6.5, 5.25, 7.0}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  std::mt19937 random(static_cast<unsigned>(world_rank() + 7));
+  std::vector<hs::position> x(40);
+  for (auto& p : x)
+    for (int d = 0; d < 3; ++d) p[d] = std::uniform_real_distribution<double>(lo[d], hi[d])(random);
+  const auto typed = hs::make_particle_plan<hs::TtlMultiHop>(grid, dom, 1.9, x);
+  const auto named = hs::make_particle_plan(grid, "ttlmultihop", dom, 1.9, x);
+  CHECK(named.strategy() == "TtlMultiHop");
+  CHECK(named.positions() == typed.positions());
+
+  hs::grid_field<int> a(grid, {9, 7, 8}, 2), b(grid, {9, 7, 8}, 2);
+  for (std::size_t i = 0; i < a.shape().size(); ++i) a.data()[i] = b.data()[i] = world_rank() * 1000 + static_cast<int>(i);
+  hs::make_field_plan<hs::Shift>(a).forward(a);
+  hs::make_field_plan(grid, "SingleHop", b.shape()).forward(b);
+  CHECK(std::memcmp(a.data(), b.data(), a.shape().size() * sizeof(int)) == 0);
+}
+
+TEST_CASE("ranks asking for different strategies get the same error, never a hang", "[registry][mpi][errors]") {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, true}});
+  const bool first = world_rank() == 0;
+  CHECK_THROWS_WITH(hs::make_plan<double>(grid, first ? "Shift" : "SingleHop", 1, 3),
+                    Catch::Contains("strategy must be the same on all ranks"));
+  // One rank asks Auto, the others a strategy: Auto's calibration must not start on one rank only.
+  CHECK_THROWS_WITH(hs::make_plan<double>(grid, first ? "Auto" : "Shift", 1, 3),
+                    Catch::Contains("strategy must be the same on all ranks"));
+  if (first)
+    CHECK_THROWS_WITH((hs::make_plan<hs::Auto, double>(grid, 1, 3)), Catch::Contains("strategy must be the same"));
+  else
+    CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, 1, 3)), Catch::Contains("strategy must be the same"));
+  const hs::domain dom{{0, 0, 0}, {4, 4, 1}};
+  const std::vector<hs::position> none;
+  CHECK_THROWS_WITH(hs::make_particle_plan(grid, first ? "Auto" : "SingleHop", dom, 0.5, none),
+                    Catch::Contains("strategy must be the same on all ranks"));
+  hs::grid_field<double> f(grid, {8, 8, 1}, {1, 1, 0});
+  CHECK_THROWS_WITH(hs::make_field_plan(grid, first ? "Auto" : "Shift", f.shape()),
+                    Catch::Contains("strategy must be the same on all ranks"));
+}
+
+TEST_CASE("a registered custom strategy runs by name and joins Auto's candidates", "[registry][mpi]") {
+  hs::register_strategy<ShiftAgain>();
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {false, true}});
+  std::vector<int> mine(5, world_rank());
+  auto custom = hs::make_plan<int>(grid, "shiftagain", 1, mine.size());
+  CHECK(custom.strategy() == "ShiftAgain");
+  CHECK(same_bytes(custom.forward(mine), hs::make_plan<hs::Shift, int>(grid, 1, mine.size()).forward(mine)));
+  const auto ranking = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), 64, hs::hockney(1e-6, 1e-9, 1e-7));
+  CHECK(std::any_of(ranking.begin(), ranking.end(), [](const hs::prediction& p) { return p.strategy == "ShiftAgain"; }));
+  hs::register_strategy<ShiftAgain>(false);  // leaves Auto's candidates as they were for the other tests
+  const auto after = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), 64, hs::hockney(1e-6, 1e-9, 1e-7));
+  CHECK(std::none_of(after.begin(), after.end(), [](const hs::prediction& p) { return p.strategy == "ShiftAgain"; }));
 }

@@ -36,8 +36,8 @@ int posts(pattern p, int rank, int size, int step) {
 constexpr int last_post_step = 5;
 
 /// The content of message `sequence` of `origin`: variable length, empty included.
-hs::bytes content(int origin, std::uint32_t sequence) {
-  hs::bytes b(static_cast<std::size_t>((origin * 7 + sequence * 3) % 13));
+hs::byte_buffer content(int origin, std::uint32_t sequence) {
+  hs::byte_buffer b(static_cast<std::size_t>((origin * 7 + sequence * 3) % 13));
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::byte>((origin * 31 + sequence * 17 + i) & 0xff);
   return b;
 }
@@ -58,7 +58,7 @@ TEST_CASE("MsnAnnounce delivers every announcement exactly once within the diame
   for (int degree : degrees)
     for (pattern p : {pattern::none, pattern::one_rank, pattern::all_ranks, pattern::bursts}) {
       INFO("degree " << degree << ", posts: " << name(p) << ", rank " << rank << " of " << size);
-      hs::msn_announce<hs::bytes> net(MPI_COMM_WORLD, degree);
+      hs::msn_announce<hs::byte_buffer> net(MPI_COMM_WORLD, degree);
       const int d = net.diameter();
       CHECK(d == hs::msn_diameter(net.topology()));
       CHECK(net.ttl() == d);

@@ -49,7 +49,7 @@ TEST_CASE("a package beyond MPI's int count throws before anything is sent", "[l
   static const std::byte one{};
   const std::size_t too_many = static_cast<std::size_t>(INT_MAX) + 1;
   const std::vector<std::span<const std::byte>> out{std::span<const std::byte>(&one, too_many)};
-  std::vector<hs::bytes> in;
+  std::vector<hs::byte_buffer> in;
   CHECK_THROWS_WITH(hs::detail::exchange_packages(MPI_COMM_SELF, {{0, 0}}, out, {}, in),
                     Catch::Contains("a package of 2147483648 bytes to rank 0 exceeds MPI's int count"));
 }

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 #include <map>
 #include <sstream>
 #include <tuple>

@@ -167,15 +167,15 @@ TEST_CASE("packing and unpacking staged messages cost copy_beta per byte", "[mod
     CAPTURE(ttl);
     const hs::schedule sched = ttl ? hs::TtlMultiHop::make_schedule(g, r) : hs::Shift::make_schedule(g, r);
     const std::string_view name = ttl ? "TtlMultiHop" : "Shift";
-    const hs::program p = hs::compile(sched, g, g.coords_of(0), r, [](const hs::offset&) { return std::size_t{1}; });
+    const hs::detail::program p = hs::detail::compile(sched, g, g.coords_of(0), r, [](const hs::offset&) { return std::size_t{1}; });
     double staged = 0;
     for (const auto& round : p.rounds)
       for (const auto& t : round.transfers)
-        for (const hs::message* x : {&t.send, &t.recv})
+        for (const hs::detail::message* x : {&t.send, &t.recv})
           if (!t.self && x->exists() && !x->contiguous) staged += static_cast<double>(x->count) * m;
     CHECK((staged > 0) == ttl);  // TtlMultiHop forwards gathered blocks; Shift's messages are ranges
     const double plain = hs::simulate(g, sched, s).makespan;
-    s.staging = hs::staging_of(g, sched, r, name);
+    s.staging = hs::detail::staging_of(g, sched, r, name);
     CHECK(hs::simulate(g, sched, s).makespan == Approx(plain + copy * staged));
     s.staging = {};
   }

@@ -3,7 +3,7 @@
 // schedule, round by round, and against the max-plus simulation.
 
 #include <catch2/catch.hpp>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 #include <haloshift/model/closed_form.hpp>
 #include <haloshift/model/schedule_cost.hpp>
 

@@ -2,7 +2,7 @@
 // Fitting Hockney parameters to synthetic ping-pong samples with known answers.
 
 #include <catch2/catch.hpp>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 
 #include <cstdio>
 #include <fstream>

@@ -8,7 +8,7 @@
 //    same 1D rendezvous Shift on 64 nodes from its Table 4 latencies: exactly.
 
 #include <catch2/catch.hpp>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 #include <haloshift/model/simulator.hpp>
 
 #include <cmath>

@@ -4,7 +4,7 @@
 // along the matches and check every rank ends with exactly the oracle's blocks.
 
 #include <catch2/catch.hpp>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>
 
 #include <map>
 
@@ -21,10 +21,10 @@ std::size_t count_of_rank(int r) { return static_cast<std::size_t>((r * 3 + 1) %
 template <class Strategy>
 void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_parameters& params = {}) {
   const hs::schedule s = hs::schedule_of<Strategy>(g, r, params);
-  std::vector<hs::program> programs;
+  std::vector<hs::detail::program> programs;
   for (int rank = 0; rank < g.size(); ++rank) {
     const hs::offset c = g.coords_of(rank);
-    programs.push_back(hs::compile(s, g, c, r, [&](const hs::offset& o) {
+    programs.push_back(hs::detail::compile(s, g, c, r, [&](const hs::offset& o) {
       return count_of_rank(g.neighbor_at(c, o)->rank);
     }, Strategy::name));
   }
@@ -42,7 +42,7 @@ void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_pa
         if (!t.send.exists()) continue;
         const int peer = t.send.peer;
         // The peer's transfer with the same tag receives it from us.
-        const hs::transfer_program* match = nullptr;
+        const hs::detail::transfer_program* match = nullptr;
         for (const auto& u : programs[peer].rounds[round].transfers)
           if (u.tag == t.tag && u.recv.peer == rank) match = &u;
         REQUIRE(match);

@@ -9,9 +9,9 @@
 namespace hs = haloshift;
 
 namespace {
-hs::program compile_uniform(const hs::schedule& s, const hs::grid_shape& g, const hs::offset& c, const hs::range& r,
+hs::detail::program compile_uniform(const hs::schedule& s, const hs::grid_shape& g, const hs::offset& c, const hs::range& r,
                             std::size_t m) {
-  return hs::compile(s, g, c, r, [m](const hs::offset&) { return m; }, "Shift");
+  return hs::detail::compile(s, g, c, r, [m](const hs::offset&) { return m; }, "Shift");
 }
 }  // namespace
 
@@ -23,7 +23,7 @@ TEST_CASE("Shift on a periodic 3D grid: 6k messages, paper sizes and volume", "[
     const hs::schedule s = hs::Shift::make_schedule(g, r);
     REQUIRE(s.rounds.size() == static_cast<std::size_t>(3 * k));
     for (int rank = 0; rank < g.size(); ++rank) {
-      const hs::program p = compile_uniform(s, g, g.coords_of(rank), r, m);
+      const hs::detail::program p = compile_uniform(s, g, g.coords_of(rank), r, m);
       CHECK(p.messages_sent == static_cast<std::size_t>(6 * k));
       const std::size_t w = 2 * k + 1;
       CHECK(p.elements_received == (w * w * w - 1) * m);
@@ -63,7 +63,7 @@ TEST_CASE("Shift with the eighth shell sends 3k messages one way and receives (k
   for (int k = 1; k <= 3; ++k) {
     const hs::grid_shape g({2, 2, 3}, {true, true, true});
     const hs::range r = hs::make_range(g, k, hs::shell::eighth);
-    const hs::program p = compile_uniform(hs::Shift::make_schedule(g, r), g, {0, 0, 0}, r, 1);
+    const hs::detail::program p = compile_uniform(hs::Shift::make_schedule(g, r), g, {0, 0, 0}, r, 1);
     CHECK(p.messages_sent == static_cast<std::size_t>(3 * k));
     CHECK(p.elements_received == static_cast<std::size_t>((k + 1) * (k + 1) * (k + 1) - 1));
   }
@@ -73,11 +73,11 @@ TEST_CASE("compile rejects a schedule that is not a valid exchange", "[schedule]
   const hs::grid_shape g({4}, {true});
   const hs::range r = hs::make_range(g, 1);
   const auto one = [](const hs::offset&) { return std::size_t{1}; };
-  hs::schedule forwards_unknown{{hs::round{{hs::transfer{{1, 0, 0}, {{-1, 0, 0}}}}}}};
-  CHECK_THROWS_WITH(hs::compile(forwards_unknown, g, {0, 0, 0}, r, one, "Broken"),
+  hs::schedule forwards_unknown{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{-1, 0, 0}}}}}}};
+  CHECK_THROWS_WITH(hs::detail::compile(forwards_unknown, g, {0, 0, 0}, r, one, "Broken"),
                     Catch::Contains("strategy Broken") && Catch::Contains("before holding it"));
-  hs::schedule incomplete{{hs::round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
-  CHECK_THROWS_WITH(hs::compile(incomplete, g, {0, 0, 0}, r, one, "Broken"), Catch::Contains("never receives offset (1,0,0)"));
-  hs::schedule twice{{hs::round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}, hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
-  CHECK_THROWS_WITH(hs::compile(twice, g, {0, 0, 0}, r, one, "Broken"), Catch::Contains("a second time"));
+  hs::schedule incomplete{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
+  CHECK_THROWS_WITH(hs::detail::compile(incomplete, g, {0, 0, 0}, r, one, "Broken"), Catch::Contains("never receives offset (1,0,0)"));
+  hs::schedule twice{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}, hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
+  CHECK_THROWS_WITH(hs::detail::compile(twice, g, {0, 0, 0}, r, one, "Broken"), Catch::Contains("a second time"));
 }

@@ -11,9 +11,9 @@ namespace hs = haloshift;
 
 namespace {
 template <class S>
-hs::program compile_uniform(const hs::grid_shape& g, const hs::offset& c, const hs::range& r, std::size_t m,
+hs::detail::program compile_uniform(const hs::grid_shape& g, const hs::offset& c, const hs::range& r, std::size_t m,
                             const hs::strategy_parameters& p = {}) {
-  return hs::compile(hs::schedule_of<S>(g, r, p), g, c, r, [m](const hs::offset&) { return m; }, S::name);
+  return hs::detail::compile(hs::schedule_of<S>(g, r, p), g, c, r, [m](const hs::offset&) { return m; }, S::name);
 }
 std::size_t power(std::size_t b, int e) {
   std::size_t v = 1;

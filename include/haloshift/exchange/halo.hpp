@@ -28,6 +28,7 @@ struct block {
   haloshift::offset offset;  ///< position relative to the receiving box
   int source;                ///< rank that owns the box (may be this rank: periodic image)
   haloshift::offset image;   ///< wraps per periodic dimension; shift coordinates by image * length
+  /// the block's elements, in the order their owner holds them
   std::span<T> data;
 };
 
@@ -43,22 +44,32 @@ class halo {
  public:
   halo() = default;
 
+  /// Forward iterator over the blocks; yields `block<V>` by value (a view, nothing copied).
   template <class V>
   class basic_iterator {
    public:
+    /// A forward iterator.
     using iterator_category = std::forward_iterator_tag;
+    /// What dereferencing yields.
     using value_type = block<V>;
+    /// Distance between two iterators.
     using difference_type = std::ptrdiff_t;
+    /// None: blocks are made on dereference, there is nothing to point at.
     using pointer = void;
+    /// A block by value (it is a view).
     using reference = block<V>;
 
     basic_iterator() = default;
+    /// The `i`-th block of halo `h`.
     basic_iterator(const halo* h, std::size_t i) : h_(h), i_(i) {}
+    /// The current block.
     block<V> operator*() const { return h_->make_block<V>(h_->visible_[i_]); }
+    /// Next block.
     basic_iterator& operator++() {
       ++i_;
       return *this;
     }
+    /// Next block; returns the iterator before the step.
     basic_iterator operator++(int) {
       auto old = *this;
       ++i_;
@@ -70,15 +81,22 @@ class halo {
     const halo* h_ = nullptr;
     std::size_t i_ = 0;
   };
+  /// Iterates blocks of mutable elements.
   using iterator = basic_iterator<T>;
+  /// Iterates blocks of const elements.
   using const_iterator = basic_iterator<const T>;
 
   /// Number of blocks (offsets that exist); the own box is not one of them.
   std::size_t size() const noexcept { return visible_.size(); }
+  /// True when no imported offset exists (a single box on non-periodic dimensions).
   bool empty() const noexcept { return visible_.empty(); }
+  /// First block, in canonical order.
   iterator begin() { return {this, 0}; }
+  /// Past the last block.
   iterator end() { return {this, visible_.size()}; }
+  /// First block, read-only.
   const_iterator begin() const { return {this, 0}; }
+  /// Past the last block, read-only.
   const_iterator end() const { return {this, visible_.size()}; }
 
   /// The block imported from offset `o`, or nothing if there is none.
@@ -87,6 +105,7 @@ class halo {
     if (s < 0 || !program_->layout.slots()[s].visible) return std::nullopt;
     return make_block<const T>(s);
   }
+  /// The block imported from offset `o`, writable, or nothing if there is none.
   std::optional<block<T>> find(const offset& o) {
     const int s = program_ ? program_->layout.find(o) : -1;
     if (s < 0 || !program_->layout.slots()[s].visible) return std::nullopt;
@@ -100,12 +119,13 @@ class halo {
 
   /// The whole receive buffer, own block included, in canonical order.
   std::span<const T> buffer() const noexcept { return buffer_; }
+  /// The whole receive buffer, writable.
   std::span<T> buffer() noexcept { return buffer_; }
 
  private:
   friend class plan<T>;
 
-  explicit halo(std::shared_ptr<const program> p) : program_(std::move(p)), buffer_(program_->layout.total()) {
+  explicit halo(std::shared_ptr<const detail::program> p) : program_(std::move(p)), buffer_(program_->layout.total()) {
     const auto& slots = program_->layout.slots();
     for (std::size_t s = 0; s < slots.size(); ++s)
       if (slots[s].visible) visible_.push_back(static_cast<int>(s));
@@ -113,12 +133,12 @@ class halo {
 
   template <class V>
   block<V> make_block(int s) const {
-    const block_slot& b = program_->layout.slots()[s];
+    const detail::block_slot& b = program_->layout.slots()[s];
     V* base = const_cast<T*>(buffer_.data()) + b.first;  // constness follows V
     return {b.off, b.source.rank, b.source.image, std::span<V>(base, b.count)};
   }
 
-  std::shared_ptr<const program> program_;
+  std::shared_ptr<const detail::program> program_;
   detail::aligned_vector<T> buffer_;
   std::vector<int> visible_;
 };

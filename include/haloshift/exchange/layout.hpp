@@ -13,7 +13,7 @@
 #include "../grid/offset.hpp"
 #include "../grid/offset_box.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// One block in the halo buffer: the offset it was imported from, the box's
 /// owner and periodic image, and where its elements lie.
@@ -82,4 +82,4 @@ class block_layout {
   std::size_t visible_ = 0;
 };
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

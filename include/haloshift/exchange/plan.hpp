@@ -4,10 +4,12 @@
 /// @brief Plans: build once (collective, validated on all ranks), then
 /// exchange cheaply and repeatedly with forward / reverse.
 
+#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +19,8 @@
 #include "../mpi/agreement.hpp"
 #include "../mpi/communicator.hpp"
 #include "../strategy.hpp"
+#include "../strategy_registry.hpp"
+#include "../select/auto_hook.hpp"
 #include "executor.hpp"
 #include "halo.hpp"
 #include "neighbor_collective.hpp"
@@ -31,7 +35,9 @@ struct plan_builder;
 
 /// Options of a plan; they must be equal on all ranks.
 struct plan_options {
+  /// Point-to-point protocol: overlapping (MPI_Isend/MPI_Irecv) or rendezvous (MPI_Ssend).
   protocol mode = protocol::overlapping;
+  /// Full neighbourhood or eighth shell.
   shell kind = shell::full;
   /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
   offset team{0, 0, 0};
@@ -45,12 +51,14 @@ class plan {
  public:
   /// Name of the strategy whose schedule this plan runs.
   std::string_view strategy() const noexcept { return strategy_; }
+  /// The neighbourhood the plan imports.
   const haloshift::range& range() const noexcept { return range_; }
+  /// The protocol the plan was built with.
   protocol mode() const noexcept { return options_.mode; }
   /// Elements this rank contributes (fixed for the plan's lifetime).
   std::size_t local_count() const noexcept { return program_->layout.slots()[program_->layout.own()].count; }
   /// The compiled program: message peers, slots and counts (for inspection and tests).
-  const program& details() const noexcept { return *program_; }
+  const detail::program& details() const noexcept { return *program_; }
 
   /// An empty halo shaped for this plan, to be filled by forward.
   halo<T> make_halo() const { return halo<T>(program_); }
@@ -66,6 +74,7 @@ class plan {
     }
     detail::run_forward(*program_, comm_.get(), options_.mode, mine.data(), out.buffer_.data(), state_);
   }
+  /// Ghost fill into a new halo (make_halo() then forward(mine, halo)).
   halo<T> forward(std::span<const T> mine) {
     halo<T> out = make_halo();
     forward(mine, out);
@@ -103,7 +112,7 @@ class plan {
   plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
       : comm_(grid.comm()), strategy_(strategy), range_(r), options_(options) {}
 
-  const block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
+  const detail::block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
   void check_mine(std::size_t n) const {
     if (n != local_count())
       throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
@@ -118,7 +127,7 @@ class plan {
   std::string_view strategy_;
   haloshift::range range_;
   plan_options options_;
-  std::shared_ptr<const program> program_;
+  std::shared_ptr<const detail::program> program_;
   detail::executor_state<T> state_;
   std::unique_ptr<detail::neighbor_engine> engine_;  ///< set for NeighborAlltoall
 };
@@ -129,6 +138,22 @@ inline constexpr bool uses_neighbor_collective = requires {
   requires S::neighbor_collective;
 };
 
+/// The strategy a plan is built from: a registry entry, or a name looked up
+/// (inside the build's first collective check, so that an unknown name on one
+/// rank raises the same error on all).
+struct strategy_request {
+  std::string_view name;
+  std::optional<strategy_entry> known;
+  strategy_entry resolve() const { return known ? *known : strategy_registry::instance().find(name); }
+};
+
+/// Hash of a requested strategy name without regard to case: what ranks agree on.
+inline std::int64_t requested_hash(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name_hash(lower);
+}
+
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
 inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
                                                          std::string_view strategy, std::size_t element_size) {
@@ -137,7 +162,7 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"k[2]", k[2]},
           {"shell", static_cast<std::int64_t>(options.kind)},
           {"protocol", static_cast<std::int64_t>(options.mode)},
-          {"strategy", name_hash(strategy)},
+          {"strategy", requested_hash(strategy)},
           {"sizeof(T)", static_cast<std::int64_t>(element_size)},
           {"team[0]", options.team[0]},
           {"team[1]", options.team[1]},
@@ -145,28 +170,56 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
 }
 
 struct plan_builder {
-  template <strategy S, transferable T, class MakeRange>
-  static plan<T> build(const cartesian_grid& grid, const offset& k, MakeRange make, std::size_t local_count,
-                       plan_options options) {
-    plan<T> p(grid, S::name, range{}, options);
-    MPI_Comm comm = p.comm_.get();
+  /// Checks a block plan's arguments on every rank and that they agree (the
+  /// same vector of agreed values as build's, so a rank asking Auto and one
+  /// asking a strategy meet in the same collective and both raise).
+  static range validate(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
+                        std::size_t local_count, std::size_t element_size, plan_options options,
+                        std::string_view requested) {
+    range r;
+    auto values = agreed_plan_values(k, options, requested, element_size);
+    mpi::agree(
+        grid.comm(),
+        [&] {
+          r = make();
+          check_local_count(local_count, element_size);
+        },
+        values);
+    return r;
+  }
+
+  static void check_local_count(std::size_t local_count, std::size_t element_size) {
+    if (local_count > static_cast<std::size_t>(INT64_MAX) / element_size)
+      throw error("local_count " + std::to_string(local_count) + " is too large");
+  }
+
+  template <transferable T>
+  static plan<T> build(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
+                       std::size_t local_count, plan_options options, const strategy_request& request) {
     const grid_shape& shape = grid.shape();
     const offset coords = grid.coords();
-    program unit;  // the program with one element per block: the structure
+    detail::program unit;  // the program with one element per block: the structure
     schedule sched;
-    mpi::agree(comm,
+    strategy_entry s;
+    range checked;
+    auto values = agreed_plan_values(k, options, request.name, sizeof(T));
+    // The first collective of every plan kind is this check, on the grid's communicator: ranks that
+    // disagree (even one asking Auto) meet here and raise together before any other communication.
+    mpi::agree(grid.comm(),
                [&] {
-                 p.range_ = make();
-                 if (local_count > static_cast<std::size_t>(INT64_MAX) / sizeof(T))
-                   throw error("local_count " + std::to_string(local_count) + " is too large");
-                 if (uses_neighbor_collective<S> && options.mode != protocol::overlapping)
-                   throw error(std::string(S::name) +
+                 s = request.resolve();
+                 checked = make();
+                 check_local_count(local_count, sizeof(T));
+                 if (s.neighbor_collective && options.mode != protocol::overlapping)
+                   throw error(std::string(s.name) +
                                " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-                 sched = schedule_of<S>(shape, p.range_, strategy_parameters{options.team});
-                 unit = compile(
-                     sched, shape, coords, p.range_, [](const offset&) { return std::size_t{1}; }, S::name);
+                 sched = s.make_schedule(shape, checked, strategy_parameters{options.team});
+                 unit = detail::compile(
+                     sched, shape, coords, checked, [](const offset&) { return std::size_t{1}; }, s.name);
                },
-               agreed_plan_values(k, options, S::name, sizeof(T)));
+               values);
+    plan<T> p(grid, s.name, checked, options);
+    MPI_Comm comm = p.comm_.get();
 
     // Uniform sizes are known everywhere; uneven ones travel once along the schedule itself.
     std::int64_t bounds[2] = {static_cast<std::int64_t>(local_count), -static_cast<std::int64_t>(local_count)};
@@ -182,22 +235,37 @@ struct plan_builder {
       if (counts.empty()) return local_count;
       return counts[unit.layout.slots()[unit.layout.find(o)].first];
     };
-    auto compiled = std::make_shared<program>();
+    auto compiled = std::make_shared<detail::program>();
     mpi::agree(comm, [&] {
-      *compiled = compile(sched, shape, coords, p.range_, count_of, S::name);
-      for (const round_program& r : compiled->rounds)
-        for (const transfer_program& t : r.transfers)
-          for (const message* m : {&t.send, &t.recv})
+      *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
+      for (const detail::round_program& r : compiled->rounds)
+        for (const detail::transfer_program& t : r.transfers)
+          for (const detail::message* m : {&t.send, &t.recv})
             if (m->count > static_cast<std::size_t>(INT_MAX) / sizeof(T))
               throw error("a message of " + std::to_string(m->count * sizeof(T)) +
                           " bytes exceeds MPI's int count; reduce local_count or k");
     });
     p.program_ = std::move(compiled);
-    if constexpr (uses_neighbor_collective<S>) {
+    if (s.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);
     }
     return p;
+  }
+
+  /// Auto: validate (agreeing on the name "Auto"), let the model layer choose
+  /// (collective; rank 0 decides), then build the chosen strategy.
+  template <transferable T>
+  static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
+                            std::size_t local_count, plan_options options) {
+    const range r = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
+    std::uint64_t largest = local_count;
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+    const strategy_choice choice = choose_automatically(
+        grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
+               .payload = payload_kind::block});
+    options.team = choice.team;
+    return build<T>(grid, k, make, local_count, options, {choice.entry.name, choice.entry});
   }
 };
 }  // namespace detail
@@ -210,15 +278,40 @@ struct plan_builder {
 /// once (skipped when all ranks give the same count).
 template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
-  return detail::plan_builder::build<S, T>(
-      grid, k, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options);
+  return detail::plan_builder::build<T>(
+      grid, k, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
+      {S::name, entry_of<S>()});
 }
 
 /// Range `k >= 1` along every dimension of the grid.
 template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
-  return detail::plan_builder::build<S, T>(
-      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options);
+  return detail::plan_builder::build<T>(
+      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
+      {S::name, entry_of<S>()});
+}
+
+/// The strategy named at run time (any registered name, without regard to
+/// case: "shift", "SingleHop", ...; "Auto" once `<haloshift/auto.hpp>` is
+/// included). The plan's type does not depend on the strategy, so this
+/// instantiates the plan code once. Collective like `make_plan<S>`; an unknown
+/// or differing name raises the same error on every rank.
+template <transferable T>
+plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const offset& k, std::size_t local_count,
+                  plan_options options = {}) {
+  auto make = [&] { return make_range(grid.shape(), k, options.kind); };
+  if (strategy_registry::same_name(strategy, "Auto"))
+    return detail::plan_builder::build_auto<T>(grid, k, make, local_count, options);
+  return detail::plan_builder::build<T>(grid, k, make, local_count, options, {strategy, std::nullopt});
+}
+/// The strategy named at run time, the same `k` along every dimension.
+template <transferable T>
+plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, std::size_t local_count,
+                  plan_options options = {}) {
+  auto make = [&] { return make_range(grid.shape(), k, options.kind); };
+  if (strategy_registry::same_name(strategy, "Auto"))
+    return detail::plan_builder::build_auto<T>(grid, offset{k, k, k}, make, local_count, options);
+  return detail::plan_builder::build<T>(grid, offset{k, k, k}, make, local_count, options, {strategy, std::nullopt});
 }
 
 /// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.
@@ -226,10 +319,12 @@ template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
+/// One-shot exchange with `k` per dimension.
 template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
+/// One-shot exchange of a vector's elements.
 template <class S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
   return exchange<S, T>(grid, k, std::span<const T>(data), options);

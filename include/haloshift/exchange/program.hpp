@@ -21,7 +21,7 @@
 #include "../schedule/schedule.hpp"
 #include "layout.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// A run of consecutive elements of a buffer.
 struct element_run {
@@ -141,7 +141,6 @@ struct program {
   std::size_t scratch[2] = {0, 0};  ///< elements of staging space any one round needs, forward / reverse
 };
 
-namespace detail {
 
 /// Rendezvous colouring. Along the transfer's direction the ranks form chains
 /// (paths, or cycles on periodic dimensions); a rank sends first when its
@@ -273,7 +272,6 @@ inline void assign_staging(program& p) {
   }
 }
 
-}  // namespace detail
 
 /// Compiles `s` for the rank at `coords`. `count_of(o)` is the element count
 /// of the block at offset `o` (0 for the own block). Throws haloshift::error
@@ -289,7 +287,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
   program p;
   p.layout = block_layout(grid, coords, std::move(held), wanted, count_of, place);
   const int me = grid.rank_of(coords);
-  for (const round& r : s.rounds) {
+  for (const schedule_round& r : s.rounds) {
     round_program rp;
     for (std::size_t i = 0; i < r.transfers.size(); ++i) {
       const transfer& t = r.transfers[i];
@@ -317,4 +315,4 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
   return p;
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

@@ -71,14 +71,18 @@ inline void check_away_from_source(const schedule& s, std::string_view strategy)
 /// same array bit for bit. Built collectively by make_selective_plan.
 class selective_plan {
  public:
+  /// Name of the strategy the plan runs.
   std::string_view strategy() const noexcept { return strategy_; }
+  /// Elements this rank owns: the first owned() entries of the data array.
   std::size_t owned() const noexcept { return program_.layout.slots()[program_.layout.own()].count; }
+  /// Elements this rank imports, after the owned ones.
   std::size_t ghosts() const noexcept { return program_.layout.total() - owned(); }
   /// Elements an array handed to forward/reverse must hold.
   std::size_t size() const noexcept { return storage_; }
   /// The imported blocks, canonical order; `first` indexes the data array.
-  const std::vector<block_slot>& blocks() const noexcept { return blocks_; }
-  const program& details() const noexcept { return program_; }
+  const std::vector<detail::block_slot>& blocks() const noexcept { return blocks_; }
+  /// The compiled program (an internal type; for the tests and the benchmarks).
+  const detail::program& details() const noexcept { return program_; }
 
   /// Ghost fill: `data[0, owned())` goes out, the ghosts after it are filled.
   template <transferable T>
@@ -90,7 +94,7 @@ class selective_plan {
   /// Runs `p`, this plan's program in other units (a field bundle's bytes),
   /// forward on this plan's communicator (and neighbourhood collective).
   template <transferable T>
-  void forward_with(const program& p, T* data) {
+  void forward_with(const detail::program& p, T* data) {
     if (engine_) return engine_->forward(p, data);
     detail::executor_state<T> st;
     detail::run_forward_rounds(p, comm_.get(), mode_, data, st);
@@ -119,15 +123,15 @@ class selective_plan {
       if (p >= storage_size)
         throw error("relocate: place " + std::to_string(p) + " lies outside storage of " +
                     std::to_string(storage_size) + " elements");
-    for (round_program& r : program_.rounds)
-      for (transfer_program& t : r.transfers)
-        for (message* m : {&t.send, &t.recv}) {
+    for (detail::round_program& r : program_.rounds)
+      for (detail::transfer_program& t : r.transfers)
+        for (detail::message* m : {&t.send, &t.recv}) {
           if (!m->exists()) continue;
-          std::vector<element_run> runs;
+          std::vector<detail::element_run> runs;
           detail::for_each_run(program_.layout, *m, [&](std::size_t first, std::size_t count) {
             for (std::size_t e = first; e < first + count; ++e) runs.push_back({place[e], 1});
           });
-          select_pieces(*m, runs);
+          detail::select_pieces(*m, runs);
         }
     detail::assign_staging(program_);
     storage_ = storage_size;
@@ -147,8 +151,8 @@ class selective_plan {
   mpi::communicator comm_;
   std::string_view strategy_;
   protocol mode_ = protocol::overlapping;
-  program program_;
-  std::vector<block_slot> blocks_;
+  detail::program program_;
+  std::vector<detail::block_slot> blocks_;
   std::size_t storage_ = 0;
   /// NeighborAlltoall: SingleHop's one round of selected messages as one MPI_Neighbor_alltoallv.
   std::unique_ptr<detail::selected_neighbor_engine> engine_;
@@ -157,49 +161,37 @@ class selective_plan {
 namespace detail {
 
 struct selective_builder {
-  /// NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
-  template <strategy S, transferable Key, class Needs>
-    requires uses_neighbor_collective<S>
+  template <transferable Key, class Needs>
   static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
                                                            std::span<const Key> own, const Needs& needs,
-                                                           plan_options options) {
-    mpi::agree(grid.comm(), [&] {
-      if (options.mode != protocol::overlapping)
-        throw error(std::string(S::name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-    });
-    auto built = build<SingleHop, Key>(grid, k, own, needs, options);
-    selective_plan& p = built.first;
-    p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, p.comm_.get());
-    p.strategy_ = S::name;
-    return built;
-  }
-
-  template <strategy S, transferable Key, class Needs>
-  static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
-                                                           std::span<const Key> own, const Needs& needs,
-                                                           plan_options options) {
-    selective_plan p(grid, S::name, options.mode);
-    MPI_Comm comm = p.comm_.get();
+                                                           plan_options options, const strategy_request& request) {
     const grid_shape& shape = grid.shape();
     const offset coords = grid.coords();
     range r;
     schedule sched;
-    program unit;
+    detail::program unit;
+    strategy_entry s;
+    // The first collective: on the grid's communicator, before the plan duplicates it.
     mpi::agree(
-        comm,
+        grid.comm(),
         [&] {
+          s = request.resolve();
+          if (s.neighbor_collective && options.mode != protocol::overlapping)
+            throw error(std::string(s.name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
           r = make_range(shape, k, options.kind);
-          sched = schedule_of<S>(shape, r, strategy_parameters{options.team});
-          check_away_from_source(sched, S::name);
-          unit = compile(
-              sched, shape, coords, r, [](const offset&) { return std::size_t{1}; }, S::name);
+          sched = s.make_schedule(shape, r, strategy_parameters{options.team});
+          check_away_from_source(sched, s.name);
+          unit = detail::compile(
+              sched, shape, coords, r, [](const offset&) { return std::size_t{1}; }, s.name);
         },
-        agreed_plan_values(k, options, S::name, sizeof(Key)));
+        agreed_plan_values(k, options, request.name, sizeof(Key)));
+    selective_plan p(grid, s.name, options.mode);
+    MPI_Comm comm = p.comm_.get();
 
     // Which positions relative to a source can hold its block: minus every held offset, on any rank.
     std::int64_t bounds[2 * max_dims];
     for (int d = 0; d < max_dims; ++d) bounds[d] = bounds[max_dims + d] = 0;
-    for (const block_slot& s : unit.layout.slots())
+    for (const detail::block_slot& s : unit.layout.slots())
       for (int d = 0; d < max_dims; ++d) {
         bounds[d] = std::min<std::int64_t>(bounds[d], -s.off[d]);               // lowest -offset
         bounds[max_dims + d] = std::min<std::int64_t>(bounds[max_dims + d], s.off[d]);  // -(highest -offset)
@@ -224,8 +216,8 @@ struct selective_builder {
           mine[box.index(q)] = n;
         }
     mine[box.index(zero_offset)] = own.size();
-    const program counting = compile(
-        sched, shape, coords, r, [&](const offset&) { return volume; }, S::name);
+    const detail::program counting = detail::compile(
+        sched, shape, coords, r, [&](const offset&) { return volume; }, s.name);
     std::vector<std::uint64_t> counts(counting.layout.total());
     {
       executor_state<std::uint64_t> st;
@@ -235,10 +227,10 @@ struct selective_builder {
     auto needed = [&](const offset& o, const offset& q) -> std::size_t {
       return counts[counting.layout.slots()[counting.layout.find(o)].first + box.index(q)];
     };
-    p.program_ = compile(
+    p.program_ = detail::compile(
         sched, shape, coords, r,
-        [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, S::name,
-        own_place::first);
+        [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
+        detail::own_place::first);
 
     // The keys travel round by round: each send carries, of every block it names, what the receiver needs.
     std::vector<Key> keys(p.program_.layout.total());
@@ -247,11 +239,11 @@ struct selective_builder {
     executor_state<Key> st;
     for (std::size_t round = 0; round < p.program_.rounds.size(); ++round) {
       mpi::agree(comm, [&] {
-        for (transfer_program& t : p.program_.rounds[round].transfers) {
+        for (detail::transfer_program& t : p.program_.rounds[round].transfers) {
           if (!t.send.exists()) continue;
-          std::vector<element_run> runs;
-          for (int s : t.send.slots) {
-            const block_slot& b = slots[s];
+          std::vector<detail::element_run> runs;
+          for (int slot : t.send.slots) {
+            const detail::block_slot& b = slots[slot];
             const offset source = shape.coords_of(b.source.rank);
             const offset rel = t.direction - b.off;
             std::size_t picked = 0;
@@ -261,21 +253,23 @@ struct selective_builder {
                 ++picked;
               }
             if (picked != needed(b.off, rel))
-              throw error("strategy " + std::string(S::name) + ": the selector is not geometric: block " +
+              throw error("strategy " + std::string(s.name) + ": the selector is not geometric: block " +
                           to_string(b.off) + " holds " + std::to_string(picked) + " elements for the box at " +
                           to_string(rel) + " from its source, which counted " +
                           std::to_string(needed(b.off, rel)));
           }
-          select_pieces(t.send, runs);
+          detail::select_pieces(t.send, runs);
           if (t.send.count == 0) t.send.peer = -1;
         }
-        assign_staging(p.program_);
+        detail::assign_staging(p.program_);
       });
       run_forward_rounds(p.program_, comm, protocol::overlapping, keys.data(), st, round, round + 1);
     }
     for (std::size_t s = 0; s < slots.size(); ++s)
       if (static_cast<int>(s) != p.program_.layout.own()) p.blocks_.push_back(slots[s]);
     p.storage_ = p.program_.layout.total();
+    // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
+    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, p.comm_.get());
     return {std::move(p), std::move(keys)};
   }
 };
@@ -291,7 +285,15 @@ template <strategy S, transferable Key, selector<Key> Needs>
 std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, const offset& k,
                                                                std::span<const Key> own, const Needs& needs,
                                                                plan_options options = {}) {
-  return detail::selective_builder::build<S, Key>(grid, k, own, needs, options);
+  return detail::selective_builder::build<Key>(grid, k, own, needs, options, {S::name, entry_of<S>()});
+}
+
+/// The same with the strategy named at run time (a registered name, any case).
+template <transferable Key, selector<Key> Needs>
+std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, std::string_view strategy,
+                                                               const offset& k, std::span<const Key> own,
+                                                               const Needs& needs, plan_options options = {}) {
+  return detail::selective_builder::build<Key>(grid, k, own, needs, options, {strategy, std::nullopt});
 }
 
 }  // namespace haloshift

@@ -19,7 +19,9 @@ namespace haloshift {
 /// How to lay the ranks out. `dims` entries of 0 are chosen by
 /// MPI_Dims_create; `periodic` has one entry per dimension.
 struct grid_options {
+  /// Boxes along each dimension (1 to 3 entries, their count is the grid's dimension); 0: chosen.
   std::vector<int> dims{0, 0, 0};
+  /// Whether each dimension wraps around; as many entries as `dims`.
   std::vector<bool> periodic{true, true, true};
 };
 
@@ -30,6 +32,9 @@ struct grid_options {
 /// without reordering.
 class cartesian_grid {
 public:
+  /// Lays the ranks of `comm` out as `options` says and duplicates `comm`
+  /// (collective over `comm`). Throws haloshift::error when the dims do not fit
+  /// the communicator's size or `periodic` does not have one entry per dimension.
   explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {}) : comm_(comm) {
     std::vector<int> dims = options.dims;
     if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
@@ -56,14 +61,23 @@ public:
     coords_ = shape_.coords_of(comm_.rank());
   }
 
+  /// The grid's shape (dims and periodicity), without the communicator.
   const grid_shape& shape() const noexcept { return shape_; }
+  /// Number of dimensions, 1 to 3.
   int ndims() const noexcept { return shape_.ndims(); }
+  /// Boxes along dimension `d`; 1 for dimensions beyond ndims().
   int dim(int d) const noexcept { return shape_.dim(d); }
+  /// Whether dimension `d` wraps around.
   bool periodic(int d) const noexcept { return shape_.periodic(d); }
+  /// Number of boxes (= ranks).
   int size() const noexcept { return shape_.size(); }
+  /// This rank (the same in the user's communicator and in comm()).
   int rank() const noexcept { return comm_.rank(); }
+  /// This rank's box coordinates (0 along dimensions beyond ndims()).
   const offset& coords() const noexcept { return coords_; }
+  /// The rank owning the box at `coords` (each within `[0, dim(d))`).
   int rank_of(const offset& coords) const noexcept { return shape_.rank_of(coords); }
+  /// The box coordinates of `rank`.
   offset coords_of(int rank) const noexcept { return shape_.coords_of(rank); }
   /// The box at offset `o` from this rank's box, with its periodic image.
   std::optional<neighbor> neighbor_at(const offset& o) const noexcept { return shape_.neighbor_at(coords_, o); }

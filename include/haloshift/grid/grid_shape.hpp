@@ -19,11 +19,16 @@ namespace haloshift {
 /// wrapped around each periodic dimension (an MD code shifts coordinates by
 /// `image[d] * box_length[d]`).
 struct neighbor {
+  /// The rank owning the box.
   int rank;
+  /// Wraps per periodic dimension (negative: across the lower border).
   offset image;
   friend bool operator==(const neighbor&, const neighbor&) = default;
 };
 
+/// The shape of a grid of boxes (dims and periodicity per dimension) and
+/// its rank numbering, without a communicator: what the schedules, the
+/// cost model and the advisor reason about.
 class grid_shape {
 public:
   grid_shape() = default;
@@ -48,11 +53,15 @@ public:
     size_ = static_cast<int>(total);
   }
 
+  /// Number of dimensions, 1 to 3.
   int ndims() const noexcept { return ndims_; }
   /// Size along dimension `d`; 1 for dimensions beyond ndims().
   int dim(int d) const noexcept { return dims_[d]; }
+  /// Sizes along all three dimensions (1 beyond ndims()).
   const offset& dims() const noexcept { return dims_; }
+  /// Whether dimension `d` wraps around (false beyond ndims()).
   bool periodic(int d) const noexcept { return periodic_[d]; }
+  /// Number of boxes.
   int size() const noexcept { return size_; }
 
   /// Row-major rank of coordinates, the last dimension fastest, exactly as
@@ -63,6 +72,7 @@ public:
     return r;
   }
 
+  /// Coordinates of `rank`, the inverse of rank_of().
   offset coords_of(int rank) const noexcept {
     offset c{0, 0, 0};
     for (int d = max_dims - 1; d >= 0; --d) {
@@ -90,6 +100,7 @@ public:
     return neighbor{rank_of(target), image};
   }
 
+  /// Whether the box at `o` from the box at `coords` exists (neighbor_at() without computing it).
   bool exists(const offset& coords, const offset& o) const noexcept {
     for (int d = 0; d < max_dims; ++d) {
       if (periodic_[d]) continue;

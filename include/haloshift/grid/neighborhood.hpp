@@ -18,11 +18,14 @@ enum class shell { full, eighth };
 
 /// How far a box reaches, in boxes, per dimension.
 struct range {
+  /// Boxes reached along each dimension (0 along dimensions the grid lacks).
   offset k{0, 0, 0};
+  /// Full neighbourhood or eighth shell.
   shell kind = shell::full;
 
   /// Lowest offset imported along `d` (-k, or 0 for the eighth shell).
   int low(int d) const noexcept { return kind == shell::full ? -k[d] : 0; }
+  /// Highest offset imported along `d` (k).
   int high(int d) const noexcept { return k[d]; }
   friend bool operator==(const range&, const range&) = default;
 };

@@ -20,15 +20,20 @@ struct offset : std::array<int, max_dims> {
   friend constexpr bool operator==(const offset&, const offset&) = default;
 };
 
+/// The offset {0, 0, 0}: a box itself.
 inline constexpr offset zero_offset{0, 0, 0};
 
+/// Component-wise sum.
 constexpr offset operator+(const offset& a, const offset& b) noexcept {
   return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
 }
+/// Component-wise difference.
 constexpr offset operator-(const offset& a, const offset& b) noexcept {
   return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
 }
+/// The opposite offset.
 constexpr offset operator-(const offset& a) noexcept { return {-a[0], -a[1], -a[2]}; }
+/// Each component times `s`.
 constexpr offset operator*(int s, const offset& a) noexcept { return {s * a[0], s * a[1], s * a[2]}; }
 
 /// The unit offset along dimension `d`.
@@ -47,7 +52,9 @@ constexpr bool canonical_less(const offset& a, const offset& b) noexcept {
   return false;
 }
 
+/// canonical_less as a comparator, for std::map, std::set and std::sort.
 struct canonical_order {
+  /// canonical_less(a, b).
   constexpr bool operator()(const offset& a, const offset& b) const noexcept { return canonical_less(a, b); }
 };
 

@@ -6,13 +6,13 @@
 
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include <mpi.h>
 
 #include "../error.hpp"
+#include "../log.hpp"
 #include "../mpi/agreement.hpp"
 #include "../mpi/check.hpp"
 #include "calibration_file.hpp"
@@ -67,33 +67,103 @@ inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
 }
 }  // namespace detail
 
-/// The model every rank of `comm` uses (collective): rank 0 reads the file
-/// at default_calibration_path() if there is one (an unreadable or invalid
-/// file raises the same error everywhere), otherwise measures once with
-/// quick_calibration() and says so in one line on rank 0.
+/// How Auto finds its model; the same on all ranks.
+struct auto_settings {
+  /// A calibration file made on another host, with another MPI library or
+  /// another rank count raises an error instead of a warning.
+  /// HALOSHIFT_CALIBRATION_STRICT=1 in the environment sets it too.
+  bool strict_calibration = false;
+};
+
+namespace detail {
+inline auto_settings& current_auto_settings() {
+  static auto_settings settings;
+  return settings;
+}
+/// Models already agreed, per communicator group: measured at most once per process and group.
+struct cached_model {
+  MPI_Comm comm;  ///< our own duplicate, kept for comparison
+  hockney model;
+};
+inline std::vector<cached_model>& model_cache() {
+  static std::vector<cached_model> cache;
+  return cache;
+}
+
+/// Compares a loaded calibration with the running job; returns what differs ("" if nothing).
+inline std::string calibration_mismatch(const calibration& c, int ranks) {
+  std::string why;
+  auto differs = [&](const char* what, const std::string& file, const std::string& here) {
+    if (!file.empty() && file != here) why += std::string(why.empty() ? "" : "; ") + what + " '" + file + "' (here '" + here + "')";
+  };
+  differs("host", c.host, host_name());
+  differs("MPI library", c.mpi_library, mpi_library_version());
+  if (c.ranks > 0 && c.ranks != ranks)
+    why += std::string(why.empty() ? "" : "; ") + "ranks " + std::to_string(c.ranks) + " (here " + std::to_string(ranks) + ")";
+  return why;
+}
+}  // namespace detail
+
+/// Settings Auto reads (change them on every rank alike, before building plans).
+inline auto_settings& auto_configuration() { return detail::current_auto_settings(); }
+
+/// Forgets the models agreed so far: the next Auto plan reads or measures again.
+inline void forget_agreed_models() { detail::model_cache().clear(); }
+
+/// The model every rank of `comm` uses (collective). Read or measured once per
+/// process and communicator group, then cached, so re-neighbouring never
+/// measures again and Auto's choice cannot drift between plans. Rank 0 reads
+/// the file at default_calibration_path() if there is one (a problem with it
+/// raises the same error everywhere) and compares its host, MPI library and
+/// rank count with this job: a mismatch is a warning through the log sink
+/// (log.hpp), or an error with auto_settings::strict_calibration. Without a
+/// file it measures once with quick_calibration() and says so (info).
 inline hockney agreed_model(MPI_Comm comm) {
-  int rank = 0;
+  for (const detail::cached_model& c : detail::model_cache()) {
+    int same = MPI_UNEQUAL;
+    mpi::check(MPI_Comm_compare(c.comm, comm, &same), "MPI_Comm_compare");
+    if (same == MPI_IDENT || same == MPI_CONGRUENT) return c.model;
+  }
+  int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   const std::string path = default_calibration_path();
   hockney model;
   int have_file = 0;
-  if (rank == 0) have_file = std::filesystem::exists(path) ? 1 : 0;
+  if (rank == 0) {
+    std::error_code ignored;
+    have_file = std::filesystem::exists(path, ignored) ? 1 : 0;
+  }
   mpi::check(MPI_Bcast(&have_file, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (have_file) {
     mpi::agree(comm, [&] {
-      if (rank == 0) model = load_calibration(path).cost;
+      if (rank != 0) return;
+      const calibration c = load_calibration(path);
+      model = c.cost;
+      if (const std::string why = detail::calibration_mismatch(c, size); !why.empty()) {
+        const char* env = std::getenv("HALOSHIFT_CALIBRATION_STRICT");
+        const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
+        const std::string text = "calibration file " + path + " was made for another job: " + why;
+        if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
+        log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+      }
     });
   } else {
     const auto start = std::chrono::steady_clock::now();
     model = quick_calibration(comm).cost;
-    if (rank == 0)
-      std::cerr << "haloshift: no calibration at " << path << "; measured alpha " << model.alpha() * 1e6
-                << " us, beta " << model.beta() * 1e9 << " ns/B, gamma " << model.gamma() * 1e6 << " us, delta "
-                << model.round_delta() * 1e6 << " us per round in "
-                << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
-                << " s (haloshift-calibrate saves one)\n";
+    if (rank == 0 && verbose())
+      log_message(log_level::info,
+                  "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
+                      std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
+                      " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
+                      std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+                      " s, once for this process (haloshift-calibrate saves one)");
   }
-  return detail::broadcast_model(comm, model);
+  model = detail::broadcast_model(comm, model);
+  MPI_Comm own = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_dup(comm, &own), "MPI_Comm_dup");
+  detail::model_cache().push_back({own, model});
+  return model;
 }
 
 }  // namespace haloshift

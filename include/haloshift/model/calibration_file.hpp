@@ -25,12 +25,19 @@ namespace haloshift {
 
 /// A fitted message-time model and where it came from.
 struct calibration {
+  /// The fitted model.
   hockney cost;
   double knee_bytes = 0;  ///< eager-to-rendezvous switch found by the fit (0: none)
   std::string method;     ///< "linear-regression", "per-size-means" or "two-piece"
+  /// The MPI library the calibration was measured with (first line of MPI_Get_library_version).
   std::string mpi_library, host, date;
+  /// Ranks the calibration was measured with (0: unknown).
   int ranks = 0;
   std::vector<fit::sample> samples;  ///< per-size means the fit used
+  /// @var host
+  /// Name of the host it was measured on.
+  /// @var date
+  /// When it was measured (UTC, ISO 8601).
 };
 
 namespace detail {
@@ -65,6 +72,7 @@ inline std::string default_calibration_path() {
   return "haloshift-calibration.json";
 }
 
+/// Writes `c` to `path` as JSON (creating the directory), for load_calibration(). Throws haloshift::error when it cannot.
 inline void save_calibration(const calibration& c, const std::string& path) {
   nlohmann::json j;
   j["haloshift_calibration"] = 1;
@@ -150,12 +158,17 @@ inline calibration load_calibration(const std::string& path) {
   // Likewise files from before exchanges were measured: no cost per round, a constant gap.
   if (j.contains("round_s")) c.cost = c.cost.with_round_delta(number(j, "round_s", 0, 1));
   if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(number(j, "gamma_growth_s", 0, 1));
-  c.knee_bytes = j.value("knee_bytes", 0.0);
-  c.method = j.value("method", std::string());
-  c.mpi_library = j.value("mpi_library", std::string());
-  c.host = j.value("host", std::string());
-  c.date = j.value("date", std::string());
-  c.ranks = j.value("ranks", 0);
+  if (j.contains("knee_bytes")) c.knee_bytes = number(j, "knee_bytes", 0, 1e15);
+  auto text = [&](const char* field) {
+    if (!j.contains(field)) return std::string();
+    if (!j[field].is_string()) throw error("calibration file " + path + ": field '" + field + "' is not a string");
+    return j[field].get<std::string>();
+  };
+  c.method = text("method");
+  c.mpi_library = text("mpi_library");
+  c.host = text("host");
+  c.date = text("date");
+  if (j.contains("ranks")) c.ranks = static_cast<int>(number(j, "ranks", 0, 1e9));
   return c;
 }
 

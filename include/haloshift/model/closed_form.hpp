@@ -15,6 +15,7 @@
 #include "../schedule/team_shift.hpp"
 #include "hockney.hpp"
 
+/// Closed-form Hockney times of the built-in strategies (see closed_form.hpp).
 namespace haloshift::closed_form {
 
 namespace detail {

@@ -15,11 +15,14 @@
 #include "../error.hpp"
 #include "hockney.hpp"
 
+/// Fitting Hockney models to timed messages.
 namespace haloshift::fit {
 
 /// One timed one-way message (half a round trip).
 struct sample {
+  /// Message size.
   double bytes;
+  /// One-way time.
   double seconds;
 };
 

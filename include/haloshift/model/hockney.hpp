@@ -44,6 +44,7 @@ class hockney {
 public:
   /// One linear piece, valid from `from_bytes` on (until the next piece).
   struct piece {
+    /// Smallest message size, in bytes, the piece applies to.
     double from_bytes;
     double alpha;  ///< seconds
     double beta;   ///< seconds per byte
@@ -130,6 +131,7 @@ public:
   hockney with_round_delta(double seconds) const { return with(&hockney::round_delta_, "round_delta", seconds); }
   /// The same model with the gap growing by `seconds` per further message of a burst.
   hockney with_gamma_growth(double seconds) const { return with(&hockney::gamma_growth_, "gamma_growth", seconds); }
+  /// The linear pieces, by ascending `from_bytes` (one for a plain model).
   const std::vector<piece>& pieces() const noexcept { return pieces_; }
 
 private:

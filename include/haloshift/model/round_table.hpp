@@ -45,6 +45,7 @@ namespace haloshift {
 
 /// What one size of the table measured.
 struct round_point {
+  /// Message size of this point.
   double bytes = 0;
   double per_round = 0;  ///< seconds per round of a chain of rounds of 2 messages
   double gap = 0;        ///< seconds per further message of a round of `burst` (gap + beta m)

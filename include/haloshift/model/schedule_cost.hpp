@@ -29,7 +29,7 @@ inline double round_by_round_time(const grid_shape& grid, const schedule& s, con
   auto message_time = [&](const detail::sim_message& x) {
     return setup.link_time ? setup.link_time(x.from, x.to, x.bytes) : setup.cost.time(x.bytes);
   };
-  for (const round& r : s.rounds) {
+  for (const schedule_round& r : s.rounds) {
     if (setup.mode == protocol::overlapping) {
       std::vector<double> injected(n, 0.0), finish(n, 0.0), posted(n, 0.0);
       for (const transfer& t : r.transfers)

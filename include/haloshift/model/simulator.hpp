@@ -32,9 +32,13 @@ struct simulation_result {
 /// Hockney time of a message per link (non-uniform networks; gamma still
 /// applies to bursts).
 struct simulation_setup {
+  /// The message-time model.
   hockney cost;
+  /// The protocol the exchange runs.
   protocol mode = protocol::overlapping;
+  /// Bytes of `rank`'s block (default: 0).
   std::function<double(int)> block_bytes = [](int) { return 0.0; };
+  /// Time of a message of `bytes` from rank `from` to rank `to`; empty: the Hockney time.
   std::function<double(int, int, double)> link_time{};
   /// Which messages the executor stages, when set: bit 1 of
   /// `staging(rank, round, transfer)` says that rank packs its send of that
@@ -116,7 +120,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
     if (!setup.staging || copy_beta <= 0) return 0;
     return (setup.staging(rank, round, ti) & 1u) | (setup.staging(to, round, ti) & 2u);
   };
-  for (const round& r : s.rounds) {
+  for (const schedule_round& r : s.rounds) {
     if (setup.mode == protocol::overlapping) {
       next = now;
       std::fill(port.begin(), port.end(), 0.0);

@@ -15,7 +15,7 @@
 #include "../grid/neighborhood.hpp"
 #include "../schedule/schedule.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// Staging bits (1: the send is packed, 2: the receive is unpacked) of every
 /// transfer of every round, for the ranks of a grid. Block mode with blocks
@@ -76,4 +76,4 @@ inline auto staging_of(const grid_shape& grid, const schedule& s, const range& w
   return [table](int rank, std::size_t round, std::size_t transfer) { return (*table)(rank, round, transfer); };
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

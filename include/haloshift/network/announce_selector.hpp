@@ -22,14 +22,18 @@
 
 namespace haloshift {
 
+/// How global announcements travel: over a Manhattan Street Network (msn_announce),
+/// TTL multi-hop over the grid (ttl_local_exchange), or one MPI_Iallgatherv per step.
 enum class announce_method { msn, ttl_multi_hop, iallgatherv };
 
+/// "MsnAnnounce", "TtlMultiHop" or "MPI_Iallgatherv".
 inline const char* to_string(announce_method m) {
   return m == announce_method::msn ? "MsnAnnounce" : m == announce_method::ttl_multi_hop ? "TtlMultiHop" : "MPI_Iallgatherv";
 }
 
 /// What the application announces and how long it may wait.
 struct announce_workload {
+  /// Ranks taking part.
   int processes = 1;
   /// Bytes announced per step by all ranks together.
   double bytes_per_step = 0;
@@ -61,15 +65,21 @@ inline int msn_smallest_degree(int processes, int max_delay_steps,
   return 0;
 }
 
+/// One candidate of choose_announcement(): its predicted cost and delay.
 struct announce_option {
+  /// How the announcements travel.
   announce_method method;
   int degree = 0;  ///< MSN dimensions, 0 for the others
+  /// Steps until every rank has an announcement (MSN: its diameter).
   int delay_steps = 0;
+  /// Predicted cost per step and rank (Hockney model).
   double seconds_per_step = 0;
   bool fits = false;  ///< delay within the tolerated one
 };
 
+/// The result of choose_announcement().
 struct announce_choice {
+  /// The cheapest candidate within the tolerated delay (MPI_Iallgatherv always is).
   announce_option best;
   std::vector<announce_option> options;  ///< every candidate, cheapest first
 };

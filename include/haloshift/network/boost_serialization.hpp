@@ -18,6 +18,7 @@
 
 namespace haloshift {
 
+/// Types Boost.Serialization can write to and read from Boost.MPI's packed archives.
 template <class T>
 concept boost_serializable = requires(T& value, boost::mpi::packed_oarchive& out, boost::mpi::packed_iarchive& in) {
   out << value;
@@ -27,16 +28,19 @@ concept boost_serializable = requires(T& value, boost::mpi::packed_oarchive& out
 /// Packs with MPI_Pack through Boost.MPI's archives, so the bytes are
 /// portable between the ranks of the communicator.
 template <class T>
-  requires(!std::is_trivially_copyable_v<T> && !std::is_same_v<T, bytes> && boost_serializable<T>)
+  requires(!std::is_trivially_copyable_v<T> && !std::is_same_v<T, byte_buffer> && boost_serializable<T>)
 struct message_codec<T> {
-  static void encode(const T& value, MPI_Comm comm, bytes& out) {
+  /// Appends `value` packed for `comm` to `out`.
+  static void encode(const T& value, MPI_Comm comm, byte_buffer& out) {
     boost::mpi::packed_oarchive::buffer_type buffer;
     boost::mpi::packed_oarchive archive(comm, buffer);
     archive << value;
     const auto* first = reinterpret_cast<const std::byte*>(buffer.data());
     out.insert(out.end(), first, first + buffer.size());
   }
+  /// Always true: packed values have no fixed size.
   static bool decodes(std::span<const std::byte>) { return true; }
+  /// Unpacks the value `in` holds (packed on `comm`).
   static T decode(std::span<const std::byte> in, MPI_Comm comm) {
     boost::mpi::packed_iarchive::buffer_type buffer(in.size());
     if (!in.empty()) std::memcpy(buffer.data(), in.data(), in.size());

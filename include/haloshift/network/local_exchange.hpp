@@ -26,9 +26,13 @@ namespace haloshift {
 /// periodic wrap as in grid_shape::neighbor_at).
 template <class T>
 struct neighbor_package {
+  /// Offset of the sender's box from this rank's box.
   offset from;
+  /// The sender's rank.
   int source;
+  /// Periodic wraps of `from`, per dimension.
   offset image;
+  /// The package, as the sender passed it to step().
   std::vector<T> data;
 };
 
@@ -62,7 +66,7 @@ public:
     detail::exchange_packages(comm_.get(), sends_, std::vector<std::span<const std::byte>>(sends_.size(), raw),
                               receives_, arrived_);
     for (std::size_t j = 0; j < arrived_.size(); ++j) {
-      const bytes& in = arrived_[j];
+      const byte_buffer& in = arrived_[j];
       if (in.size() % sizeof(T) != 0)
         throw error("local_exchange: " + std::to_string(in.size()) + " bytes from rank " +
                     std::to_string(received_[j].source) + " are not a whole number of elements");
@@ -79,7 +83,7 @@ private:
   mpi::communicator comm_;
   detail::grid_links links_;
   std::vector<detail::link> sends_, receives_;
-  std::vector<bytes> arrived_;
+  std::vector<byte_buffer> arrived_;
   std::vector<neighbor_package<T>> received_;
 };
 

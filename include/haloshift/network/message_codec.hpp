@@ -15,24 +15,28 @@
 namespace haloshift {
 
 /// A message of raw bytes, of any length (empty included).
-using bytes = std::vector<std::byte>;
+using byte_buffer = std::vector<std::byte>;
 
 /// `encode` appends a value's bytes; `decode` rebuilds it from exactly those
 /// bytes. Defined here for trivially copyable types (copied as they are) and
-/// for `bytes`; `network/boost_serialization.hpp` adds every type Boost can
+/// for `byte_buffer`; `network/boost_serialization.hpp` adds every type Boost can
 /// serialize. The communicator is the one the bytes travel on (Boost.MPI's
 /// packed archives need it; the others ignore it).
 template <class T>
 struct message_codec;
 
+/// Trivially copyable types travel as their object representation (sizeof(T) bytes).
 template <class T>
   requires std::is_trivially_copyable_v<T>
 struct message_codec<T> {
-  static void encode(const T& value, MPI_Comm, bytes& out) {
+  /// Appends the sizeof(T) bytes of `value` to `out`.
+  static void encode(const T& value, MPI_Comm, byte_buffer& out) {
     const auto* first = reinterpret_cast<const std::byte*>(&value);
     out.insert(out.end(), first, first + sizeof(T));
   }
+  /// Whether `in` can be decoded: exactly sizeof(T) bytes.
   static bool decodes(std::span<const std::byte> in) { return in.size() == sizeof(T); }
+  /// The value whose bytes `in` holds.
   static T decode(std::span<const std::byte> in, MPI_Comm) {
     T value;
     std::memcpy(&value, in.data(), sizeof(T));
@@ -40,16 +44,20 @@ struct message_codec<T> {
   }
 };
 
+/// Raw bytes travel as they are.
 template <>
-struct message_codec<bytes> {
-  static void encode(const bytes& value, MPI_Comm, bytes& out) { out.insert(out.end(), value.begin(), value.end()); }
+struct message_codec<byte_buffer> {
+  /// Appends `value` to `out`.
+  static void encode(const byte_buffer& value, MPI_Comm, byte_buffer& out) { out.insert(out.end(), value.begin(), value.end()); }
+  /// Any bytes decode.
   static bool decodes(std::span<const std::byte>) { return true; }
-  static bytes decode(std::span<const std::byte> in, MPI_Comm) { return bytes(in.begin(), in.end()); }
+  /// A copy of `in`.
+  static byte_buffer decode(std::span<const std::byte> in, MPI_Comm) { return byte_buffer(in.begin(), in.end()); }
 };
 
 /// Types the networks can carry (a `message_codec` exists for them).
 template <class T>
-concept network_message = requires(const T& value, MPI_Comm comm, bytes& out, std::span<const std::byte> in) {
+concept network_message = requires(const T& value, MPI_Comm comm, byte_buffer& out, std::span<const std::byte> in) {
   message_codec<T>::encode(value, comm, out);
   { message_codec<T>::decodes(in) } -> std::same_as<bool>;
   { message_codec<T>::decode(in, comm) } -> std::same_as<T>;

@@ -29,6 +29,7 @@
 
 namespace haloshift {
 
+/// Options of msn_announce; they must be the same on all ranks.
 struct msn_options {
   /// Hops a message may travel; 0 means the network's true diameter (the
   /// smallest value that reaches every rank). A larger value only delays the
@@ -101,7 +102,7 @@ public:
     }
     posted_.clear();
 
-    bytes& package = package_;  // kept between steps: its capacity is reused, not allocated anew
+    byte_buffer& package = package_;  // kept between steps: its capacity is reused, not allocated anew
     package.clear();
     detail::put(package, static_cast<std::uint32_t>(forwarding_.size()));
     for (const record& r : forwarding_) {
@@ -115,7 +116,7 @@ public:
     const std::vector<std::span<const std::byte>> same_to_all(sends_.size(), package);
     detail::exchange_packages(comm_.get(), sends_, same_to_all, receives_, arrived_);
 
-    for (const bytes& in : arrived_) {
+    for (const byte_buffer& in : arrived_) {
       detail::wire_reader read(in);
       for (auto n = read.get<std::uint32_t>(); n > 0; --n) {
         record r;
@@ -140,13 +141,17 @@ public:
 
   /// Hops from the farthest rank to the farthest other: the bound on delivery.
   int diameter() const noexcept { return diameter_; }
+  /// Hops a message may travel (msn_options::ttl, or the diameter when that was 0).
   int ttl() const noexcept { return ttl_; }
+  /// Dimensions of the MSN: the links each rank sends on per step.
   int degree() const noexcept { return net_.degree(); }
+  /// The MSN the announcements travel over.
   const msn_topology& topology() const noexcept { return net_; }
   /// Number of step() calls so far.
   long steps() const noexcept { return step_; }
   /// Messages this rank has seen that may still have copies under way.
   std::size_t live_messages() const noexcept { return live_.size(); }
+  /// The network's own duplicate of the communicator.
   MPI_Comm comm() const noexcept { return comm_.get(); }
 
 private:
@@ -154,7 +159,7 @@ private:
     int origin = 0;
     std::uint32_t sequence = 0;
     int ttl = 0;  ///< hops it may still take
-    bytes payload;
+    byte_buffer payload;
   };
 
   static std::uint64_t key(const record& r) noexcept {
@@ -176,8 +181,8 @@ private:
   int ttl_ = 0;
   std::vector<detail::link> sends_, receives_;
   std::vector<record> posted_, forwarding_;
-  std::vector<bytes> arrived_;
-  bytes package_;
+  std::vector<byte_buffer> arrived_;
+  byte_buffer package_;
   std::unordered_map<std::uint64_t, long> live_;
   std::vector<announcement<T>> delivered_;
   std::uint32_t next_sequence_ = 0;

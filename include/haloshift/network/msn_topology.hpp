@@ -57,12 +57,16 @@ public:
     return out;
   }
 
+  /// Number of vertices (processes).
   int size() const noexcept { return size_; }
+  /// Number of dimensions: each vertex's out-degree.
   int degree() const noexcept { return static_cast<int>(sizes_.size()); }
+  /// The box's size along each dimension.
   const std::vector<int>& sizes() const noexcept { return sizes_; }
   /// Whether the vertices fill the whole box.
   bool regular() const noexcept { return box_ == size_; }
 
+  /// Coordinates of `vertex` in the box.
   std::vector<int> coords_of(int vertex) const {
     std::vector<int> c(sizes_.size());
     decompose(vertex, c.data());

@@ -32,11 +32,17 @@ namespace haloshift {
 /// offset `from` (periodic wrap `image`), `hops` = Chebyshev length of `from`.
 template <class T>
 struct local_message {
+  /// Offset of the poster's box from this rank's box.
   offset from;
+  /// The poster's rank.
   int source;
+  /// Periodic wraps of `from`, per dimension.
   offset image;
+  /// Hops travelled: the Chebyshev length of `from`.
   int hops;
+  /// The step (counting step() calls from 0) in which the message left its poster.
   long posted_step;
+  /// The message.
   T value;
 };
 
@@ -70,7 +76,7 @@ public:
 
   /// Queues `message` to leave in the next step().
   void post(const T& message) {
-    bytes payload;
+    byte_buffer payload;
     message_codec<T>::encode(message, comm_.get(), payload);
     if (payload.size() > static_cast<std::size_t>(INT32_MAX))
       throw error("ttl_local_exchange: a message of " + std::to_string(payload.size()) +
@@ -81,7 +87,7 @@ public:
   /// One hop for every message under way; collective.
   void step() {
     delivered_.clear();
-    for (const bytes& payload : posted_) {
+    for (const byte_buffer& payload : posted_) {
       for (std::size_t i : send_direction_) enqueue(i, comm_.rank(), next_sequence_, links_.directions[i], payload);
       ++next_sequence_;
     }
@@ -122,13 +128,15 @@ public:
 
   /// What arrived in the last step() (not the rank's own posts).
   const std::vector<local_message<T>>& delivered() const noexcept { return delivered_; }
+  /// The TTL: how many boxes away messages reach.
   int hops() const noexcept { return hops_; }
+  /// Number of step() calls so far.
   long steps() const noexcept { return step_; }
 
 private:
   struct package {
     std::uint32_t records = 0;
-    bytes data;
+    byte_buffer data;
   };
 
   void enqueue(std::size_t direction, int origin, std::uint32_t sequence, const offset& travelled,
@@ -157,7 +165,7 @@ private:
   std::vector<detail::link> sends_, receives_;
   std::vector<std::size_t> send_direction_, receive_direction_;
   std::vector<package> outgoing_;
-  std::vector<bytes> posted_, arrived_;
+  std::vector<byte_buffer> posted_, arrived_;
   std::vector<local_message<T>> delivered_;
   std::uint32_t next_sequence_ = 0;
   long step_ = 0;

@@ -18,9 +18,12 @@ using position = std::array<double, 3>;
 
 /// The global simulation box `[lo, hi)`, split evenly among the ranks of a grid.
 struct domain {
+  /// Lower corner (inside the domain).
   position lo{0, 0, 0};
+  /// Upper corner (outside: the domain is half-open).
   position hi{1, 1, 1};
 
+  /// Length along `d`: the shift across a periodic border.
   double length(int d) const noexcept { return hi[d] - lo[d]; }
 
   /// Lower edge of the box at grid position `c` along `d`; `c` may lie

@@ -32,11 +32,14 @@ constexpr std::int64_t split_lo(std::int64_t n, std::int64_t p, std::int64_t c) 
 /// < 0` and beyond, lives at `index(i, j, k)`. Dimensions the grid lacks have
 /// one cell and no ghosts.
 struct field_shape {
+  /// Global cells along each dimension (1 beyond the grid's dimensions).
   offset global{1, 1, 1};
+  /// Ghost layers on each side, per dimension.
   offset ghost{0, 0, 0};
   offset lo{0, 0, 0};        ///< global coordinates of local interior cell (0, 0, 0)
   offset interior{1, 1, 1};  ///< interior cells of this rank
   offset padded{1, 1, 1};    ///< interior + 2 ghost
+  /// Storage distance between neighbouring cells along each dimension (stride[0] = 1).
   std::size_t stride[max_dims] = {1, 1, 1};
 
   field_shape() = default;
@@ -101,6 +104,7 @@ struct field_shape {
   bool same_layout_as(const field_shape& o) const noexcept { return global == o.global && ghost == o.ghost; }
 };
 
+/// "global (gx,gy,gz) ghost (wx,wy,wz)" for messages.
 inline std::string to_string(const field_shape& s) {
   return "global " + to_string(s.global) + " ghost " + to_string(s.ghost);
 }

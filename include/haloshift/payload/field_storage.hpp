@@ -39,11 +39,12 @@ inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / 
 /// Validates a field's shape on every rank and that global size and ghost
 /// widths agree: a mistake on one rank raises the same error on all.
 inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
-                                std::size_t element_size) {
+                                std::size_t element_size, std::int64_t strategy_hash = 0) {
   field_shape s;
   mpi::agree(
       grid.comm(), [&] { s = field_shape(grid.shape(), grid.coords(), global, ghost); },
-      {{"global[0]", global[0]},
+      {{"strategy", strategy_hash},
+       {"global[0]", global[0]},
        {"global[1]", global[1]},
        {"global[2]", global[2]},
        {"ghost[0]", ghost[0]},
@@ -70,8 +71,13 @@ class grid_field {
   static_assert(alignof(T) <= detail::arena_alignment, "grid_field: over-aligned element type");
 
  public:
+  /// The element type.
   using value_type = T;
 
+  /// The local part of a `global` array split over `grid`'s boxes, with `ghost[d]`
+  /// layers per side along dimension d; every cell (ghosts too) starts as `value`.
+  /// Collective: throws the same haloshift::error on every rank when the sizes or
+  /// widths are invalid or differ between ranks. `grid` must outlive the field.
   grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
       : grid_(&grid), shape_(detail::agreed_shape(grid, global, ghost, sizeof(T))) {
     arena_ = detail::make_arena(shape_.size() * sizeof(T));
@@ -81,19 +87,26 @@ class grid_field {
   grid_field(const cartesian_grid& grid, const offset& global, int ghost, const T& value = T{})
       : grid_field(grid, global, detail::along_grid(grid, ghost), value) {}
 
+  /// Takes over the storage; the moved-from field may only be assigned to or destroyed.
   grid_field(grid_field&&) noexcept = default;
+  /// Takes over the storage; the moved-from field may only be assigned to or destroyed.
   grid_field& operator=(grid_field&&) noexcept = default;
   grid_field(const grid_field&) = delete;
   grid_field& operator=(const grid_field&) = delete;
 
+  /// The grid the field is split over.
   const cartesian_grid& grid() const noexcept { return *grid_; }
+  /// This rank's split: global offset, interior, ghost widths, strides.
   const field_shape& shape() const noexcept { return shape_; }
   /// Local cell `(i, j, k)`: interior from 0, ghosts at negative and at `>= interior`.
   T& operator()(int i, int j = 0, int k = 0) noexcept { return data_[shape_.index(i, j, k)]; }
+  /// Local cell `(i, j, k)`, read-only.
   const T& operator()(int i, int j = 0, int k = 0) const noexcept { return data_[shape_.index(i, j, k)]; }
   /// The whole padded array, ghosts included, in storage order.
   std::span<T> storage() noexcept { return {data_, shape_.size()}; }
+  /// The whole padded array, read-only.
   std::span<const T> storage() const noexcept { return {data_, shape_.size()}; }
+  /// The first element of the padded array (cell `(-ghost[0], -ghost[1], -ghost[2])`).
   T* data() noexcept { return data_; }
 
  private:
@@ -123,24 +136,32 @@ class field_bundle {
   static_assert(sizeof...(Ts) > 0, "field_bundle needs at least one field");
 
  public:
+  /// One field per element type, each the local part of a `global` array with `ghost[d]`
+  /// layers per side, value-initialized. Collective, checked like grid_field's constructor.
   field_bundle(const cartesian_grid& grid, const offset& global, const offset& ghost)
       : field_bundle(grid, detail::agreed_shape(grid, global, ghost, (sizeof(Ts) + ...)),
                      std::index_sequence_for<Ts...>{}) {}
+  /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const offset& global, int ghost)
       : field_bundle(grid, global, detail::along_grid(grid, ghost)) {}
 
+  /// The `I`-th field, a grid_field of the `I`-th element type.
   template <std::size_t I>
   auto& get() noexcept {
     return std::get<I>(fields_);
   }
+  /// The `I`-th field, read-only.
   template <std::size_t I>
   const auto& get() const noexcept {
     return std::get<I>(fields_);
   }
+  /// The shape all fields share.
   const field_shape& shape() const noexcept { return std::get<0>(fields_).shape(); }
+  /// The grid the fields are split over.
   const cartesian_grid& grid() const noexcept { return std::get<0>(fields_).grid(); }
   /// Each field's start in the allocation and its element size, in bytes.
   const std::vector<std::array<std::size_t, 2>>& parts() const noexcept { return parts_; }
+  /// Start of the one allocation holding all fields (see parts()).
   std::byte* base() noexcept { return arena_.get(); }
 
  private:

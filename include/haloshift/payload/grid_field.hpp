@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <iostream>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,7 +26,8 @@
 #include "../exchange/selection.hpp"
 #include "../grid/cartesian_grid.hpp"
 #include "../mpi/agreement.hpp"
-#include "../select/auto.hpp"
+#include "../select/auto_hook.hpp"
+#include "../strategy_registry.hpp"
 #include "field_shape.hpp"
 #include "field_storage.hpp"
 
@@ -35,12 +35,15 @@ namespace haloshift {
 
 /// Reverse operations besides any binary functor (std::plus<> is the default).
 struct take_min {
+  /// `b` if `b < a`, else `a`.
   template <class T>
   T operator()(const T& a, const T& b) const {
     return b < a ? b : a;
   }
 };
+/// The larger of the owner's value and each ghost copy (`operator<`).
 struct take_max {
+  /// `b` if `a < b`, else `a`.
   template <class T>
   T operator()(const T& a, const T& b) const {
     return a < b ? b : a;
@@ -50,7 +53,7 @@ struct take_max {
 /// highest rank and, among that rank's copies (periodic images), the one at
 /// the highest storage index. A cell nobody holds keeps its value. The same
 /// cell wins whatever the strategy.
-struct replace {};
+struct take_ghost_value {};
 
 namespace detail {
 struct field_plan_builder;
@@ -90,12 +93,14 @@ inline std::vector<offset> shell_cells(const field_shape& s) {
 /// may then be called any number of times, collectively.
 class field_plan {
  public:
+  /// Name of the strategy the plan runs (for Auto: the one it chose).
   std::string_view strategy() const noexcept { return name_; }
+  /// The shape the plan was built for; forward and reverse check that a field has it.
   const field_shape& shape() const noexcept { return shape_; }
   /// Boxes the ghosts reach along each dimension: `ceil(ghost / narrowest interior)`.
   const offset& reach() const noexcept { return reach_; }
   /// The compiled program (messages, pieces) in cells of the padded array.
-  const program& details() const noexcept { return plan_.details(); }
+  const detail::program& details() const noexcept { return plan_.details(); }
 
   /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells
   /// outside a non-periodic dimension are left as they are.
@@ -116,16 +121,16 @@ class field_plan {
   /// copy op copy ... (forwarders combine on the way, a tree reduction). The
   /// ghosts are used as accumulators and hold partial results afterwards.
   /// Floating-point sums may round differently per strategy (the combining
-  /// order differs); min, max, replace and integer sums do not.
+  /// order differs); min, max, `take_ghost_value` and integer sums do not.
   template <transferable T, class Op = std::plus<>>
   void reverse(grid_field<T>& f, Op op = {}) {
     check(f.shape(), "reverse");
     combine(f.storage(), op);
   }
 
-  /// Reverse with replace (see haloshift::replace).
+  /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
   template <transferable T>
-  void reverse(grid_field<T>& f, replace) {
+  void reverse(grid_field<T>& f, take_ghost_value) {
     check(f.shape(), "reverse");
     struct ranked {
       std::uint64_t priority;  ///< 0: the owner's own value; else (holder rank + 1, storage index)
@@ -160,21 +165,21 @@ class field_plan {
 
   /// The cell program turned into bytes of a bundle's allocation: each
   /// message carries its cells of every field in turn. Built once per bundle layout.
-  const program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
+  const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
     for (const auto& [key, p] : bytes_programs_)
       if (key == parts) return p;
-    program p = plan_.details();
-    for (round_program& r : p.rounds)
-      for (transfer_program& t : r.transfers)
-        for (message* m : {&t.send, &t.recv}) {
+    detail::program p = plan_.details();
+    for (detail::round_program& r : p.rounds)
+      for (detail::transfer_program& t : r.transfers)
+        for (detail::message* m : {&t.send, &t.recv}) {
           if (!m->exists()) continue;
-          std::vector<element_run> cells, bytes;
+          std::vector<detail::element_run> cells, bytes;
           detail::for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) {
             cells.push_back({first, count});
           });
           for (const auto& [start, size] : parts)
-            for (const element_run& c : cells) bytes.push_back({start + c.first * size, c.count * size});
-          select_pieces(*m, bytes);
+            for (const detail::element_run& c : cells) bytes.push_back({start + c.first * size, c.count * size});
+          detail::select_pieces(*m, bytes);
         }
     detail::assign_staging(p);
     bytes_programs_.emplace_back(parts, std::move(p));
@@ -185,23 +190,24 @@ class field_plan {
   std::string_view name_;
   field_shape shape_;
   offset reach_{0, 0, 0};
-  std::vector<std::pair<std::vector<std::array<std::size_t, 2>>, program>> bytes_programs_;
+  std::vector<std::pair<std::vector<std::array<std::size_t, 2>>, detail::program>> bytes_programs_;
 };
 
 namespace detail {
 struct field_plan_builder {
-  template <strategy S>
-  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options) {
+  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+                          const strategy_request& request) {
     const grid_shape& g = grid.shape();
     offset k = shape.reach(g);
     // No ghosts at all still makes a (selecting nothing) plan, so the calls stay collective and uniform.
     if (k == zero_offset) k = along_grid(grid, 1);
     const std::vector<offset> own = shell_cells(shape);
-    auto [plan, keys] = make_selective_plan<S>(grid, k, std::span<const offset>(own), within_ghost{&g, shape}, options);
+    auto [plan, keys] = selective_builder::build<offset>(grid, k, std::span<const offset>(own), within_ghost{&g, shape},
+                                                         options, request);
     // Owned cells stay where they are; a ghost goes to its unwrapped position: key + image * global.
     std::vector<std::size_t> place(keys.size());
     for (std::size_t i = 0; i < plan.owned(); ++i) place[i] = shape.index_of_global(keys[i]);
-    for (const block_slot& b : plan.blocks())
+    for (const detail::block_slot& b : plan.blocks())
       for (std::size_t e = b.first; e < b.first + b.count; ++e) {
         offset u = keys[e];
         for (int d = 0; d < max_dims; ++d) u[d] += b.source.image[d] * shape.global[d];
@@ -214,12 +220,10 @@ struct field_plan_builder {
     return field_plan(std::move(plan), shape, k);
   }
 
-  /// Auto for grids: rank 0 ranks the strategies that can select (explain(),
-  /// blocks sized as the mean ghost bytes per imported box of the largest
-  /// box) and broadcasts its choice, so all ranks build the same plan.
+  /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
+  /// the largest box; the model layer ranks the strategies that can select.
   static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, plan_options options,
                               std::size_t element_size) {
-    static const std::vector<std::string> candidates{"Shift", "SingleHop", "TtlMultiHop"};
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);
     const range r = make_range(grid.shape(), k, options.kind);
@@ -227,44 +231,44 @@ struct field_plan_builder {
                                               static_cast<std::size_t>(shape.interior[1]) *
                                               static_cast<std::size_t>(shape.interior[2]);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
-    const hockney model = agreed_model(grid.comm());
-    int choice = 0;
-    if (grid.rank() == 0) {
-      const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
-      const prediction best = explain(grid.shape(), r, bytes, model, options.mode, candidates).front();
-      choice = static_cast<int>(std::find(candidates.begin(), candidates.end(), best.strategy) - candidates.begin());
-      const char* verbose = std::getenv("HALOSHIFT_VERBOSE");
-      if (verbose && std::string(verbose) == "1")
-        std::cerr << "haloshift: Auto chose " << best.strategy << " for grid fields, predicted "
-                  << best.seconds * 1e6 << " us\n";
-    }
-    mpi::check(MPI_Bcast(&choice, 1, MPI_INT, 0, grid.comm()), "MPI_Bcast");
-    if (choice == 0) return build<Shift>(grid, shape, options);
-    if (choice == 1) return build<SingleHop>(grid, shape, options);
-    return build<TtlMultiHop>(grid, shape, options);
+    const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
+    const strategy_choice choice = choose_automatically(
+        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = payload_kind::selective});
+    return build(grid, shape, options, {choice.entry.name, choice.entry});
   }
 };
 }  // namespace detail
 
-/// Builds the ghost exchange of strategy `S` (Shift, SingleHop, TtlMultiHop, NeighborAlltoall
-/// or Auto) for fields of `shape` (take it from a field: `f.shape()`).
-/// Collective: the shape, the strategy and the options must agree on all
-/// ranks. `element_size` (bytes per cell) only informs Auto's cost model.
-template <class S>
-  requires strategy<S> || std::same_as<S, Auto>
+/// Builds the ghost exchange of strategy `S` (Shift, SingleHop, TtlMultiHop,
+/// NeighborAlltoall, a custom strategy; Auto with <haloshift/auto.hpp>) for
+/// fields of `shape` (take it from a field: `f.shape()`). Collective: the
+/// shape, the strategy and the options must agree on all ranks.
+template <strategy S>
 field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {},
-                           std::size_t element_size = sizeof(double)) {
+                           std::size_t = sizeof(double)) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
-  const field_shape checked = detail::agreed_shape(grid, shape.global, shape.ghost, 1);
-  if constexpr (std::same_as<S, Auto>)
-    return detail::field_plan_builder::automatic(grid, checked, options, element_size);
-  else
-    return detail::field_plan_builder::build<S>(grid, checked, options);
+  const field_shape checked =
+      detail::agreed_shape(grid, shape.global, shape.ghost, 1, detail::requested_hash(S::name));
+  return detail::field_plan_builder::build(grid, checked, options, {S::name, entry_of<S>()});
 }
+
+/// The strategy named at run time (a registered name without regard to case,
+/// or "Auto" with <haloshift/auto.hpp>). `element_size` (bytes per cell) only
+/// informs Auto's cost model.
+inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
+                                  plan_options options = {}, std::size_t element_size = sizeof(double)) {
+  const field_shape checked =
+      detail::agreed_shape(grid, shape.global, shape.ghost, 1, detail::requested_hash(strategy));
+  if (strategy_registry::same_name(strategy, Auto::name))
+    return detail::field_plan_builder::automatic(grid, checked, options, element_size);
+  return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
+}
+/// The plan of strategy `S` (or Auto) for fields shaped like `f`.
 template <class S, transferable T>
 field_plan make_field_plan(const grid_field<T>& f, plan_options options = {}) {
   return make_field_plan<S>(f.grid(), f.shape(), options, sizeof(T));
 }
+/// The plan of strategy `S` (or Auto) for bundles (and fields) shaped like `b`.
 template <class S, transferable... Ts>
 field_plan make_field_plan(const field_bundle<Ts...>& b, plan_options options = {}) {
   return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 #include <cstdint>
 #include <cstring>
 #include <concepts>
@@ -23,7 +22,8 @@
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
 #include "../grid/cartesian_grid.hpp"
-#include "../select/auto.hpp"
+#include "../select/auto_hook.hpp"
+#include "../strategy_registry.hpp"
 #include "domain.hpp"
 
 namespace haloshift {
@@ -34,6 +34,7 @@ struct ghost_block {
   int source;                ///< owner rank (may be this rank: a periodic image)
   haloshift::offset image;   ///< periodic wraps: ghost position = owner's position + image * length
   std::size_t first;         ///< index of its first ghost in the owned-then-ghosts arrays
+  /// number of ghosts in the block
   std::size_t count;
 };
 
@@ -64,13 +65,17 @@ struct within_cutoff {
 /// so every strategy gives the same arrays bit for bit.
 class particle_plan {
  public:
+  /// Name of the strategy the plan runs (for Auto: the one it chose).
   std::string_view strategy() const noexcept { return plan_.strategy(); }
+  /// Particles this rank owns: the first owned() entries of every array.
   std::size_t owned() const noexcept { return plan_.owned(); }
+  /// Ghosts this rank imports: the entries after the owned ones.
   std::size_t ghosts() const noexcept { return plan_.ghosts(); }
   /// owned() + ghosts(): the length of every array forward and reverse take.
   std::size_t size() const noexcept { return plan_.size(); }
   /// Boxes the ghosts come from, per dimension (`ceil(cutoff / box width)`).
   const offset& reach() const noexcept { return reach_; }
+  /// The ghost blocks, in canonical offset order.
   const std::vector<ghost_block>& blocks() const noexcept { return blocks_; }
   /// Positions of owned particles and ghosts as of the plan's construction, ghosts shifted.
   const std::vector<position>& positions() const noexcept { return positions_; }
@@ -81,6 +86,7 @@ class particle_plan {
   void forward(std::span<T> data) {
     plan_.forward(data);
   }
+  /// forward() on a whole vector, which must hold size() elements.
   template <transferable T>
   void forward(std::vector<T>& data) {
     plan_.forward(std::span<T>(data));
@@ -90,6 +96,7 @@ class particle_plan {
   void forward_positions(std::span<position> x) {
     forward(x, [this](position& p, const offset& image) { shift(p, image); });
   }
+  /// forward_positions() on a whole vector, which must hold size() elements.
   void forward_positions(std::vector<position>& x) { forward_positions(std::span<position>(x)); }
   /// The same for an array of structs: `member` is the position inside each element.
   template <transferable T>
@@ -115,6 +122,7 @@ class particle_plan {
   void reverse(std::span<T> data, Op op = {}) {
     plan_.reverse(data, op);
   }
+  /// reverse() on a whole vector, which must hold size() elements.
   template <transferable T, class Op = std::plus<>>
   void reverse(std::vector<T>& data, Op op = {}) {
     plan_.reverse(std::span<T>(data), op);
@@ -126,7 +134,7 @@ class particle_plan {
   particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach)
       : plan_(std::move(plan)), positions_(std::move(x)), reach_(reach) {
     for (int d = 0; d < max_dims; ++d) length_[d] = dom.length(d);
-    for (const block_slot& b : plan_.blocks())
+    for (const detail::block_slot& b : plan_.blocks())
       blocks_.push_back({b.off, b.source.rank, b.source.image, b.first, b.count});
     for (const ghost_block& b : blocks_)
       for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(positions_[i], b.image);
@@ -145,11 +153,11 @@ class particle_plan {
 
 namespace detail {
 struct particle_builder {
-  template <strategy S>
   static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x, const offset& reach, plan_options options) {
+                             std::span<const position> x, const offset& reach, plan_options options,
+                             const strategy_request& request) {
     within_cutoff needs{&grid.shape(), dom, cutoff};
-    auto [plan, keys] = make_selective_plan<S>(grid, reach, x, needs, options);
+    auto [plan, keys] = selective_builder::build<position>(grid, reach, x, needs, options, request);
     return particle_plan(std::move(plan), std::move(keys), dom, reach);
   }
 };
@@ -169,7 +177,7 @@ namespace detail {
 /// Checks a particle plan's arguments collectively (the same error on every
 /// rank) and returns how many boxes the cutoff reaches per dimension.
 inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x) {
+                             std::span<const position> x, std::string_view requested) {
   const grid_shape& shape = grid.shape();
   // Doubles that must agree are compared through their bit patterns: equal values, equal bits.
   auto bits = [](double v) {
@@ -184,6 +192,8 @@ inline offset particle_reach(const cartesian_grid& grid, const domain& dom, cons
   for (int d = 0; d < shape.ndims(); ++d)
     for (int i = 0; i < 3; ++i)
       agreed.push_back({names[d][i], bits(i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d])});
+  // The strategy asked for is agreed here, before Auto's calibration or the plan's own checks diverge.
+  agreed.push_back({"strategy", requested_hash(requested)});
   offset reach{0, 0, 0};
   mpi::agree(
       grid.comm(),
@@ -216,64 +226,61 @@ inline offset particle_reach(const cartesian_grid& grid, const domain& dom, cons
 /// box: call migrate first) with a cutoff per dimension. Collective: the
 /// domain, cutoff, strategy and options must agree on all ranks and are
 /// checked; a bad argument on any rank raises the same haloshift::error on all.
-/// Strategies: Shift, SingleHop, TtlMultiHop, custom strategies whose blocks
-/// move away from their source, and Auto (see docs/particles.md).
+/// Strategies: Shift, SingleHop, TtlMultiHop, NeighborAlltoall, custom
+/// strategies whose blocks move away from their source, and Auto (with
+/// <haloshift/auto.hpp>; see docs/particles.md).
 template <strategy S>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
                                  std::span<const position> x, plan_options options = {}) {
-  const offset reach = detail::particle_reach(grid, dom, cutoff, x);
-  return detail::particle_builder::build<S>(grid, dom, cutoff, x, reach, options);
+  const offset reach = detail::particle_reach(grid, dom, cutoff, x, S::name);
+  return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {S::name, entry_of<S>()});
 }
 
-/// Predicted time of every strategy that can carry particles, cheapest first.
-/// A block is sized as the slab of a box within the cutoff of a face
-/// neighbour (`particles * min(1, cutoff / width)` particles of
-/// `bytes_per_particle`), the first-phase message of Shift; later Shift phases
-/// carry more, so this ranks the strategies rather than predicting the time.
-inline std::vector<prediction> explain_particles(const grid_shape& grid, const domain& dom, const position& cutoff,
-                                                 std::size_t particles, std::size_t bytes_per_particle,
-                                                 const hockney& cost, protocol mode = protocol::overlapping) {
+namespace detail {
+/// How Auto sizes a particle exchange: the boxes the cutoff reaches and the
+/// bytes of the slab of a box within the cutoff of a face neighbour.
+struct particle_sizing {
   offset reach{0, 0, 0};
+  double bytes = 0;
+};
+inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain& dom, const position& cutoff,
+                                            std::size_t particles, std::size_t bytes_per_particle) {
+  particle_sizing out;
   double fraction = 0;
   for (int d = 0; d < grid.ndims(); ++d) {
     const double width = dom.length(d) / grid.dim(d);
-    reach[d] = std::max(1, static_cast<int>(std::ceil(cutoff[d] / width)));
+    out.reach[d] = std::max(1, static_cast<int>(std::ceil(cutoff[d] / width)));
     fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
   }
-  const double bytes = static_cast<double>(particles * bytes_per_particle) * fraction;
-  std::vector<prediction> all = explain(grid, range{reach, shell::full}, bytes, cost, mode);
-  std::erase_if(all, [](const prediction& p) { return p.strategy == "TeamShift"; });
-  return all;
+  out.bytes = static_cast<double>(particles * bytes_per_particle) * fraction;
+  return out;
 }
+}  // namespace detail
 
-/// make_particle_plan<Auto>: validates like every particle plan, reads the
-/// agreed cost model (see make_plan<Auto>), and builds the plan of the
-/// strategy rank 0 ranks first by explain_particles (positions' bytes, the
-/// largest owned count); rank 0 broadcasts the choice, so all ranks agree.
-template <class S>
-  requires std::same_as<S, Auto>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                                 std::span<const position> x, plan_options options = {}) {
-  const offset reach = detail::particle_reach(grid, dom, cutoff, x);
-  const hockney model = agreed_model(grid.comm());
+/// The strategy named at run time: a registered name without regard to case
+/// ("shift", "singlehop", ...), or "Auto" with <haloshift/auto.hpp> (rank 0
+/// ranks the candidates that can carry particles by explain_particles, with
+/// positions' bytes and the largest owned count, and broadcasts the choice).
+/// One plan type for every strategy, so choosing at run time instantiates
+/// the plan code once.
+inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
+                                        const position& cutoff, std::span<const position> x,
+                                        plan_options options = {}) {
+  const offset reach = detail::particle_reach(grid, dom, cutoff, x, strategy);
+  if (!strategy_registry::same_name(strategy, Auto::name))
+    return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {strategy, std::nullopt});
   std::uint64_t largest = x.size();
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
-  static const std::string candidates[] = {"Shift", "SingleHop", "TtlMultiHop"};
-  int choice = 0;
-  if (grid.rank() == 0) {
-    const prediction best =
-        explain_particles(grid.shape(), dom, cutoff, largest, sizeof(position), model, options.mode).front();
-    choice = static_cast<int>(std::find(std::begin(candidates), std::end(candidates), best.strategy) -
-                              std::begin(candidates));
-    const char* verbose = std::getenv("HALOSHIFT_VERBOSE");
-    if (verbose && std::string(verbose) == "1")
-      std::cerr << "haloshift: Auto chose " << best.strategy << " for particles, predicted " << best.seconds * 1e6
-                << " us\n";
-  }
-  mpi::check(MPI_Bcast(&choice, 1, MPI_INT, 0, grid.comm()), "MPI_Bcast");
-  if (choice == 1) return detail::particle_builder::build<SingleHop>(grid, dom, cutoff, x, reach, options);
-  if (choice == 2) return detail::particle_builder::build<TtlMultiHop>(grid, dom, cutoff, x, reach, options);
-  return detail::particle_builder::build<Shift>(grid, dom, cutoff, x, reach, options);
+  const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
+  const strategy_choice choice = choose_automatically(
+      grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
+             .payload = payload_kind::selective});
+  return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {choice.entry.name, choice.entry});
+}
+/// The strategy named at run time, the same cutoff along every dimension.
+inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
+                                        double cutoff, std::span<const position> x, plan_options options = {}) {
+  return make_particle_plan(grid, strategy, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
 /// The same cutoff along every dimension.

@@ -19,10 +19,12 @@ namespace haloshift {
 /// were seen filling the wrong slots on periodic dimensions of two ranks.
 /// Only the overlapping protocol applies.
 struct NeighborAlltoall {
+  /// The strategy's name (make_plan(grid, "NeighborAlltoall", ...), the registry).
   static constexpr std::string_view name = "NeighborAlltoall";
   /// The plan runs this schedule through MPI's neighbourhood collective instead of the executor.
   static constexpr bool neighbor_collective = true;
 
+  /// SingleHop's schedule (what the collective moves).
   static schedule make_schedule(const grid_shape& grid, const range& r) { return SingleHop::make_schedule(grid, r); }
 };
 

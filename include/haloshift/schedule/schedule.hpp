@@ -13,9 +13,13 @@ namespace haloshift {
 /// Restricts a transfer to the senders whose coordinate along `dim` is
 /// `residue` modulo `period` (TeamShift's team members); `dim < 0`: every rank.
 struct sender_class {
+  /// Dimension whose coordinate selects the senders; < 0: every rank sends.
   int dim = -1;
+  /// Senders' coordinate along `dim` is taken modulo `period`.
   int period = 1;
+  /// The remainder the senders have.
   int residue = 0;
+  /// Whether the rank at `coords` is one of the senders.
   bool contains(const offset& coords) const noexcept { return dim < 0 || coords[dim] % period == residue; }
   friend bool operator==(const sender_class&, const sender_class&) = default;
 };
@@ -28,23 +32,28 @@ struct sender_class {
 /// not sent. With `senders` set, only ranks of that class send (and a rank
 /// receives only if the rank at `-direction` is of that class).
 struct transfer {
+  /// Where every sender sends, relative to itself.
   offset direction;
+  /// The held blocks sent, as offsets relative to the sender.
   std::vector<offset> blocks;
+  /// Which ranks send (default: all).
   sender_class senders{};
   friend bool operator==(const transfer&, const transfer&) = default;
 };
 
 /// Transfers that may run concurrently: a round may send only blocks held
 /// before it starts.
-struct round {
+struct schedule_round {
+  /// The round's transfers.
   std::vector<transfer> transfers;
-  friend bool operator==(const round&, const round&) = default;
+  friend bool operator==(const schedule_round&, const schedule_round&) = default;
 };
 
 /// The same for every rank (translation invariant), so the cost model, the
 /// simulator, the tests and the executor all read one description.
 struct schedule {
-  std::vector<round> rounds;
+  /// The rounds, in order: blocks received in one round can be sent on in later ones.
+  std::vector<schedule_round> rounds;
   friend bool operator==(const schedule&, const schedule&) = default;
 };
 

@@ -39,7 +39,7 @@ inline std::vector<offset> grown(const std::vector<offset>& held, int d, const r
 inline void shift_phase(schedule& out, const std::vector<offset>& held, int d, const range& r) {
   const offset e = unit(d);
   for (int s = 1; s <= r.k[d]; ++s) {
-    round step;
+    schedule_round step;
     // What arrived from `-e` at step s-1 sits at `h - (s-1)e`; pass it on to `+e`.
     if (r.low(d) < 0) step.transfers.push_back({e, shifted(held, -(s - 1), e)});
     step.transfers.push_back({-e, shifted(held, s - 1, e)});
@@ -56,8 +56,10 @@ inline void shift_phase(schedule& out, const std::vector<offset>& held, int d, c
 /// With the eighth shell only the `+` direction's blocks are wanted, so each
 /// step sends only towards `-` (3k messages).
 struct Shift {
+  /// The strategy's name (make_plan(grid, "Shift", ...), the registry, explain()).
   static constexpr std::string_view name = "Shift";
 
+  /// Shift's rounds for range `r` (the same on every grid).
   static schedule make_schedule(const grid_shape&, const range& r) {
     schedule out;
     std::vector<offset> held{zero_offset};

@@ -16,10 +16,12 @@ namespace haloshift {
 /// dependency chain, the most messages. The rank at `-o` wants my block at
 /// its offset `o`, so that transfer goes along `-o`.
 struct SingleHop {
+  /// The strategy's name (make_plan(grid, "SingleHop", ...), the registry, explain()).
   static constexpr std::string_view name = "SingleHop";
 
+  /// One round of one transfer per offset of `r`.
   static schedule make_schedule(const grid_shape&, const range& r) {
-    round only;
+    schedule_round only;
     for (const offset& o : offsets(r)) only.transfers.push_back({-o, {zero_offset}});
     return {{only}};
   }

@@ -36,6 +36,7 @@ namespace haloshift {
 /// dimension (teams must tile the ring); 0 picks the divisor of that number
 /// closest to sqrt(k) from below.
 struct TeamShift {
+  /// The strategy's name (make_plan(grid, "TeamShift", ...), the registry, explain()).
   static constexpr std::string_view name = "TeamShift";
 
   /// The team sizes used for `requested` (zeros resolved); throws
@@ -57,6 +58,7 @@ struct TeamShift {
     return c;
   }
 
+  /// TeamShift's rounds with the team sizes team_sizes(grid, r, p.team).
   static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
     const offset c = team_sizes(grid, r, p.team);
     schedule out;
@@ -102,7 +104,7 @@ struct TeamShift {
       return columns(held, d, distance * c - m, distance * c - m + c - 1);
     };
     auto allgather = [&](auto blocks_of_member) {
-      round all;
+      schedule_round all;
       for (int m = 0; m < c; ++m)
         for (int j = -(c - 1); j <= c - 1; ++j)
           if (j != 0 && m + j >= 0 && m + j < c) {
@@ -116,7 +118,7 @@ struct TeamShift {
     allgather([&](int) { return detail::shifted(held, 0, e); });
     // (B) skew, then daisy chain: at step s member m fetches distance m+1+s*c from member m of team +-c.
     for (int s = 0; 1 + s * c <= teams; ++s) {
-      round step;
+      schedule_round step;
       for (int m = 0; m < c; ++m) {
         const int distance = m + 1 + s * c;
         if (distance > teams) continue;

@@ -9,6 +9,7 @@
 
 #include "../grid/offset.hpp"
 
+/// NAStJA's TTL forwarding rule over the direct neighbours of a grid.
 namespace haloshift::ttl {
 
 /// The direct neighbours: every `w != 0` with components in {-1, 0, 1} along

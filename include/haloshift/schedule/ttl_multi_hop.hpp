@@ -22,15 +22,17 @@ namespace haloshift {
 /// rounds have carried every block `k` boxes. Each block reaches each holder
 /// exactly once.
 struct TtlMultiHop {
+  /// The strategy's name (make_plan(grid, "TtlMultiHop", ...), the registry, explain()).
   static constexpr std::string_view name = "TtlMultiHop";
 
+  /// `max(k)` rounds over the direct neighbours of `grid`.
   static schedule make_schedule(const grid_shape& grid, const range& r) {
     schedule out;
     const int rounds = std::max({r.k[0], r.k[1], r.k[2]});
     const std::vector<offset> all = offsets(r);
     auto chebyshev = [](const offset& o) { return std::max({std::abs(o[0]), std::abs(o[1]), std::abs(o[2])}); };
     for (int h = 1; h <= rounds; ++h) {
-      round step;
+      schedule_round step;
       for (const offset& w : ttl::neighbor_directions(grid.ndims())) {
         transfer t{w, {}};
         if (h == 1) {

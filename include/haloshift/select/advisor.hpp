@@ -24,20 +24,30 @@ namespace haloshift {
 /// What to map: every `k` (the same along each dimension of `grid`) times
 /// every block size in bytes per rank.
 struct advice_request {
+  /// The grid of boxes (shape only: no communicator needed).
   grid_shape grid;
+  /// Neighbourhood widths to map, one row each.
   std::vector<int> ks;
+  /// Block sizes in bytes per rank, one column each.
   std::vector<double> sizes;
+  /// The cost model the candidates are ranked by.
   hockney cost;
+  /// Protocol the exchanges would use.
   protocol mode = protocol::overlapping;
+  /// Full or eighth shell neighbourhoods.
   shell kind = shell::full;
 };
 
 /// One point of the map: explain()'s ranking, cheapest first.
 struct advice_cell {
+  /// The neighbourhood width of this cell.
   int k = 0;
+  /// The block size of this cell, bytes per rank.
   double bytes = 0;
+  /// Every candidate's predicted time, cheapest first.
   std::vector<prediction> ranked;
 
+  /// The cheapest candidate.
   const prediction& winner() const { return ranked.front(); }
   /// Predicted time of the fastest candidate called `strategy` (the best team
   /// for TeamShift); NaN when it is not a candidate here (TeamShift at k = 1).
@@ -51,6 +61,7 @@ struct advice_cell {
 /// Where the best TeamShift team beats Shift for one `k`, between the
 /// smallest and the largest block size of a map (the seeds' question).
 struct team_shift_trade {
+  /// The neighbourhood width.
   int k = 0;
   bool applies = false;             ///< some TeamShift team is a candidate (never at k = 1)
   bool team_wins_first = false;     ///< TeamShift is faster at the smallest size
@@ -81,10 +92,13 @@ struct team_shift_trade {
 /// The whole map: cells in k-major order (all sizes of ks[0] first), and the
 /// Shift / TeamShift crossovers inside the size range.
 struct advice_map {
+  /// What was mapped.
   advice_request request;
+  /// One cell per (k, size), k-major.
   std::vector<advice_cell> cells;
   std::vector<team_shift_trade> team_boundary;  ///< one per k, in the order of request.ks
 
+  /// The cell of `request.ks[k_index]` and `request.sizes[size_index]` (bounds-checked).
   const advice_cell& at(std::size_t k_index, std::size_t size_index) const {
     return cells.at(k_index * request.sizes.size() + size_index);
   }

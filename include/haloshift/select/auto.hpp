@@ -5,11 +5,17 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "../exchange/plan.hpp"
+#include "../exchange/selection.hpp"
+#include "../log.hpp"
+#include "../payload/grid_field.hpp"
+#include "../payload/particles.hpp"
+#include "../strategy_registry.hpp"
+#include "auto_hook.hpp"
 #include "../model/calibration.hpp"
 #include "../model/closed_form.hpp"
 #include "../model/simulator.hpp"
@@ -21,131 +27,193 @@
 
 namespace haloshift {
 
-/// Tag for make_plan / exchange: choose the strategy by predicted time.
-struct Auto {};
-
 /// One candidate and its predicted time.
 struct prediction {
-  std::string strategy;  ///< "Shift", "TeamShift", "SingleHop", "TtlMultiHop"
+  std::string strategy;  ///< a registered strategy's name ("Shift", "TeamShift", ...)
   offset team{0, 0, 0};  ///< TeamShift's team sizes
+  /// Predicted time of one exchange, in seconds.
   double seconds = 0;
 };
 
-/// Predicted time of every strategy (and TeamShift team size) for blocks of
-/// `bytes` per rank on `grid`, cheapest first. Grids up to 4096 ranks are
-/// simulated exactly (max-plus, borders included); larger ones use the closed
-/// forms of a periodic grid. Pure: the same inputs give the same ranking.
-/// `only`, when not empty, restricts the candidates to those strategy names
-/// (the advisor's Shift / TeamShift boundary needs just two, many times).
-inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
-                                       protocol mode = protocol::overlapping,
-                                       const std::vector<std::string>& only = {}) {
+namespace detail {
+/// Whether a schedule can carry particles and grid fields (blocks only move away from their source).
+inline bool carries_selective(const schedule& s) {
+  try {
+    check_away_from_source(s, "");
+    return true;
+  } catch (const error&) {
+    return false;
+  }
+}
+
+/// The closed form of a built-in strategy (for grids too large to simulate), or a negative time.
+inline double closed_form_of(std::string_view name, const grid_shape& grid, const range& r, const offset& team,
+                             double bytes, const hockney& cost, protocol mode) {
+  int ndims = 0;
+  for (int d = 0; d < max_dims; ++d) ndims += r.k[d] > 0;
+  if (name == Shift::name) return closed_form::shift(r, bytes, cost, mode);
+  if (name == SingleHop::name) return closed_form::single_hop(r, bytes, cost, mode);
+  if (name == TtlMultiHop::name) return closed_form::ttl_multi_hop(r, ndims, bytes, cost, mode);
+  if (name == TeamShift::name) return closed_form::team_shift(grid, r, team, bytes, cost, mode);
+  return -1;
+}
+
+/// Every Auto candidate of the registry (TeamShift once per team size), with
+/// its predicted time, cheapest first; `selective` keeps only the schedules
+/// that can carry particles and grid fields.
+inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
+                                               const hockney& cost, protocol mode, payload_kind payload,
+                                               const std::vector<std::string>& only) {
+  if (!(bytes >= 0) || !std::isfinite(bytes))
+    throw error("explain: bytes must be finite and >= 0, got " + std::to_string(bytes));
   const bool simulate_all = grid.size() <= 4096;
   simulation_setup setup;
   setup.cost = cost;
   setup.mode = mode;
   setup.block_bytes = [bytes](int) { return bytes; };
-  int ndims = 0;
-  for (int d = 0; d < max_dims; ++d) ndims += r.k[d] > 0;
   std::vector<prediction> out;
-  auto wanted = [&](const std::string& name) {
-    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
-  };
-  auto add = [&](std::string name, const offset& team, const schedule& s, double closed) {
-    if (!wanted(name)) return;
-    if (!simulate_all) return out.push_back({std::move(name), team, closed});
+  auto add = [&](const strategy_entry& e, const offset& team) {
+    const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
+    if (payload == payload_kind::selective && !carries_selective(s)) return;
+    const double closed = closed_form_of(e.name, grid, r, team, bytes, cost, mode);
+    if (!simulate_all && closed >= 0) return out.push_back({std::string(e.name), team, closed});
     simulation_setup own = setup;
-    if (cost.copy_beta() > 0) own.staging = staging_of(grid, s, r, name);  // packing costs copies too
-    out.push_back({std::move(name), team, simulate(grid, s, own).makespan});
+    if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
+    out.push_back({std::string(e.name), team, simulate(grid, s, own).makespan});
   };
-  add("Shift", {0, 0, 0}, Shift::make_schedule(grid, r), closed_form::shift(r, bytes, cost, mode));
-  add("SingleHop", {0, 0, 0}, SingleHop::make_schedule(grid, r), closed_form::single_hop(r, bytes, cost, mode));
-  add("TtlMultiHop", {0, 0, 0}, TtlMultiHop::make_schedule(grid, r),
-      closed_form::ttl_multi_hop(r, ndims, bytes, cost, mode));
-  // TeamShift: the same team size c along every dimension that it divides (1 elsewhere), c >= 2.
-  int largest = 1;
-  for (int d = 0; d < max_dims; ++d) largest = std::max(largest, std::min(grid.dim(d), r.k[d]));
-  for (int c = 2; c <= largest; ++c) {
-    offset team{1, 1, 1};
-    bool any = false;
-    for (int d = 0; d < max_dims; ++d)
-      if (r.k[d] > 0 && grid.dim(d) % c == 0) {
-        team[d] = c;
-        any = true;
-      }
-    if (!any) continue;
-    add("TeamShift", team, TeamShift::make_schedule(grid, r, {.team = team}),
-        closed_form::team_shift(grid, r, team, bytes, cost, mode));
+  for (const strategy_entry& e : strategy_registry::instance().entries()) {
+    if (!e.auto_candidate) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), std::string(e.name)) == only.end()) continue;
+    if (!e.team_sizes) {
+      add(e, {0, 0, 0});
+      continue;
+    }
+    // Team sizes: the same c along every dimension that it divides (1 elsewhere), c >= 2.
+    int largest = 1;
+    for (int d = 0; d < max_dims; ++d) largest = std::max(largest, std::min(grid.dim(d), r.k[d]));
+    for (int c = 2; c <= largest; ++c) {
+      offset team{1, 1, 1};
+      bool any = false;
+      for (int d = 0; d < max_dims; ++d)
+        if (r.k[d] > 0 && grid.dim(d) % c == 0) {
+          team[d] = c;
+          any = true;
+        }
+      if (any) add(e, team);
+    }
   }
   std::stable_sort(out.begin(), out.end(), [](const prediction& a, const prediction& b) { return a.seconds < b.seconds; });
   return out;
 }
-
-namespace detail {
-template <transferable T>
-plan<T> plan_for(const prediction& p, const cartesian_grid& grid, const offset& k, std::size_t n, plan_options o) {
-  if (p.strategy == "Shift") return make_plan<Shift, T>(grid, k, n, o);
-  if (p.strategy == "SingleHop") return make_plan<SingleHop, T>(grid, k, n, o);
-  if (p.strategy == "TtlMultiHop") return make_plan<TtlMultiHop, T>(grid, k, n, o);
-  o.team = p.team;
-  return make_plan<TeamShift, T>(grid, k, n, o);
-}
 }  // namespace detail
 
-namespace detail {
-inline const std::vector<std::string>& auto_candidates() {
-  static const std::vector<std::string> names{"Shift", "SingleHop", "TtlMultiHop", "TeamShift"};
-  return names;
+/// Predicted time of every Auto candidate in the strategy registry (the
+/// built-in Shift, SingleHop, TtlMultiHop and TeamShift per team size, and
+/// registered custom strategies) for blocks of `bytes` per rank on `grid`,
+/// cheapest first. Grids up to 4096 ranks are simulated exactly (max-plus,
+/// borders included); larger ones use the closed forms of a periodic grid for
+/// the built-in strategies. Pure and deterministic: the same inputs give the
+/// same ranking. `only`, when not empty, restricts the candidates to those
+/// names (the advisor's Shift / TeamShift boundary needs just two, many times).
+inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
+                                       protocol mode = protocol::overlapping,
+                                       const std::vector<std::string>& only = {}) {
+  return detail::rank_candidates(grid, r, bytes, cost, mode, payload_kind::block, only);
 }
 
-/// Rank 0 ranks the candidates and broadcasts its winner, so every rank
-/// builds the same plan by construction.
-template <transferable T>
-plan<T> auto_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options) {
-  const hockney model = agreed_model(grid.comm());
-  std::uint64_t largest = local_count;
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
-  const range r = make_range(grid.shape(), k, options.kind);
-  int choice[4] = {0, 0, 0, 0};  // candidate, team
-  double predicted = 0;
-  if (grid.rank() == 0) {
-    const prediction best = explain(grid.shape(), r, static_cast<double>(largest * sizeof(T)), model, options.mode).front();
-    const auto& names = auto_candidates();
-    choice[0] = static_cast<int>(std::find(names.begin(), names.end(), best.strategy) - names.begin());
-    for (int d = 0; d < max_dims; ++d) choice[1 + d] = best.team[d];
-    predicted = best.seconds;
-    const char* verbose = std::getenv("HALOSHIFT_VERBOSE");
-    if (verbose && std::string(verbose) == "1")
-      std::cerr << "haloshift: Auto chose " << best.strategy
-                << (best.strategy == "TeamShift" ? " team " + to_string(best.team) : std::string()) << ", predicted "
-                << predicted * 1e6 << " us\n";
-  }
-  mpi::check(MPI_Bcast(choice, 4, MPI_INT, 0, grid.comm()), "MPI_Bcast");
-  const prediction chosen{auto_candidates().at(static_cast<std::size_t>(choice[0])), {choice[1], choice[2], choice[3]},
-                          predicted};
-  return plan_for<T>(chosen, grid, k, local_count, options);
+/// Predicted time of every strategy that can carry particles, cheapest first.
+/// A block is sized as the slab of a box within the cutoff of a face
+/// neighbour (`particles * min(1, cutoff / width)` particles of
+/// `bytes_per_particle`), the first-phase message of Shift; later Shift phases
+/// carry more, so this ranks the strategies rather than predicting the time.
+inline std::vector<prediction> explain_particles(const grid_shape& grid, const domain& dom, const position& cutoff,
+                                                 std::size_t particles, std::size_t bytes_per_particle,
+                                                 const hockney& cost, protocol mode = protocol::overlapping) {
+  const detail::particle_sizing sized = detail::size_particle_blocks(grid, dom, cutoff, particles, bytes_per_particle);
+  return detail::rank_candidates(grid, range{sized.reach, shell::full}, sized.bytes, cost, mode,
+                                 payload_kind::selective, {});
 }
+
+namespace detail {
+/// Auto's choice for a plan (collective): the agreed model, rank 0 ranks the
+/// candidates and broadcasts the winner's name and team, every rank looks the
+/// name up (the same error everywhere if a rank lacks it).
+inline strategy_choice choose_by_model(const cartesian_grid& grid, const auto_request& request) {
+  const hockney model = agreed_model(grid.comm());
+  std::string name;
+  offset team{0, 0, 0};
+  if (grid.rank() == 0) {
+    const std::vector<prediction> ranked =
+        rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {});
+    if (!ranked.empty()) {
+      name = ranked.front().strategy;
+      team = ranked.front().team;
+      log_message(log_level::info, "Auto chose " + name + (name == TeamShift::name ? " team " + to_string(team) : "") +
+                                       (request.payload == payload_kind::selective ? " (particles or fields)" : "") +
+                                       ", predicted " + std::to_string(ranked.front().seconds * 1e6) + " us");
+    }
+  }
+  int head[4] = {static_cast<int>(name.size()), team[0], team[1], team[2]};
+  mpi::check(MPI_Bcast(head, 4, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+  name.resize(static_cast<std::size_t>(head[0]));
+  mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
+  strategy_choice choice;
+  mpi::agree(grid.comm(), [&] {
+    if (name.empty()) throw error("Auto: no registered strategy can carry this payload");
+    choice.entry = strategy_registry::instance().find(name);
+  });
+  choice.team = {head[1], head[2], head[3]};
+  return choice;
+}
+
+/// Installs the model layer's chooser (idempotent).
+inline bool install_auto_chooser() {
+  installed_auto_chooser().store(&choose_by_model);
+  return true;
+}
+/// Including this header installs it before main.
+inline const bool auto_chooser_installed = install_auto_chooser();
 }  // namespace detail
 
 /// make_plan<Auto>: collective. Validates the arguments like every plan
-/// (before measuring anything), reads the agreed cost model (agreed_model:
-/// calibration file, or one quick measurement), sizes blocks by the largest
-/// local_count, and runs the strategy rank 0 predicts fastest (explain()).
-/// HALOSHIFT_VERBOSE=1 prints the choice on rank 0.
+/// (before measuring anything, agreeing on the name "Auto"), reads the agreed
+/// cost model (agreed_model: calibration file, or one quick measurement per
+/// process), sizes blocks by the largest local_count, and runs the strategy
+/// rank 0 predicts fastest (explain()). HALOSHIFT_VERBOSE=1 (or
+/// set_verbose(true)) reports the choice through the log sink (log.hpp).
 template <class S, transferable T>
   requires std::same_as<S, Auto>
 plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
-  { auto checked = make_plan<Shift, T>(grid, k, local_count, options); }
-  return detail::auto_plan<T>(grid, k, local_count, options);
+  detail::install_auto_chooser();
+  return make_plan<T>(grid, Auto::name, k, local_count, options);
 }
-
+/// `make_plan<Auto>` with the same `k` along every dimension.
 template <class S, transferable T>
   requires std::same_as<S, Auto>
 plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
-  { auto checked = make_plan<Shift, T>(grid, k, local_count, options); }
-  offset ks{0, 0, 0};
-  for (int d = 0; d < grid.ndims(); ++d) ks[d] = k;
-  return detail::auto_plan<T>(grid, ks, local_count, options);
+  detail::install_auto_chooser();
+  return make_plan<T>(grid, Auto::name, k, local_count, options);
+}
+
+/// make_particle_plan<Auto>: validates like every particle plan, reads the
+/// agreed cost model, and builds the plan of the strategy rank 0 ranks first
+/// by explain_particles (positions' bytes, the largest owned count).
+template <class S>
+  requires std::same_as<S, Auto>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                 std::span<const position> x, plan_options options = {}) {
+  detail::install_auto_chooser();
+  return make_particle_plan(grid, Auto::name, dom, cutoff, x, options);
+}
+
+/// make_field_plan<Auto>: rank 0 ranks the strategies that can select (blocks
+/// sized as the mean ghost bytes per imported box of the largest box).
+template <class S>
+  requires std::same_as<S, Auto>
+field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {},
+                           std::size_t element_size = sizeof(double)) {
+  detail::install_auto_chooser();
+  return make_field_plan(grid, Auto::name, shape, options, element_size);
 }
 
 }  // namespace haloshift

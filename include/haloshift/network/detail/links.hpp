@@ -33,7 +33,7 @@ struct link {
 /// rank sends anything in the step.
 inline void exchange_packages(MPI_Comm comm, const std::vector<link>& sends,
                               const std::vector<std::span<const std::byte>>& out,
-                              const std::vector<link>& receives, std::vector<bytes>& in) {
+                              const std::vector<link>& receives, std::vector<byte_buffer>& in) {
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (out[i].size() > static_cast<std::size_t>(INT_MAX))
       throw error("network: a package of " + std::to_string(out[i].size()) + " bytes to rank " +

@@ -16,7 +16,7 @@ namespace haloshift::detail {
 
 template <class V>
   requires std::is_trivially_copyable_v<V>
-void put(bytes& out, const V& value) {
+void put(byte_buffer& out, const V& value) {
   const auto* first = reinterpret_cast<const std::byte*>(&value);
   out.insert(out.end(), first, first + sizeof(V));
 }

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file log.hpp
+/// @brief The library's only voice: messages go to a sink the program sets,
+/// never to stdout or stderr on their own.
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace haloshift {
+
+/// How much a message matters.
+enum class log_level {
+  info,    ///< what Auto chose and why, calibrations measured; sent only when verbose
+  warning  ///< something the program should know (a calibration made on another machine); always sent
+};
+
+/// Receives the library's messages (one line each, without a newline).
+using log_sink = std::function<void(log_level, std::string_view)>;
+
+namespace detail {
+struct log_state {
+  std::mutex mutex;
+  log_sink sink;
+  int verbose = -1;  ///< -1: read HALOSHIFT_VERBOSE on first use
+};
+inline log_state& logger() {
+  static log_state state;
+  return state;
+}
+}  // namespace detail
+
+/// Sets where messages go (an empty sink: nowhere, the default). Returns the previous sink.
+inline log_sink set_log_sink(log_sink sink) {
+  auto& s = detail::logger();
+  std::lock_guard lock(s.mutex);
+  return std::exchange(s.sink, std::move(sink));
+}
+
+/// A sink that writes `haloshift: <message>` lines to `stream` (stderr by default).
+inline log_sink log_to(std::FILE* stream = stderr) {
+  return [stream](log_level level, std::string_view text) {
+    std::fprintf(stream, "haloshift: %s%.*s\n", level == log_level::warning ? "warning: " : "",
+                 static_cast<int>(text.size()), text.data());
+  };
+}
+
+/// Whether info messages are sent: set_verbose(), else HALOSHIFT_VERBOSE=1 in the environment.
+inline bool verbose() {
+  auto& s = detail::logger();
+  std::lock_guard lock(s.mutex);
+  if (s.verbose < 0) {
+    const char* v = std::getenv("HALOSHIFT_VERBOSE");
+    s.verbose = v && std::string_view(v) == "1" ? 1 : 0;
+  }
+  return s.verbose == 1;
+}
+/// Sends info messages (`on`) or only warnings, overriding HALOSHIFT_VERBOSE.
+inline void set_verbose(bool on) {
+  auto& s = detail::logger();
+  std::lock_guard lock(s.mutex);
+  s.verbose = on ? 1 : 0;
+}
+
+/// Sends a message to the sink (info only when verbose()). The library calls
+/// it on one rank (rank 0 of the plan's grid) so a job prints each line once.
+inline void log_message(log_level level, std::string_view text) {
+  if (level == log_level::info && !verbose()) return;
+  auto& s = detail::logger();
+  log_sink sink;
+  {
+    std::lock_guard lock(s.mutex);
+    sink = s.sink;
+  }
+  if (sink) sink(level, text);
+}
+
+}  // namespace haloshift

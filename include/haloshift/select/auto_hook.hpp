@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file auto_hook.hpp
+/// @brief Where the core asks the model layer to choose a strategy. The core
+/// names Auto but does not depend on the cost model: <haloshift/auto.hpp>
+/// installs the chooser; without it, asking for "Auto" raises a clear error.
+
+#include <atomic>
+
+#include "../error.hpp"
+#include "../exchange/protocol.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../grid/neighborhood.hpp"
+#include "../strategy_registry.hpp"
+
+namespace haloshift {
+
+/// Tag for make_plan / make_particle_plan / make_field_plan / exchange: the
+/// strategy the cost model predicts fastest (include <haloshift/auto.hpp>).
+struct Auto {
+  /// The name make_plan(grid, "Auto", ...) and the registry know it by.
+  static constexpr std::string_view name = "Auto";
+};
+
+/// What a plan carries, which decides the candidates Auto may choose.
+enum class payload_kind {
+  block,     ///< whole blocks: every registered Auto candidate
+  selective  ///< particles and grid fields: only schedules whose blocks move away from their source
+};
+
+/// What Auto is asked: the grid, the range, the bytes of the largest block
+/// (the slowest rank decides), the protocol and the payload kind.
+struct auto_request {
+  /// The grid of boxes.
+  grid_shape grid;
+  /// The neighbourhood to import.
+  range r;
+  /// Bytes of the largest block of any rank.
+  double bytes = 0;
+  /// The protocol the plan will run.
+  protocol mode = protocol::overlapping;
+  /// Blocks, or particles and grid fields (fewer candidates).
+  payload_kind payload = payload_kind::block;
+};
+
+/// What Auto chose: a registry entry and, for TeamShift, the team sizes.
+struct strategy_choice {
+  /// The chosen strategy's registry entry.
+  strategy_entry entry;
+  /// TeamShift's team size per dimension; zeros for the other strategies.
+  offset team{0, 0, 0};
+};
+
+namespace detail {
+using auto_chooser = strategy_choice (*)(const cartesian_grid&, const auto_request&);
+/// Set once by <haloshift/auto.hpp>; read by every plan that asks for Auto.
+inline std::atomic<auto_chooser>& installed_auto_chooser() {
+  static std::atomic<auto_chooser> chooser{nullptr};
+  return chooser;
+}
+}  // namespace detail
+
+/// Collective: the strategy every rank of `grid` runs for `request`. Raises
+/// (on every rank alike) when the model layer is not compiled in.
+inline strategy_choice choose_automatically(const cartesian_grid& grid, const auto_request& request) {
+  const detail::auto_chooser chooser = detail::installed_auto_chooser().load();
+  if (!chooser)
+    throw error("strategy \"Auto\" needs the model layer: #include <haloshift/auto.hpp> and link haloshift::auto");
+  return chooser(grid, request);
+}
+
+}  // namespace haloshift
