@@ -11,7 +11,7 @@ if(_haloshift_mpiexec_version MATCHES "Open MPI|OpenRTE")
   set(HALOSHIFT_MPIEXEC_EXTRA --oversubscribe)
 else()
   set(HALOSHIFT_MPI_FLAVOR "mpich")
-  set(HALOSHIFT_MPIEXEC_EXTRA)
+  set(HALOSHIFT_MPIEXEC_EXTRA "")
 endif()
 
 function(haloshift_add_mpi_test)

@@ -121,8 +121,9 @@ void sweep_particles() {
         if (mode == hs::protocol::rendezvous &&
             (sweep::reduced() || factor > 1 || !std::is_same_v<Strategy, hs::Shift>))
           continue;
-        INFO(std::string(Strategy::name) + " " + s.name() + " cutoff " + std::to_string(factor) + " boxes " +
-             (mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping"));
+        // Streamed, not a chain of std::string +: GCC 12 -O2 warns falsely (-Warray-bounds) on that chain.
+        INFO(Strategy::name << " " << s.name() << " cutoff " << factor << " boxes "
+                            << (mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping"));
         std::vector<hs::position> x;
         for (const particle& p : mine) x.push_back(p.x);
         auto plan = hs::make_particle_plan<Strategy>(grid, dom, hs::position{c.cutoff[0], c.cutoff[1], c.cutoff[2]},
