@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
           const auto p = std::find_if(ranked.begin(), ranked.end(),
                                       [&](const hs::prediction& q) { return q.strategy == family; });
           if (p != ranked.end())
-            vs.push_back({name_of(*p), p->seconds, true, hs::detail::plan_for<std::byte>(*p, grid, kk, n, {})});
+            vs.push_back({name_of(*p), p->seconds, true,
+                          hs::make_plan<std::byte>(grid, p->strategy, kk, n, {.team = p->team})});
         }
         const double single_hop = std::find_if(vs.begin(), vs.end(), [](const variant& v) {
                                     return v.name == "SingleHop";
