@@ -7,7 +7,7 @@
 // of the world size, uneven sizes, ghost widths up to several boxes, and the
 // strategies that can select.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <cstdint>
 #include <cstring>
 #include <haloshift/auto.hpp>

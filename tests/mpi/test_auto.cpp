@@ -3,7 +3,7 @@
 // and its halo is Shift's halo bit for bit; bad calibration files fail alike
 // on every rank.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 
 #include <unistd.h>
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace hs = haloshift;
@@ -223,6 +224,75 @@ TEST_CASE("a bad calibration file raises the same error on every rank", "[auto][
                     Catch::Contains(path) && Catch::Contains("field 'beta_s_per_byte' is missing"));
   done_with(path);
   CHECK_THROWS_WITH((hs::make_plan<hs::Auto, double>(grid, 0, 4)), Catch::Contains("k must be >= 1, got 0"));
+}
+
+namespace {
+/// The message make_plan<Auto> raises on this rank ("" if none); REQUIREs it is a haloshift::error.
+std::string auto_error(const hs::cartesian_grid& grid) {
+  try {
+    (void)hs::make_plan<hs::Auto, double>(grid, 1, 4);
+  } catch (const hs::error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("foreign exception: " << e.what());
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("calibration files with wrong types, or a directory, fail alike on every rank, read on rank 0 only",
+          "[auto][mpi][errors]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"({"haloshift_calibration": 1, "alpha_s": "fast", "beta_s_per_byte": 1e-10, "gamma_s": 0})",
+       "field 'alpha_s' is not a number, got the string \"fast\""},
+      {R"({"haloshift_calibration": 1, "gamma_s": 0, "pieces": {"from_bytes": 0}})",
+       "field 'pieces' must be a non-empty array"},
+      {R"({"haloshift_calibration": 1, "gamma_s": 0, "pieces": [[1, 2]]})", "field 'pieces[0]' must be an object"},
+      {R"({"haloshift_calibration": 1, "alpha_s": -2e-6, "beta_s_per_byte": 1e-10, "gamma_s": 0})",
+       "field 'alpha_s' = -2e-06 is out of range"},
+      {R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s)", "not valid JSON"},
+      {R"([{"haloshift_calibration": 1}])", "the top level must be a JSON object"},
+  };
+  for (const auto& [json, expected] : cases) {
+    const std::string path = use_calibration(json);
+    const std::string what = auto_error(grid);
+    INFO("rank " << world_rank() << ": " << what);
+    CHECK(what.find(path) != std::string::npos);
+    CHECK(what.find(expected) != std::string::npos);
+    CHECK(same_everywhere(what));
+    done_with(path);
+  }
+  // A directory where the file should be.
+  int tag = world_rank() == 0 ? static_cast<int>(::getpid()) : 0;
+  MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::string dir = "haloshift-auto-dir-" + std::to_string(tag);
+  if (world_rank() == 0) std::filesystem::create_directory(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("HALOSHIFT_CALIBRATION", dir.c_str(), 1);
+  hs::forget_agreed_models();
+  {
+    const std::string what = auto_error(grid);
+    CHECK(what.find(dir + ": is a directory") != std::string::npos);
+    CHECK(same_everywhere(what));
+  }
+  // Rank 0's view is the only one that counts: a file readable on the other ranks changes nothing
+  // (they neither read it nor wait for it), and a path missing elsewhere does not stop rank 0's good file.
+  const std::string good = use_calibration(model_json(1e-6, 1e-10, 0.5e-6));
+  if (world_rank() == 0) setenv("HALOSHIFT_CALIBRATION", dir.c_str(), 1);
+  {
+    const std::string what = auto_error(grid);
+    CHECK(what.find("is a directory") != std::string::npos);
+    CHECK(same_everywhere(what));
+  }
+  hs::forget_agreed_models();
+  setenv("HALOSHIFT_CALIBRATION", world_rank() == 0 ? good.c_str() : dir.c_str(), 1);
+  CHECK(auto_error(grid).empty());
+  const hs::hockney model = hs::agreed_model(grid.comm());
+  CHECK(model.alpha() == Approx(1e-6));
+  CHECK(same_everywhere(std::to_string(model.alpha()) + " " + std::to_string(model.gamma())));
+  done_with(good);
+  if (world_rank() == 0) std::filesystem::remove(dir);
 }
 
 TEST_CASE("the round table measures the same on every rank and builds a model", "[calibration][mpi]") {

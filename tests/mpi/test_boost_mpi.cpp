@@ -2,7 +2,7 @@
 // Boost.MPI interop: a grid over a boost::mpi::communicator exchanges like one
 // over the raw MPI_Comm, and its communicator can be viewed through Boost.MPI.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/boost_mpi.hpp>
 #include <haloshift/haloshift.hpp>
 

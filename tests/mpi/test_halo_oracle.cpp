@@ -2,7 +2,7 @@
 // Every strategy, every configuration of the sweep: forward halos equal the
 // oracle bit for bit, reverse sums equal a serial sum over all holders.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <cstring>
 #include <haloshift/haloshift.hpp>
 #include <sstream>

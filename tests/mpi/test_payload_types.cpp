@@ -2,7 +2,7 @@
 // Payload types and the halo API: structs, bytes, one-shot exchange,
 // per-dimension k, lookup by offset, periodic images of a single box.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
 #include <cstdint>

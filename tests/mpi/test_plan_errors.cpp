@@ -2,7 +2,7 @@
 // Arguments that must agree across ranks are checked collectively when a plan
 // is built: a mismatch raises the same error on every rank instead of hanging.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
 namespace hs = haloshift;

@@ -2,7 +2,7 @@
 // Serializable messages through Boost.MPI: strings, vectors and a user struct
 // with `serialize` reach every rank intact, exactly once.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/boost_serialization.hpp>
 #include <haloshift/network/msn_announce.hpp>
 #include <haloshift/network/ttl_local_exchange.hpp>

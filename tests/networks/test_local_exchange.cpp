@@ -4,7 +4,7 @@
 // neighbour offset, multi-hop messages from every box within `hops` boxes,
 // each exactly once per offset, after as many steps as boxes away.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/local_exchange.hpp>
 #include <haloshift/network/ttl_local_exchange.hpp>
 

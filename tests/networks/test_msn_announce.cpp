@@ -3,7 +3,7 @@
 // receives every announcement exactly once, intact, within the diameter.
 // The expected set is recomputed on every rank from the posting pattern.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/msn_announce.hpp>
 
 #include <map>

@@ -2,7 +2,7 @@
 // Bad arguments: named with their value, and, where ranks must agree, the
 // same error on every rank (checked collectively at construction).
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/local_exchange.hpp>
 #include <haloshift/network/msn_announce.hpp>
 #include <haloshift/network/ttl_local_exchange.hpp>

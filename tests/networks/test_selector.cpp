@@ -2,7 +2,7 @@
 // The announcement selector: the paper's reading of Table III, and costs
 // recomputed here from Hockney's formula.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/announce_selector.hpp>
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // BFS where it is affordable here, the paper's formula (1) everywhere.
 // docs/networks.md explains every difference.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/network/msn_distances.hpp>
 #include <haloshift/network/msn_topology.hpp>
 
@@ -29,7 +29,7 @@ TEST_CASE("Table III: formula (1) on the rule's sizes", "[msn][table3]") {
   CHECK(matches == 61);  // docs/networks.md: 114486 at degree 3 and 2282544 at degree 5 differ by one
 }
 
-TEST_CASE("Table III: true diameters by BFS for 10,240 and 22,960 processes", "[msn][table3]") {
+TEST_CASE("Table III: true diameters by BFS for 10,240 and 22,960 processes", "[msn][table3][large]") {
   int matches = 0;
   std::ostringstream all;
   for (const auto& row : table_iii::rows) {

@@ -3,7 +3,7 @@
 // afterwards every particle lies in its owner's box, none is lost or
 // duplicated, and the particles' data is unchanged but for periodic wrapping.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <cmath>
 #include <haloshift/haloshift.hpp>
 #include <random>

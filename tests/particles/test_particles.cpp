@@ -3,7 +3,7 @@
 // ghosts (which particles, in which order, with which periodic shift) follow
 // from the gathered positions alone; reverse sums equal a serial sum.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <cmath>
 #include <cstring>
 #include <haloshift/auto.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
 namespace hs = haloshift;

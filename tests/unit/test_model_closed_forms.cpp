@@ -2,7 +2,7 @@
 // Closed forms (docs/model.md) against the time read off each strategy's own
 // schedule, round by round, and against the max-plus simulation.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 #include <haloshift/model/closed_form.hpp>
 #include <haloshift/model/schedule_cost.hpp>

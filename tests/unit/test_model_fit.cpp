@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fitting Hockney parameters to synthetic ping-pong samples with known answers.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 
 #include <cstdio>

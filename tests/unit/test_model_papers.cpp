@@ -7,7 +7,7 @@
 //  * petri-net-maxplus-shift.txt, Tables 1-3: the (max,+) prediction of the
 //    same 1D rendezvous Shift on 64 nodes from its Table 4 latencies: exactly.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 #include <haloshift/model/simulator.hpp>
 

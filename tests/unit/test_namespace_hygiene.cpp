@@ -4,7 +4,7 @@
 // standard libraries (no public haloshift name collides with them), and the
 // library's internals are out of sight in haloshift::detail.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 
 #include <algorithm>

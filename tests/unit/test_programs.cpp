@@ -3,7 +3,7 @@
 // send with the receive of the same transfer on the peer, move block labels
 // along the matches and check every rank ends with exactly the oracle's blocks.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
 
 #include <map>

@@ -3,7 +3,7 @@
 // Shift paper: 6k messages per rank (fewer at non-periodic borders), phase
 // sizes m, (2k+1)m, (2k+1)^2 m, received volume ((2k+1)^3 - 1) m.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
 namespace hs = haloshift;

@@ -2,7 +2,7 @@
 // Every strategy's schedule against the closed forms of docs/strategies.md:
 // messages, rounds and bytes per rank come from the compiled schedule itself.
 
-#include <catch2/catch.hpp>
+#include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
 #include <set>

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "../grid/checked_size.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
@@ -57,7 +58,7 @@ class block_layout {
       const bool own_at_start = place == own_place::first && o == zero_offset;
       block_slot s{o, *grid.neighbor_at(coords, o), count(o), own_at_start ? 0 : next,
                    o != zero_offset && contains(wanted, o)};
-      if (!own_at_start) next += s.count;
+      if (!own_at_start) next = checked_add(next, s.count, "halo size (elements)");
       index_[box_.index(o)] = static_cast<int>(slots_.size());
       if (o == zero_offset) own_ = static_cast<int>(slots_.size());
       if (s.visible) ++visible_;

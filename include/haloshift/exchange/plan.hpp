@@ -61,10 +61,14 @@ class plan {
   const detail::program& details() const noexcept { return *program_; }
 
   /// An empty halo shaped for this plan, to be filled by forward.
-  halo<T> make_halo() const { return halo<T>(program_); }
+  halo<T> make_halo() const {
+    check_built("make_halo");
+    return halo<T>(program_);
+  }
 
   /// Ghost fill: every rank's `mine` reaches every rank within range.
   void forward(std::span<const T> mine, halo<T>& out) {
+    check_built("forward");
     check_mine(mine.size());
     check_halo(out);
     if (engine_) {
@@ -76,6 +80,7 @@ class plan {
   }
   /// Ghost fill into a new halo (make_halo() then forward(mine, halo)).
   halo<T> forward(std::span<const T> mine) {
+    check_built("forward");
     halo<T> out = make_halo();
     forward(mine, out);
     return out;
@@ -91,6 +96,7 @@ class plan {
   /// TeamShift, start those transit blocks at `identity`).
   template <class Op = std::plus<>>
   void reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
+    check_built("reverse");
     check_mine(own.size());
     check_halo(contributions);
     T* buffer = contributions.buffer_.data();
@@ -113,6 +119,10 @@ class plan {
       : comm_(grid.comm()), strategy_(strategy), range_(r), options_(options) {}
 
   const detail::block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
+  void check_built(const char* call) const {
+    if (!program_)
+      throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+  }
   void check_mine(std::size_t n) const {
     if (n != local_count())
       throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
@@ -154,6 +164,17 @@ inline std::int64_t requested_hash(std::string_view name) {
   return name_hash(lower);
 }
 
+/// Raises haloshift::error naming the option and its value when an enum of
+/// `options` holds a value outside its enumerators.
+inline void check_plan_options(const plan_options& options) {
+  if (options.mode != protocol::overlapping && options.mode != protocol::rendezvous)
+    throw error("plan_options.mode: invalid protocol value " + std::to_string(static_cast<long long>(options.mode)) +
+                " (use protocol::overlapping or protocol::rendezvous)");
+  if (options.kind != shell::full && options.kind != shell::eighth)
+    throw error("plan_options.kind: invalid shell value " + std::to_string(static_cast<long long>(options.kind)) +
+                " (use shell::full or shell::eighth)");
+}
+
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
 inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
                                                          std::string_view strategy, std::size_t element_size) {
@@ -181,6 +202,7 @@ struct plan_builder {
     mpi::agree(
         grid.comm(),
         [&] {
+          check_plan_options(options);
           r = make();
           check_local_count(local_count, element_size);
         },
@@ -207,6 +229,7 @@ struct plan_builder {
     // disagree (even one asking Auto) meet here and raise together before any other communication.
     mpi::agree(grid.comm(),
                [&] {
+                 check_plan_options(options);
                  s = request.resolve();
                  checked = make();
                  check_local_count(local_count, sizeof(T));
@@ -238,6 +261,7 @@ struct plan_builder {
     auto compiled = std::make_shared<detail::program>();
     mpi::agree(comm, [&] {
       *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
+      checked_mul(compiled->layout.total(), sizeof(T), "halo size (bytes)");
       for (const detail::round_program& r : compiled->rounds)
         for (const detail::transfer_program& t : r.transfers)
           for (const detail::message* m : {&t.send, &t.recv})

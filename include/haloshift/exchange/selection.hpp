@@ -175,6 +175,7 @@ struct selective_builder {
     mpi::agree(
         grid.comm(),
         [&] {
+          check_plan_options(options);
           s = request.resolve();
           if (s.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(s.name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");

@@ -4,12 +4,16 @@
 /// @brief A Cartesian grid of boxes, one per rank, over a communicator.
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <mpi.h>
 
 #include "../error.hpp"
+#include "../mpi/agreement.hpp"
 #include "../mpi/check.hpp"
 #include "../mpi/communicator.hpp"
 #include "grid_shape.hpp"
@@ -33,33 +37,13 @@ struct grid_options {
 class cartesian_grid {
 public:
   /// Lays the ranks of `comm` out as `options` says and duplicates `comm`
-  /// (collective over `comm`). Throws haloshift::error when the dims do not fit
-  /// the communicator's size or `periodic` does not have one entry per dimension.
-  explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {}) : comm_(comm) {
-    std::vector<int> dims = options.dims;
-    if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
-      throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
-    int fixed = 1;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d] < 0)
-        throw error("grid: dims[" + std::to_string(d) + "] must be >= 1 (or 0 to choose), got " +
-                    std::to_string(dims[d]));
-      if (dims[d] > 0) fixed *= dims[d];
-    }
-    const bool all_fixed = std::find(dims.begin(), dims.end(), 0) == dims.end();
-    if (all_fixed && fixed != comm_.size())
-      throw error("grid: dims multiply to " + std::to_string(fixed) + " but the communicator has " +
-                  std::to_string(comm_.size()) + " ranks");
-    if (comm_.size() % fixed != 0)
-      throw error("grid: the fixed dims multiply to " + std::to_string(fixed) +
-                  ", which does not divide the communicator size " + std::to_string(comm_.size()));
-    mpi::check(MPI_Dims_create(comm_.size(), static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
-    shape_ = grid_shape(dims, options.periodic);
-    if (shape_.size() != comm_.size())
-      throw error("grid: dims " + to_string(shape_) + " hold " + std::to_string(shape_.size()) +
-                  " boxes but the communicator has " + std::to_string(comm_.size()) + " ranks");
-    coords_ = shape_.coords_of(comm_.rank());
-  }
+  /// (collective over `comm`). Throws haloshift::error, the same on every
+  /// rank, when the dims do not fit the communicator's size, `periodic` does
+  /// not have one entry per dimension, or dims or periodic differ across
+  /// ranks: they are agreed in the constructor's first collective, before the
+  /// communicator is duplicated.
+  explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {})
+      : cartesian_grid(comm, agreed_shape(comm, options), checked_tag{}) {}
 
   /// The grid's shape (dims and periodicity), without the communicator.
   const grid_shape& shape() const noexcept { return shape_; }
@@ -86,6 +70,69 @@ public:
   MPI_Comm comm() const noexcept { return comm_.get(); }
 
 private:
+  struct checked_tag {};
+  cartesian_grid(MPI_Comm comm, grid_shape shape, checked_tag)
+      : comm_(comm), shape_(std::move(shape)), coords_(shape_.coords_of(comm_.rank())) {}
+
+  /// Validates `options` on every rank of `comm` and agrees dims and periodic
+  /// (one MPI_Allreduce on the user's communicator, nothing before it).
+  static grid_shape agreed_shape(MPI_Comm comm, const grid_options& options) {
+    // Local checks that need no communication (the same on every rank that can run them).
+    if (comm == MPI_COMM_NULL) throw error("communicator: MPI_COMM_NULL is not a valid communicator");
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) throw error("communicator: MPI is not initialized (call MPI_Init first)");
+    int size = 0;
+    mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    const std::vector<int>& given = options.dims;
+    std::vector<mpi::agreed_value> values{
+        {"grid_options.dims.size()", static_cast<std::int64_t>(given.size())},
+        {"grid_options.periodic.size()", static_cast<std::int64_t>(options.periodic.size())}};
+    static const char* dim_names[max_dims] = {"grid_options.dims[0]", "grid_options.dims[1]", "grid_options.dims[2]"};
+    static const char* periodic_names[max_dims] = {"grid_options.periodic[0]", "grid_options.periodic[1]",
+                                                   "grid_options.periodic[2]"};
+    for (int d = 0; d < max_dims; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      values.push_back({dim_names[d], i < given.size() ? given[i] : 0});
+      values.push_back({periodic_names[d], i < options.periodic.size() ? static_cast<int>(options.periodic[i]) : 0});
+    }
+    grid_shape shape;
+    mpi::agree(
+        comm,
+        [&] {
+          std::vector<int> dims = given;
+          if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
+            throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
+          if (options.periodic.size() != dims.size())
+            throw error("grid: periodic must have one entry per dimension (" + std::to_string(dims.size()) +
+                        "), got " + std::to_string(options.periodic.size()));
+          std::int64_t fixed = 1;
+          for (std::size_t d = 0; d < dims.size(); ++d) {
+            if (dims[d] < 0)
+              throw error("grid: dims[" + std::to_string(d) + "] must be >= 1 (or 0 to choose), got " +
+                          std::to_string(dims[d]));
+            if (dims[d] > 0) fixed *= dims[d];  // both factors below 2^31: no overflow
+            if (fixed > INT_MAX)
+              throw error("grid: dims multiply to more than " + std::to_string(INT_MAX) + " (dims[" +
+                          std::to_string(d) + "] = " + std::to_string(dims[d]) + ")");
+          }
+          const bool all_fixed = std::find(dims.begin(), dims.end(), 0) == dims.end();
+          if (all_fixed && fixed != size)
+            throw error("grid: dims multiply to " + std::to_string(fixed) + " but the communicator has " +
+                        std::to_string(size) + " ranks");
+          if (size % fixed != 0)
+            throw error("grid: the fixed dims multiply to " + std::to_string(fixed) +
+                        ", which does not divide the communicator size " + std::to_string(size));
+          mpi::check(MPI_Dims_create(size, static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
+          shape = grid_shape(dims, options.periodic);
+          if (shape.size() != size)
+            throw error("grid: dims " + to_string(shape) + " hold " + std::to_string(shape.size()) +
+                        " boxes but the communicator has " + std::to_string(size) + " ranks");
+        },
+        values);
+    return shape;
+  }
+
   mpi::communicator comm_;
   grid_shape shape_;
   offset coords_{0, 0, 0};

@@ -3,6 +3,7 @@
 /// @file neighborhood.hpp
 /// @brief The k-neighborhood: which offsets a box imports.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,42 @@ struct range {
   friend bool operator==(const range&, const range&) = default;
 };
 
+namespace detail {
+/// Most offsets a range may hold (each is a block slot of every halo and a
+/// candidate message): far more than any useful neighbourhood, small enough
+/// that a mistaken huge `k` raises at once instead of exhausting memory.
+inline constexpr std::uint64_t max_range_offsets = std::uint64_t{1} << 24;
+
+/// Raises haloshift::error when `kind` is not a valid shell.
+inline void check_shell(shell kind) {
+  if (kind != shell::full && kind != shell::eighth)
+    throw error("shell: invalid value " + std::to_string(static_cast<long long>(kind)) +
+                " (use shell::full or shell::eighth)");
+}
+
+/// Raises haloshift::error naming `k` and the offsets it would need when the
+/// range holds more than max_range_offsets (counted without overflow).
+inline void check_range_size(const range& r) {
+  check_shell(r.kind);
+  std::uint64_t count = 1;
+  bool overflow = false;
+  for (int d = 0; d < max_dims; ++d) {
+    const std::uint64_t extent = static_cast<std::uint64_t>(static_cast<std::int64_t>(r.high(d)) - r.low(d) + 1);
+    overflow = overflow || __builtin_mul_overflow(count, extent, &count);
+  }
+  if (overflow || count - 1 > max_range_offsets)
+    throw error("k = " + to_string(r.k) + " is too large: the range would hold " +
+                (overflow ? std::string("more than 2^64") : std::to_string(count - 1)) +
+                " offsets (one halo block slot each), more than the supported " + std::to_string(max_range_offsets));
+}
+}  // namespace detail
+
 /// `k` boxes along every dimension of `grid`, 0 along dimensions it lacks.
 inline range make_range(const grid_shape& grid, int k, shell kind = shell::full) {
   if (k < 1) throw error("k must be >= 1, got " + std::to_string(k));
   range r{{0, 0, 0}, kind};
   for (int d = 0; d < grid.ndims(); ++d) r.k[d] = k;
+  detail::check_range_size(r);
   return r;
 }
 
@@ -50,7 +82,9 @@ inline range make_range(const grid_shape& grid, const offset& k, shell kind = sh
     any = any || k[d] > 0;
   }
   if (!any) throw error("k must be positive in at least one dimension, got " + to_string(k));
-  return {k, kind};
+  const range r{k, kind};
+  detail::check_range_size(r);
+  return r;
 }
 
 /// Whether offset `o` lies in the range's box (0 included).

@@ -5,8 +5,10 @@
 /// (calibration_file.hpp) or measured once in process (measure.hpp).
 
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <mpi.h>
@@ -131,21 +133,34 @@ inline hockney agreed_model(MPI_Comm comm) {
   hockney model;
   int have_file = 0;
   if (rank == 0) {
-    std::error_code ignored;
-    have_file = std::filesystem::exists(path, ignored) ? 1 : 0;
+    // Something there that cannot even be looked at (permissions) is a file to report, not a reason to measure.
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    have_file = exists || (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) ? 1 : 0;
   }
   mpi::check(MPI_Bcast(&have_file, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (have_file) {
+    // Rank 0 alone reads and parses the file; its error (any exception, as a
+    // haloshift::error) reaches every rank through agree(), its model through
+    // broadcast_model(): a file readable on one rank only cannot split the ranks.
     mpi::agree(comm, [&] {
       if (rank != 0) return;
-      const calibration c = load_calibration(path);
-      model = c.cost;
-      if (const std::string why = detail::calibration_mismatch(c, size); !why.empty()) {
-        const char* env = std::getenv("HALOSHIFT_CALIBRATION_STRICT");
-        const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
-        const std::string text = "calibration file " + path + " was made for another job: " + why;
-        if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
-        log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+      try {
+        const calibration c = load_calibration(path);
+        model = c.cost;
+        if (const std::string why = detail::calibration_mismatch(c, size); !why.empty()) {
+          const char* env = std::getenv("HALOSHIFT_CALIBRATION_STRICT");
+          const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
+          const std::string text = "calibration file " + path + " was made for another job: " + why;
+          if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
+          log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+        }
+      } catch (const error&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw error("calibration file " + path + ": " + e.what());
+      } catch (...) {
+        throw error("calibration file " + path + ": unknown exception while loading");
       }
     });
   } else {

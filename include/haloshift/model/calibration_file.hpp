@@ -6,12 +6,19 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
+#include <new>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <mpi.h>
@@ -102,53 +109,123 @@ inline void save_calibration(const calibration& c, const std::string& path) {
   out << j.dump(2) << '\n';
 }
 
-/// Reads a calibration; every problem names the file and the field.
-inline calibration load_calibration(const std::string& path) {
-  std::ifstream in(path);
+namespace detail {
+/// A double as it would be written in a file (17 significant digits, "nan", "inf").
+inline std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  // The shortest of %.17g and %g that reads back the same value.
+  char short_text[40];
+  std::snprintf(short_text, sizeof short_text, "%g", v);
+  return std::strtod(short_text, nullptr) == v ? short_text : text;
+}
+/// A JSON value for an error message: its type, and the value itself when it is short
+/// (never dumps arrays or objects, which may be nested deeper than the stack).
+inline std::string json_value_text(const nlohmann::json& v) {
+  if (v.is_number()) return v.dump();
+  if (v.is_boolean() || v.is_null()) return v.dump();
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.size() <= 32) return "the string " + v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    return "a string of " + std::to_string(s.size()) + " characters";
+  }
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
+  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " field(s)";
+  return std::string("a JSON ") + v.type_name();
+}
+/// Largest calibration file read (a real one is a few kilobytes).
+inline constexpr std::uintmax_t max_calibration_file_bytes = 16u << 20;
+}  // namespace detail
+
+/// The text of the calibration file at `path`. Throws haloshift::error naming
+/// the file if it is missing, a directory, unreadable or too large.
+inline std::string read_calibration_text(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw error("calibration file " + path + ": cannot be read (" + ec.message() + ")");
+  if (!std::filesystem::exists(status)) throw error("calibration file " + path + ": cannot be read (no such file)");
+  if (std::filesystem::is_directory(status)) throw error("calibration file " + path + ": is a directory, not a file");
+  if (!std::filesystem::is_regular_file(status)) throw error("calibration file " + path + ": is not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > detail::max_calibration_file_bytes)
+    throw error("calibration file " + path + ": is " + std::to_string(size) + " bytes, larger than " +
+                std::to_string(detail::max_calibration_file_bytes) + " (not a calibration)");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw error("calibration file " + path + ": cannot be read");
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > detail::max_calibration_file_bytes)
+      throw error("calibration file " + path + ": is larger than " +
+                  std::to_string(detail::max_calibration_file_bytes) + " bytes (not a calibration)");
+  }
+  if (in.bad()) throw error("calibration file " + path + ": cannot be read (I/O error)");
+  return text;
+}
+
+namespace detail {
+inline calibration parse_calibration_unchecked(std::string_view text, const std::string& path) {
+  const std::string where = "calibration file " + path + ": ";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
-    throw error("calibration file " + path + ": not valid JSON (" + e.what() + ")");
+    throw error(where + "not valid JSON (" + e.what() + ")");
   }
-  auto number = [&](const nlohmann::json& obj, const char* field, double low, double high) {
-    if (!obj.contains(field)) throw error("calibration file " + path + ": field '" + field + "' is missing");
-    if (!obj[field].is_number()) throw error("calibration file " + path + ": field '" + field + "' is not a number");
-    const double v = obj[field].get<double>();
+  auto number = [&](const nlohmann::json& obj, const char* field, double low, double high, const char* within = "") {
+    const std::string name = *within ? std::string(within) + "." + field : std::string(field);
+    if (!obj.is_object()) throw error(where + "field '" + within + "' must be an object, got " + json_value_text(obj));
+    const auto it = obj.find(field);
+    if (it == obj.end()) throw error(where + "field '" + name + "' is missing");
+    if (!it->is_number())
+      throw error(where + "field '" + name + "' is not a number, got " + json_value_text(*it));
+    const double v = it->get<double>();
     if (!(v >= low && v <= high))
-      throw error("calibration file " + path + ": field '" + field + "' = " + std::to_string(v) +
-                  " is out of range [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+      throw error(where + "field '" + name + "' = " + number_text(v) + " is out of range [" + number_text(low) + ", " +
+                  number_text(high) + "]");
     return v;
   };
-  if (!j.is_object() || !j.contains("haloshift_calibration"))
-    throw error("calibration file " + path + ": field 'haloshift_calibration' is missing (not a haloshift calibration)");
+  if (!j.is_object())
+    throw error(where + "the top level must be a JSON object, got " + json_value_text(j) +
+                " (not a haloshift calibration)");
+  if (!j.contains("haloshift_calibration"))
+    throw error(where + "field 'haloshift_calibration' is missing (not a haloshift calibration)");
+  number(j, "haloshift_calibration", 1, 1);
   calibration c;
   const double gamma = number(j, "gamma_s", 0, 1);
-  if (j.contains("pieces")) {
-    if (!j["pieces"].is_array() || j["pieces"].empty())
-      throw error("calibration file " + path + ": field 'pieces' must be a non-empty array");
+  if (const auto pieces_it = j.find("pieces"); pieces_it != j.end()) {
+    if (!pieces_it->is_array() || pieces_it->empty())
+      throw error(where + "field 'pieces' must be a non-empty array, got " + json_value_text(*pieces_it));
+    if (pieces_it->size() > 4096)
+      throw error(where + "field 'pieces' has " + std::to_string(pieces_it->size()) + " pieces, more than 4096");
     std::vector<hockney::piece> pieces;
-    for (const auto& p : j["pieces"]) {
+    for (const auto& p : *pieces_it) {
+      const std::string at = "pieces[" + std::to_string(pieces.size()) + "]";
       // A later piece's line may cross 0 before it starts (a steep segment of a measured
       // table); what must not be negative is the time where the piece begins.
-      const double from = number(p, "from_bytes", 0, 1e15);
-      const double alpha = number(p, "alpha_s", pieces.empty() ? 0 : -1, 1);
-      const double beta = number(p, "beta_s_per_byte", 0, 1);
+      const double from = number(p, "from_bytes", 0, 1e15, at.c_str());
+      const double alpha = number(p, "alpha_s", pieces.empty() ? 0 : -1, 1, at.c_str());
+      const double beta = number(p, "beta_s_per_byte", 0, 1, at.c_str());
       if (alpha + beta * from < 0)
-        throw error("calibration file " + path + ": field 'alpha_s' = " + std::to_string(alpha) +
-                    " makes the time at " + std::to_string(from) + " bytes negative");
-      const double piece_gamma =
-          p.contains("gamma_s") ? number(p, "gamma_s", -1, 1) : std::numeric_limits<double>::quiet_NaN();
+        throw error(where + "field '" + at + ".alpha_s' = " + number_text(alpha) + " makes the time at " +
+                    number_text(from) + " bytes negative");
+      const double piece_gamma = p.contains("gamma_s") ? number(p, "gamma_s", -1, 1, at.c_str())
+                                                       : std::numeric_limits<double>::quiet_NaN();
       if (piece_gamma + beta * from < 0)
-        throw error("calibration file " + path + ": field 'gamma_s' = " + std::to_string(piece_gamma) +
-                    " makes the injection of " + std::to_string(from) + " bytes negative");
+        throw error(where + "field '" + at + ".gamma_s' = " + number_text(piece_gamma) + " makes the injection of " +
+                    number_text(from) + " bytes negative");
       pieces.push_back({from, alpha, beta, piece_gamma});
     }
     try {
       c.cost = hockney::piecewise(pieces, gamma);
     } catch (const error& e) {
-      throw error("calibration file " + path + ": field 'pieces': " + std::string(e.what()).substr(11));
+      const std::string what = e.what();
+      const std::string prefix = "haloshift: ";
+      throw error(where + "field 'pieces': " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
     }
   } else {
     c.cost = hockney(number(j, "alpha_s", 0, 1), number(j, "beta_s_per_byte", 0, 1), gamma);
@@ -159,17 +236,47 @@ inline calibration load_calibration(const std::string& path) {
   if (j.contains("round_s")) c.cost = c.cost.with_round_delta(number(j, "round_s", 0, 1));
   if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(number(j, "gamma_growth_s", 0, 1));
   if (j.contains("knee_bytes")) c.knee_bytes = number(j, "knee_bytes", 0, 1e15);
-  auto text = [&](const char* field) {
-    if (!j.contains(field)) return std::string();
-    if (!j[field].is_string()) throw error("calibration file " + path + ": field '" + field + "' is not a string");
-    return j[field].get<std::string>();
+  auto string_field = [&](const char* field) {
+    const auto it = j.find(field);
+    if (it == j.end()) return std::string();
+    if (!it->is_string())
+      throw error(where + "field '" + field + "' is not a string, got " + json_value_text(*it));
+    return it->get<std::string>();
   };
-  c.method = text("method");
-  c.mpi_library = text("mpi_library");
-  c.host = text("host");
-  c.date = text("date");
-  if (j.contains("ranks")) c.ranks = static_cast<int>(number(j, "ranks", 0, 1e9));
+  c.method = string_field("method");
+  c.mpi_library = string_field("mpi_library");
+  c.host = string_field("host");
+  c.date = string_field("date");
+  if (j.contains("ranks")) {
+    const double ranks = number(j, "ranks", 0, 1e9);
+    if (ranks != std::floor(ranks))
+      throw error(where + "field 'ranks' = " + number_text(ranks) + " is not a whole number");
+    c.ranks = static_cast<int>(ranks);
+  }
   return c;
+}
+}  // namespace detail
+
+/// Parses the text of a calibration file (`path` only names it in messages).
+/// Every problem raises haloshift::error naming the file and the field (and
+/// the offending value when it is short); no other exception escapes, so the
+/// fuzzer (tests/fuzz) and a collective load can rely on it.
+inline calibration parse_calibration(std::string_view text, const std::string& path = "<text>") {
+  try {
+    return detail::parse_calibration_unchecked(text, path);
+  } catch (const error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw error("calibration file " + path + ": out of memory while parsing");
+  } catch (const std::exception& e) {
+    throw error("calibration file " + path + ": " + e.what());
+  }
+}
+
+/// Reads a calibration; every problem names the file and the field. Local (not
+/// collective): agreed_model() calls it on rank 0 only and broadcasts the result.
+inline calibration load_calibration(const std::string& path) {
+  return parse_calibration(read_calibration_text(path), path);
 }
 
 }  // namespace haloshift

@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "../exchange/protocol.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../schedule/team_shift.hpp"
+#include "arguments.hpp"
 #include "hockney.hpp"
 
 /// Closed-form Hockney times of the built-in strategies (see closed_form.hpp).
@@ -42,6 +44,7 @@ inline bool full(const range& r) { return r.kind == shell::full; }
 /// `6k alpha + beta m (8k^3 + 12k^2 + 6k)` for gamma = alpha; rendezvous `sum_d 4 k_d time(M_d)`
 /// (plus delta per round, per synchronous message in rendezvous, and the gap's growth).
 inline double shift(const range& r, double m, const hockney& h, protocol mode) {
+  haloshift::detail::check_model_arguments("closed_form::shift", r, m, mode);
   double t = 0;
   for (int d = 0; d < max_dims; ++d) {
     if (r.k[d] == 0) continue;
@@ -55,6 +58,7 @@ inline double shift(const range& r, double m, const hockney& h, protocol mode) {
 /// SingleHop: N = prod_d w_d - 1 messages of m at once: `alpha + (N-1) gamma + N beta m`;
 /// rendezvous `2 N time(m)`.
 inline double single_hop(const range& r, double m, const hockney& h, protocol mode) {
+  haloshift::detail::check_model_arguments("closed_form::single_hop", r, m, mode);
   int n = 1;
   for (int d = 0; d < max_dims; ++d) n *= detail::width(r, d);
   --n;
@@ -67,6 +71,10 @@ inline double single_hop(const range& r, double m, const hockney& h, protocol mo
 /// at Chebyshev distance h. Overlapping per round `alpha + (D-1) gamma + beta m B_h`; rendezvous
 /// `sum_w 2 time(m_w)`.
 inline double ttl_multi_hop(const range& r, int ndims, double m, const hockney& h, protocol mode) {
+  haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", r, m, mode);
+  if (ndims < 1 || ndims > max_dims)
+    throw error("closed_form::ttl_multi_hop: ndims must be in [1, " + std::to_string(max_dims) + "], got " +
+                std::to_string(ndims));
   const int k = *std::max_element(r.k.begin(), r.k.end());
   double t = 0;
   for (int hop = 1; hop <= k; ++hop) {
@@ -97,6 +105,7 @@ inline double ttl_multi_hop(const range& r, int ndims, double m, const hockney& 
 ///  class in turn.
 inline double team_shift(const grid_shape& grid, const range& r, const offset& team, double m, const hockney& h,
                          protocol mode) {
+  haloshift::detail::check_model_arguments("closed_form::team_shift", grid, r, m, mode);
   const offset c = TeamShift::team_sizes(grid, r, team);
   double t = 0;
   for (int d = 0; d < max_dims; ++d) {

@@ -23,6 +23,7 @@ namespace haloshift {
 /// it when all ranks do the same (Shift, SingleHop, TtlMultiHop on periodic
 /// grids).
 inline double round_by_round_time(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+  detail::check_simulation_setup("round_by_round_time", grid, setup);
   const int n = grid.size();
   double total = 0;
   detail::sim_message m;

@@ -6,15 +6,18 @@
 /// messages (the Petri-net paper's (max,+) method without its matrices).
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "../exchange/program.hpp"
 #include "../exchange/protocol.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../schedule/schedule.hpp"
+#include "arguments.hpp"
 #include "hockney.hpp"
 
 namespace haloshift {
@@ -47,6 +50,18 @@ struct simulation_setup {
   /// model/staging.hpp, which reads this off the compiled programs).
   std::function<unsigned(int, std::size_t, std::size_t)> staging{};
 };
+
+namespace detail {
+/// The setup's protocol is an enumerator and every rank's block a finite number of bytes >= 0.
+inline void check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
+  check_protocol(where, setup.mode);
+  if (!setup.block_bytes) throw error(std::string(where) + ": setup.block_bytes is empty");
+  for (int rank = 0; rank < grid.size(); ++rank)
+    if (const double b = setup.block_bytes(rank); !std::isfinite(b) || b < 0)
+      throw error(std::string(where) + ": setup.block_bytes(" + std::to_string(rank) +
+                  ") must be >= 0 bytes and finite, got " + value_text(b));
+}
+}  // namespace detail
 
 namespace detail {
 
@@ -103,6 +118,7 @@ inline double local_copy_bytes(const grid_shape& grid, const offset& c, int s, c
 /// (rendezvous), as the executor does it.
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const int n = grid.size();
+  detail::check_simulation_setup("simulate", grid, setup);
   simulation_result out;
   std::vector<double> now(n, 0.0), next(n, 0.0), port(n, 0.0), posted(n, 0.0);
   std::vector<char> active(n, 0);

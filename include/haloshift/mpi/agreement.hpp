@@ -4,9 +4,13 @@
 /// @brief Collective argument checks: every rank raises the same error, so a
 /// mistake on one rank never leaves the others waiting in a later call.
 
+#include <bit>
 #include <cstdint>
 #include <functional>
+#include <ios>
+#include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,17 +22,52 @@
 
 namespace haloshift::mpi {
 
+/// What an agreed value holds: an integer, or a double kept as its bit pattern.
+enum class value_kind { integer, real };
+
 /// A value that must be equal on all ranks, with the name used in messages.
+/// Doubles are compared by bit pattern (equal values, equal bits) but reported
+/// as numbers: build them with real_value().
 struct agreed_value {
   const char* name;
   std::int64_t value;
+  value_kind kind = value_kind::integer;
 };
+
+/// An agreed double: compared through its bits, printed as a number.
+inline agreed_value real_value(const char* name, double v) noexcept {
+  return {name, std::bit_cast<std::int64_t>(v), value_kind::real};
+}
+
+namespace detail {
+/// Order-preserving map to unsigned keys (doubles ordered by value, NaNs at the ends).
+inline std::uint64_t order_key(std::int64_t value, value_kind kind) noexcept {
+  std::int64_t v = value;
+  if (kind == value_kind::real && v < 0) v ^= std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::uint64_t>(v) ^ (std::uint64_t{1} << 63);
+}
+inline std::int64_t from_order_key(std::uint64_t key, value_kind kind) noexcept {
+  std::int64_t v = static_cast<std::int64_t>(key ^ (std::uint64_t{1} << 63));
+  if (kind == value_kind::real && v < 0) v ^= std::numeric_limits<std::int64_t>::max();
+  return v;
+}
+}  // namespace detail
+
+/// A value as text: integers in decimal, doubles as numbers with every significant digit.
+inline std::string value_text(std::int64_t value, value_kind kind) {
+  if (kind == value_kind::integer) return std::to_string(value);
+  std::ostringstream out;
+  out.precision(std::numeric_limits<double>::max_digits10);
+  out << std::bit_cast<double>(value);
+  return out.str();
+}
 
 /// Runs `local` on every rank, then (one MPI_Allreduce) checks that no rank
 /// failed and that all `values` agree. If some rank's `local` threw
 /// haloshift::error, every rank throws the message of the lowest such rank;
 /// otherwise, if a value differs, every rank throws an error naming it with its
-/// smallest and largest value.
+/// smallest and largest value (doubles printed as numbers). The values' names
+/// and kinds must be the same on all ranks (they are the call's, not the user's).
 template <class Local>
 void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values = {}) {
   int rank = 0, size = 0;
@@ -40,11 +79,12 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
   } catch (const error& e) {
     failure = std::string(e.what()).substr(std::string("haloshift: ").size());
   }
-  // One reduction finds the first failing rank and each value's min and max (as -max).
-  std::vector<std::int64_t> packed{failure ? rank : size};
-  for (const agreed_value& v : values) packed.push_back(v.value);
-  for (const agreed_value& v : values) packed.push_back(-v.value);
-  check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_INT64_T, MPI_MIN, comm),
+  // One reduction finds the first failing rank and each value's min and max (as the min of the
+  // complement of an order-preserving unsigned key: exact for every value, no negation overflow).
+  std::vector<std::uint64_t> packed{static_cast<std::uint64_t>(failure ? rank : size)};
+  for (const agreed_value& v : values) packed.push_back(detail::order_key(v.value, v.kind));
+  for (const agreed_value& v : values) packed.push_back(~detail::order_key(v.value, v.kind));
+  check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_UINT64_T, MPI_MIN, comm),
         "MPI_Allreduce");
   const int failed = static_cast<int>(packed[0]);
   if (failed < size) {
@@ -56,10 +96,11 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
     throw error(size > 1 ? text + " (on rank " + std::to_string(failed) + ")" : text);
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::int64_t low = packed[1 + i], high = -packed[1 + values.size() + i];
+    const std::uint64_t low = packed[1 + i], high = ~packed[1 + values.size() + i];
     if (low != high)
       throw error(std::string(values[i].name) + " must be the same on all ranks, got values from " +
-                  std::to_string(low) + " to " + std::to_string(high));
+                  value_text(detail::from_order_key(low, values[i].kind), values[i].kind) + " to " +
+                  value_text(detail::from_order_key(high, values[i].kind), values[i].kind));
   }
 }
 

@@ -4,11 +4,13 @@
 /// @brief Where a rank's part of a global structured grid lies, and how its
 /// padded local array (interior plus ghost layers) is laid out. No MPI.
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "../error.hpp"
+#include "../grid/checked_size.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/offset.hpp"
 
@@ -66,10 +68,17 @@ struct field_shape {
       ghost[d] = ghost_width[d];
       lo[d] = static_cast<int>(detail::split_lo(global[d], grid.dim(d), coords[d]));
       interior[d] = static_cast<int>(detail::split_lo(global[d], grid.dim(d), coords[d] + 1)) - lo[d];
-      padded[d] = interior[d] + 2 * ghost[d];
+      const std::int64_t wide = std::int64_t{interior[d]} + 2 * std::int64_t{ghost[d]};
+      if (wide > INT_MAX)
+        throw error("ghost" + at + " = " + std::to_string(ghost[d]) + " makes the padded extent " +
+                    std::to_string(interior[d]) + " + 2 * " + std::to_string(ghost[d]) + " = " + std::to_string(wide) +
+                    " cells, more than INT_MAX");
+      padded[d] = static_cast<int>(wide);
     }
+    const std::string what = "field global " + to_string(global) + " ghost " + to_string(ghost) + ": padded cells";
     stride[1] = static_cast<std::size_t>(padded[0]);
-    stride[2] = stride[1] * static_cast<std::size_t>(padded[1]);
+    stride[2] = detail::checked_mul(stride[1], static_cast<std::size_t>(padded[1]), what);
+    detail::checked_mul(stride[2], static_cast<std::size_t>(padded[2]), what);
   }
 
   /// Elements of the padded array.

@@ -42,7 +42,12 @@ inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global
                                 std::size_t element_size, std::int64_t strategy_hash = 0) {
   field_shape s;
   mpi::agree(
-      grid.comm(), [&] { s = field_shape(grid.shape(), grid.coords(), global, ghost); },
+      grid.comm(),
+      [&] {
+        s = field_shape(grid.shape(), grid.coords(), global, ghost);
+        checked_add(checked_mul(s.size(), element_size, "field " + to_string(s) + ": bytes"), arena_alignment,
+                    "field " + to_string(s) + ": bytes");
+      },
       {{"strategy", strategy_hash},
        {"global[0]", global[0]},
        {"global[1]", global[1]},

@@ -25,8 +25,10 @@
 
 namespace haloshift {
 
-/// Wraps `x` into the primary domain along periodic dimensions and returns
-/// the rank whose box owns it. Throws haloshift::error when `x` is not finite
+/// Wraps `x` into the primary domain along periodic dimensions
+/// (`domain::wrap`) and returns the rank whose box owns it by the one
+/// ownership rule (`domain::owner_coordinate`, half-open boxes), the rule
+/// make_particle_plan checks. Throws haloshift::error when `x` is not finite
 /// or leaves a non-periodic dimension.
 inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
   offset c{0, 0, 0};
@@ -34,9 +36,7 @@ inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
     if (!std::isfinite(x[d]))
       throw error("migrate: a particle has a non-finite coordinate along dimension " + std::to_string(d));
     if (grid.periodic(d)) {
-      x[d] -= std::floor((x[d] - dom.lo[d]) / dom.length(d)) * dom.length(d);
-      if (x[d] >= dom.hi[d]) x[d] = dom.lo[d];  // rounding of a value just below lo
-      if (x[d] < dom.lo[d]) x[d] = dom.lo[d];
+      x[d] = dom.wrap(d, x[d]);  // exact: always inside [lo, hi), a value that rounds to hi becomes lo
     } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
       throw error("migrate: a particle at coordinate " + std::to_string(x[d]) + " along dimension " +
                   std::to_string(d) + " left the non-periodic domain [" + std::to_string(dom.lo[d]) + ", " +

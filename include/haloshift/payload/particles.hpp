@@ -42,16 +42,21 @@ namespace detail {
 struct particle_builder;
 
 /// The particle selector: the box at `source + rel` needs a particle when the
-/// particle lies within `cutoff` of that box along every grid dimension
-/// (inside the box grown by the cutoff, as LAMMPS's ghost region).
+/// particle, as that box receives it (shifted by its periodic image), lies
+/// within `cutoff` of the box along every grid dimension: inside the box grown
+/// by the cutoff, closed (a distance equal to the cutoff is in), as LAMMPS's
+/// ghost region. `domain::cutoff_reach` bounds the boxes this can select.
 struct within_cutoff {
   const grid_shape* grid;
   domain dom;
   position cutoff;
   bool operator()(const offset& source, const offset& rel, const position& x) const noexcept {
     for (int d = 0; d < grid->ndims(); ++d) {
-      const int c = source[d] + rel[d];
-      if (dom.edge(*grid, d, c) - x[d] > cutoff[d] || x[d] - dom.edge(*grid, d, c + 1) > cutoff[d]) return false;
+      const int n = grid->dim(d), c = source[d] + rel[d];
+      const int wraps = c >= 0 ? c / n : -((-c + n - 1) / n), inside = c - wraps * n;
+      // The ghost's coordinate as the receiver gets it: x + image * length with image = -wraps.
+      const double g = x[d] - static_cast<double>(wraps) * dom.length(d);
+      if (dom.edge(*grid, d, inside) - g > cutoff[d] || g - dom.edge(*grid, d, inside + 1) > cutoff[d]) return false;
     }
     return true;
   }
@@ -73,7 +78,8 @@ class particle_plan {
   std::size_t ghosts() const noexcept { return plan_.ghosts(); }
   /// owned() + ghosts(): the length of every array forward and reverse take.
   std::size_t size() const noexcept { return plan_.size(); }
-  /// Boxes the ghosts come from, per dimension (`ceil(cutoff / box width)`).
+  /// Boxes the ghosts come from, per dimension (`domain::cutoff_reach`: about
+  /// `floor(cutoff / box width) + 1`, the cutoff region being closed).
   const offset& reach() const noexcept { return reach_; }
   /// The ghost blocks, in canonical offset order.
   const std::vector<ghost_block>& blocks() const noexcept { return blocks_; }
@@ -179,19 +185,14 @@ namespace detail {
 inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
                              std::span<const position> x, std::string_view requested) {
   const grid_shape& shape = grid.shape();
-  // Doubles that must agree are compared through their bit patterns: equal values, equal bits.
-  auto bits = [](double v) {
-    std::int64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  };
+  // Doubles that must agree are compared through their bit patterns (equal values, equal bits) and reported as numbers.
   static const char* names[max_dims][3] = {{"domain.lo[0]", "domain.hi[0]", "cutoff[0]"},
                                            {"domain.lo[1]", "domain.hi[1]", "cutoff[1]"},
                                            {"domain.lo[2]", "domain.hi[2]", "cutoff[2]"}};
   std::vector<mpi::agreed_value> agreed;
   for (int d = 0; d < shape.ndims(); ++d)
     for (int i = 0; i < 3; ++i)
-      agreed.push_back({names[d][i], bits(i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d])});
+      agreed.push_back(mpi::real_value(names[d][i], i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d]));
   // The strategy asked for is agreed here, before Auto's calibration or the plan's own checks diverge.
   agreed.push_back({"strategy", requested_hash(requested)});
   offset reach{0, 0, 0};
@@ -203,16 +204,18 @@ inline offset particle_reach(const cartesian_grid& grid, const domain& dom, cons
           if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
             throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " +
                         std::to_string(cutoff[d]));
-          const double boxes = std::ceil(cutoff[d] / (dom.length(d) / shape.dim(d)));
-          if (boxes > 1e6)
+          constexpr int max_boxes = 1000000;
+          reach[d] = dom.cutoff_reach(shape, d, cutoff[d], max_boxes);  // at least 1: a zero cutoff takes the border
+          if (reach[d] > max_boxes)
             throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
                         " spans more than a million boxes");
-          reach[d] = std::max(1, static_cast<int>(boxes));  // a zero cutoff still takes particles on the border
         }
         const auto [lo, hi] = box_of(grid, dom);
         for (std::size_t i = 0; i < x.size(); ++i)
           for (int d = 0; d < shape.ndims(); ++d)
-            if (!(x[i][d] >= lo[d] && x[i][d] < hi[d]))
+            // The ownership rule migrate uses (domain::owner_coordinate), not a separate comparison.
+            if (!(x[i][d] >= dom.lo[d] && x[i][d] < dom.hi[d] &&
+                  dom.owner_coordinate(shape, d, x[i][d]) == grid.coords()[d]))
               throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(x[i][d]) +
                           " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
                           std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
@@ -249,7 +252,7 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
   double fraction = 0;
   for (int d = 0; d < grid.ndims(); ++d) {
     const double width = dom.length(d) / grid.dim(d);
-    out.reach[d] = std::max(1, static_cast<int>(std::ceil(cutoff[d] / width)));
+    out.reach[d] = std::min(dom.cutoff_reach(grid, d, cutoff[d]), 1000000);
     fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
   }
   out.bytes = static_cast<double>(particles * bytes_per_particle) * fraction;

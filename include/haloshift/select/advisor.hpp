@@ -126,9 +126,9 @@ inline double team_shift_gain(const grid_shape& grid, const range& r, double byt
 inline team_shift_trade team_shift_tradeoff(const grid_shape& grid, int k, double low, double high,
                                             const hockney& cost, protocol mode, shell kind = shell::full,
                                             int per_octave = 4) {
-  if (!(low > 0) || !(high > low))
-    throw error("team_shift_tradeoff: need 0 < low < high, got low " + std::to_string(low) + ", high " +
-                std::to_string(high));
+  if (!(low > 0) || !(high > low) || !std::isfinite(high))
+    throw error("team_shift_tradeoff: need 0 < low < high < inf, got low " + detail::value_text(low) + ", high " +
+                detail::value_text(high));
   if (per_octave < 1) throw error("team_shift_tradeoff: per_octave must be >= 1, got " + std::to_string(per_octave));
   const range r = make_range(grid, k, kind);
   auto team_wins = [&](double bytes) { return team_shift_gain(grid, r, bytes, cost, mode) > 0; };
@@ -165,8 +165,8 @@ inline advice_map advise(const advice_request& request) {
   if (request.sizes.empty()) throw error("advise: the list of block sizes is empty");
   for (int k : request.ks)
     if (k < 1) throw error("advise: k must be >= 1, got " + std::to_string(k));
-  for (double m : request.sizes)
-    if (!(m >= 0)) throw error("advise: block sizes must be >= 0 bytes, got " + std::to_string(m));
+  for (double m : request.sizes) detail::check_bytes("advise", "request.sizes[]", m);
+  detail::check_protocol("advise", request.mode);
   advice_map map{request, {}, {}};
   for (int k : request.ks) {
     const range r = make_range(request.grid, k, request.kind);

@@ -17,6 +17,7 @@
 #include "../strategy_registry.hpp"
 #include "auto_hook.hpp"
 #include "../model/calibration.hpp"
+#include "../model/arguments.hpp"
 #include "../model/closed_form.hpp"
 #include "../model/simulator.hpp"
 #include "../model/staging.hpp"
@@ -63,9 +64,11 @@ inline double closed_form_of(std::string_view name, const grid_shape& grid, cons
 /// that can carry particles and grid fields.
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, payload_kind payload,
-                                               const std::vector<std::string>& only) {
-  if (!(bytes >= 0) || !std::isfinite(bytes))
-    throw error("explain: bytes must be finite and >= 0, got " + std::to_string(bytes));
+                                               const std::vector<std::string>& only,
+                                               const char* where = "explain") {
+  detail::check_range(where, grid, r);
+  detail::check_bytes(where, "bytes", bytes);
+  detail::check_protocol(where, mode);
   const bool simulate_all = grid.size() <= 4096;
   simulation_setup setup;
   setup.cost = cost;
@@ -131,7 +134,7 @@ inline std::vector<prediction> explain_particles(const grid_shape& grid, const d
                                                  const hockney& cost, protocol mode = protocol::overlapping) {
   const detail::particle_sizing sized = detail::size_particle_blocks(grid, dom, cutoff, particles, bytes_per_particle);
   return detail::rank_candidates(grid, range{sized.reach, shell::full}, sized.bytes, cost, mode,
-                                 payload_kind::selective, {});
+                                 payload_kind::selective, {}, "explain_particles");
 }
 
 namespace detail {
@@ -144,7 +147,7 @@ inline strategy_choice choose_by_model(const cartesian_grid& grid, const auto_re
   offset team{0, 0, 0};
   if (grid.rank() == 0) {
     const std::vector<prediction> ranked =
-        rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {});
+        rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {}, "Auto");
     if (!ranked.empty()) {
       name = ranked.front().strategy;
       team = ranked.front().team;

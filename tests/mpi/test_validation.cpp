@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Validation is collective and clear: arguments that must agree are agreed in
+// the first collective of the call, doubles are reported as numbers, enums are
+// checked and sizes are overflow-checked. Auto is asked for by name: its
+// arguments are agreed before the model layer is reached. Every error is asserted with the same
+// text on every rank, at any rank count.
+
+#include "../support/catch.hpp"
+#include <haloshift/haloshift.hpp>
+
+#include <climits>
+#include <utility>
+#include <vector>
+
+namespace hs = haloshift;
+
+namespace {
+int validation_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int validation_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("agree reports doubles as numbers, integers as integers", "[validation][errors]") {
+  const bool first = validation_rank() == 0;
+  const double x = first ? 0.1 : 0.25;
+  const std::int64_t n = first ? -3 : 7;
+  if (validation_size() == 1) {
+    CHECK_NOTHROW(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {hs::mpi::real_value("x", x), {"n", n}}));
+    return;
+  }
+  CHECK_THROWS_WITH(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {hs::mpi::real_value("x", x)}),
+                    Catch::Contains("x must be the same on all ranks, got values from 0.10000000000000001 to 0.25"));
+  CHECK_THROWS_WITH(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {{"n", n}}),
+                    Catch::Contains("n must be the same on all ranks, got values from -3 to 7"));
+  const double neg = first ? -2.5 : 1e300;
+  CHECK_THROWS_WITH(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {hs::mpi::real_value("y", neg)}),
+                    Catch::Contains("y must be the same on all ranks, got values from -2.5 to 1.0000000000000001e+300"));
+  const std::int64_t extreme = first ? INT64_MIN : INT64_MAX;
+  CHECK_THROWS_WITH(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {{"e", extreme}}),
+                    Catch::Contains("e must be the same on all ranks, got values from -9223372036854775808 to "
+                                    "9223372036854775807"));
+}
+
+TEST_CASE("a particle cutoff that differs across ranks is reported as numbers", "[validation][errors]") {
+  if (validation_size() == 1) return;
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const hs::domain dom{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}};
+  const hs::position cutoff{validation_rank() == 0 ? 0.1 : 0.125, 0.0, 0.0};
+  std::vector<hs::position> none;
+  CHECK_THROWS_WITH((hs::make_particle_plan<hs::Shift>(grid, dom, cutoff, std::span<const hs::position>(none))),
+                    Catch::Contains("cutoff[0] must be the same on all ranks, got values from 0.10000000000000001 to "
+                                    "0.125"));
+}
+
+TEST_CASE("grid dims and periodic that differ across ranks raise on every rank", "[validation][errors][grid]") {
+  const int n = validation_size(), r = validation_rank();
+  // Both layouts fit the communicator, so only the disagreement can fail.
+  const std::vector<int> dims = r == 0 ? std::vector<int>{n, 1} : std::vector<int>{1, n};
+  if (n == 1) {
+    CHECK_NOTHROW(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = dims, .periodic = {true, true}}));
+  } else {
+    CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = dims, .periodic = {true, true}}),
+                      Catch::Contains("grid_options.dims[0] must be the same on all ranks, got values from 1 to " +
+                                      std::to_string(n)));
+    CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {r % 2 == 0}}),
+                      Catch::Contains("grid_options.periodic[0] must be the same on all ranks, got values from 0 to 1"));
+    CHECK_THROWS_WITH(
+        hs::cartesian_grid(MPI_COMM_WORLD, {.dims = r == 0 ? std::vector<int>{0} : std::vector<int>{0, 0},
+                                            .periodic = r == 0 ? std::vector<bool>{true} : std::vector<bool>{true, true}}),
+        Catch::Contains("grid_options.dims.size() must be the same on all ranks, got values from 1 to 2"));
+  }
+  // A local mistake on the last rank only: the same message everywhere.
+  const bool last = r == n - 1;
+  CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = last ? std::vector<bool>{true}
+                                                                                          : std::vector<bool>{true, true}}),
+                    Catch::Contains("grid: periodic must have one entry per dimension (2), got 1"));
+  CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {last ? -2 : 0}, .periodic = {true}}),
+                    Catch::Contains("grid: dims[0] must be >= 1 (or 0 to choose), got -2"));
+  CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {INT_MAX, INT_MAX, INT_MAX}}),
+                    Catch::Contains("grid: dims multiply to more than 2147483647 (dims[1] = 2147483647)"));
+  // The grid still works after the failures.
+  hs::cartesian_grid ok(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  CHECK(ok.size() == n);
+}
+
+TEST_CASE("invalid protocol and shell values raise naming the option", "[validation][errors][plan]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const bool last = validation_rank() == validation_size() - 1;
+  hs::plan_options bad_mode;
+  bad_mode.mode = static_cast<hs::protocol>(last ? 7 : 0);
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, 1, 4, bad_mode)),
+                    Catch::Contains("plan_options.mode: invalid protocol value 7"));
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, "SingleHop", 1, 4, bad_mode)),
+                    Catch::Contains("plan_options.mode: invalid protocol value 7"));
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, "Auto", 1, 4, bad_mode)),
+                    Catch::Contains("plan_options.mode: invalid protocol value 7"));
+  hs::plan_options bad_shell;
+  bad_shell.kind = static_cast<hs::shell>(last ? -1 : 0);
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, 1, 4, bad_shell)),
+                    Catch::Contains("plan_options.kind: invalid shell value -1"));
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, "auto", 1, 4, bad_shell)),
+                    Catch::Contains("plan_options.kind: invalid shell value -1"));
+}
+
+TEST_CASE("a huge k raises naming k and the size it would need", "[validation][errors][plan]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, INT_MAX, 4)),
+                    Catch::Contains("k = (2147483647,2147483647,2147483647) is too large: the range would hold"));
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, 1000000, 4)),
+                    Catch::Contains("k = (1000000,1000000,1000000) is too large: the range would hold "
+                                    "8000012000006000000 offsets"));
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, "SingleHop", hs::offset{1000000, 1, 1}, 4)),
+                    Catch::Contains("k = (1000000,1,1) is too large"));
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, "Auto", INT_MAX, 4)), Catch::Contains("is too large"));
+  // Only the last rank asks for the huge k: the same error on every rank.
+  const int k = validation_rank() == validation_size() - 1 ? INT_MAX : 1;
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, k, 4)),
+                    Catch::Contains("k = (2147483647,2147483647,2147483647) is too large"));
+}
+
+TEST_CASE("a field whose cell count overflows raises", "[validation][errors][field]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
+  CHECK_THROWS_WITH((hs::grid_field<double>(grid, hs::offset{INT_MAX, INT_MAX, INT_MAX}, hs::offset{0, 0, 0})),
+                    Catch::Contains("overflows size_t"));
+  CHECK_THROWS_WITH((hs::grid_field<double>(grid, hs::offset{64, 64, 64}, hs::offset{INT_MAX / 2, 1, 1})),
+                    Catch::Contains("more than INT_MAX"));
+}
+
+TEST_CASE("a plan that was moved from raises instead of crashing", "[validation][errors][plan]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  auto p = hs::make_plan<hs::Shift, double>(grid, 1, 2);
+  auto q = std::move(p);
+  std::vector<double> mine{1.0, 2.0};
+  CHECK_THROWS_WITH(p.forward(std::span<const double>(mine)), Catch::Contains("forward: the plan was moved from"));
+  hs::halo<double> h = q.make_halo();
+  CHECK_THROWS_WITH(p.reverse(h, std::span<double>(mine)), Catch::Contains("reverse: the plan was moved from"));
+  CHECK_THROWS_WITH(p.make_halo(), Catch::Contains("make_halo: the plan was moved from"));
+  q.forward(std::span<const double>(mine), h);  // the plan moved to still works
+  CHECK(q.local_count() == 2);
+}
+
+TEST_CASE("a strategy differing across ranks with Auto or NeighborAlltoall raises on every rank",
+          "[validation][errors][plan]") {
+  if (validation_size() == 1) return;
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const bool first = validation_rank() == 0;
+  const auto mismatch = Catch::Contains("strategy must be the same on all ranks");
+  auto by_type_auto = [&] {
+    if (first) return hs::make_plan<double>(grid, "Auto", 1, 4);
+    return hs::make_plan<hs::Shift, double>(grid, 1, 4);
+  };
+  CHECK_THROWS_WITH(by_type_auto(), mismatch);
+  auto by_type_nbr = [&] {
+    if (first) return hs::make_plan<hs::NeighborAlltoall, double>(grid, 1, 4);
+    return hs::make_plan<hs::SingleHop, double>(grid, 1, 4);
+  };
+  CHECK_THROWS_WITH(by_type_nbr(), mismatch);
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, first ? "Auto" : "NeighborAlltoall", 1, 4)), mismatch);
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, first ? "neighboralltoall" : "Shift", hs::offset{1, 0, 0}, 4)),
+                    mismatch);
+  auto auto_vs_neighbor = [&] {
+    if (first) return hs::make_plan<double>(grid, "Auto", hs::offset{1, 0, 0}, 4);
+    return hs::make_plan<hs::NeighborAlltoall, double>(grid, hs::offset{1, 0, 0}, 4);
+  };
+  CHECK_THROWS_WITH(auto_vs_neighbor(), mismatch);
+  // NeighborAlltoall with the rendezvous protocol on one rank only: a local failure, raised everywhere.
+  hs::plan_options rendezvous;
+  rendezvous.mode = first ? hs::protocol::rendezvous : hs::protocol::overlapping;
+  CHECK_THROWS((hs::make_plan<double>(grid, "NeighborAlltoall", 1, 4, rendezvous)));
+  // Afterwards, plans still build and run.
+  auto p = hs::make_plan<double>(grid, "NeighborAlltoall", 1, 4);
+  std::vector<double> mine(4, 1.0);
+  CHECK(p.forward(std::span<const double>(mine)).buffer().size() >= 4);
+}
