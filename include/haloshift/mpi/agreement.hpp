@@ -80,11 +80,15 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
     failure = std::string(e.what()).substr(std::string("haloshift: ").size());
   }
   // One reduction finds the first failing rank and each value's min and max (as the min of the
-  // complement of an order-preserving unsigned key: exact for every value, no negation overflow).
-  std::vector<std::uint64_t> packed{static_cast<std::uint64_t>(failure ? rank : size)};
-  for (const agreed_value& v : values) packed.push_back(detail::order_key(v.value, v.kind));
-  for (const agreed_value& v : values) packed.push_back(~detail::order_key(v.value, v.kind));
-  check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_UINT64_T, MPI_MIN, comm),
+  // complement of an order-preserving key: exact for every value, no negation overflow). The keys
+  // travel as signed MPI_INT64_T (the key with its top bit flipped orders the same way signed):
+  // MPICH 4.0.2 (Debian 12) returned wrong minima for MPI_UINT64_T with MPI_MIN.
+  const auto as_signed = [](std::uint64_t key) { return static_cast<std::int64_t>(key ^ (std::uint64_t{1} << 63)); };
+  const auto as_key = [](std::int64_t v) { return static_cast<std::uint64_t>(v) ^ (std::uint64_t{1} << 63); };
+  std::vector<std::int64_t> packed{failure ? rank : size};
+  for (const agreed_value& v : values) packed.push_back(as_signed(detail::order_key(v.value, v.kind)));
+  for (const agreed_value& v : values) packed.push_back(~as_signed(detail::order_key(v.value, v.kind)));
+  check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_INT64_T, MPI_MIN, comm),
         "MPI_Allreduce");
   const int failed = static_cast<int>(packed[0]);
   if (failed < size) {
@@ -96,7 +100,7 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
     throw error(size > 1 ? text + " (on rank " + std::to_string(failed) + ")" : text);
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::uint64_t low = packed[1 + i], high = ~packed[1 + values.size() + i];
+    const std::uint64_t low = as_key(packed[1 + i]), high = as_key(~packed[1 + values.size() + i]);
     if (low != high)
       throw error(std::string(values[i].name) + " must be the same on all ranks, got values from " +
                   value_text(detail::from_order_key(low, values[i].kind), values[i].kind) + " to " +
