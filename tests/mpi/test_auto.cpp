@@ -4,6 +4,7 @@
 // on every rank.
 
 #include "../support/catch.hpp"
+#include "../support/world.hpp"
 #include <haloshift/auto.hpp>
 
 #include <unistd.h>
@@ -20,11 +21,6 @@
 namespace hs = haloshift;
 
 namespace {
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 /// A calibration file path shared by all ranks, written by rank 0.
 std::string use_calibration(const std::string& json) {
   int tag = world_rank() == 0 ? static_cast<int>(::getpid()) : 0;

@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "../support/catch.hpp"
+#include "../support/world.hpp"
 #include <haloshift/haloshift.hpp>
 
 namespace hs = haloshift;
-
-namespace {
-int world_size() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-}  // namespace
 
 TEST_CASE("cartesian_grid chooses dims with MPI_Dims_create and maps ranks like MPI_Cart_create", "[grid][mpi]") {
   for (int nd = 1; nd <= 3; ++nd) {

@@ -3,6 +3,7 @@
 // per-dimension k, lookup by offset, periodic images of a single box.
 
 #include "../support/catch.hpp"
+#include "../support/world.hpp"
 #include <haloshift/haloshift.hpp>
 
 #include <cstdint>
@@ -13,11 +14,6 @@
 namespace hs = haloshift;
 
 namespace {
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 struct particle {
   double x, y, z;
   std::int32_t id;

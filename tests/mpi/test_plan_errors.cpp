@@ -3,21 +3,12 @@
 // is built: a mismatch raises the same error on every rank instead of hanging.
 
 #include "../support/catch.hpp"
+#include "../support/world.hpp"
 #include <haloshift/haloshift.hpp>
 
 namespace hs = haloshift;
 
 namespace {
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
 /// A strategy with the same schedule as Shift but another name.
 struct RenamedShift {
   static constexpr std::string_view name = "RenamedShift";
