@@ -8,6 +8,7 @@
 // brute-force oracle says.
 
 #include "../support/catch.hpp"
+#include "../support/world.hpp"
 #include <cmath>
 #include <cstring>
 #include <haloshift/haloshift.hpp>
@@ -157,9 +158,7 @@ TEST_CASE("after migrate every adversarial particle is owned once and accepted b
           "[particles][ownership][migrate]") {
   namespace hs = haloshift;
   using ownership_test::item;
-  int size = 0, rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int size = world_size(), rank = world_rank();
   std::size_t configurations = 0;
   for (const auto& lay : ownership_test::layouts(size)) {
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = lay.dims, .periodic = lay.periodic});
@@ -243,9 +242,7 @@ TEST_CASE("a particle exactly one cutoff away, two boxes off, is a ghost under e
           "[particles][ownership][cutoff]") {
   namespace hs = haloshift;
   using ownership_test::item;
-  int size = 0, rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int size = world_size(), rank = world_rank();
   std::size_t two_off = 0, configurations = 0;
   for (const auto& lay : ownership_test::layouts(size)) {
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = lay.dims, .periodic = lay.periodic});
