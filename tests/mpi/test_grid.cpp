@@ -2,6 +2,9 @@
 #include "../support/catch.hpp"
 #include "../support/world.hpp"
 #include <haloshift/haloshift.hpp>
+#include <optional>
+#include <span>
+#include <vector>
 
 namespace hs = haloshift;
 
@@ -27,9 +30,30 @@ TEST_CASE("cartesian_grid works on its own duplicate communicator", "[grid][mpi]
   int same = 0;
   MPI_Comm_compare(grid.comm(), MPI_COMM_WORLD, &same);
   CHECK(same == MPI_CONGRUENT);
-  hs::cartesian_grid copy = grid;  // copies duplicate again
+  hs::cartesian_grid copy = grid;  // copies share the grid's duplicate (one per constructed grid)
   MPI_Comm_compare(copy.comm(), grid.comm(), &same);
+  CHECK(same == MPI_IDENT);
+  hs::cartesian_grid other(MPI_COMM_WORLD, {.dims = {0}, .periodic = {false}});
+  MPI_Comm_compare(other.comm(), grid.comm(), &same);
   CHECK(same == MPI_CONGRUENT);
+}
+
+TEST_CASE("plans share their grid's communicator and outlive the grid", "[grid][mpi]") {
+  std::optional<hs::plan<double>> plan;
+  std::vector<double> mine{1.0 + world_rank(), 2.0};
+  {
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+    plan.emplace(hs::make_plan<hs::Shift, double>(grid, 1, mine.size()));
+    auto first = plan->forward(std::span<const double>(mine));
+    REQUIRE(first.size() == 2);  // offsets -1 and +1
+  }  // the grid is gone; the plan holds the communicator
+  const auto halo = plan->forward(std::span<const double>(mine));
+  const int n = world_size(), left = (world_rank() + n - 1) % n;
+  for (const auto& b : halo)
+    if (b.offset == hs::offset{-1, 0, 0}) {
+      REQUIRE(b.data.size() == 2);
+      CHECK(b.data[0] == 1.0 + left);
+    }
 }
 
 TEST_CASE("cartesian_grid rejects bad input on every rank with the argument and value", "[grid][mpi][errors]") {

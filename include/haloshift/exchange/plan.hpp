@@ -4,6 +4,7 @@
 /// @brief Plans: build once (collective, validated on all ranks), then
 /// exchange cheaply and repeatedly with forward / reverse.
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "../grid/cartesian_grid.hpp"
+#include "../grid/checked_size.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../mpi/agreement.hpp"
 #include "../mpi/communicator.hpp"
@@ -76,7 +78,7 @@ class plan {
       engine_->forward(mine.data(), mine.size_bytes(), out.buffer_.data());
       return;
     }
-    detail::run_forward(*program_, comm_.get(), options_.mode, mine.data(), out.buffer_.data(), state_);
+    detail::run_forward(*program_, comm(), options_.mode, mine.data(), out.buffer_.data(), state_);
   }
   /// Ghost fill into a new halo (make_halo() then forward(mine, halo)).
   halo<T> forward(std::span<const T> mine) {
@@ -108,7 +110,7 @@ class plan {
     if (engine_)
       engine_->reverse(program_->layout, buffer, state_.scratch, op);
     else
-      detail::run_reverse(*program_, comm_.get(), options_.mode, buffer, state_, op);
+      detail::run_reverse(*program_, comm(), options_.mode, buffer, state_, op);
     std::copy(buffer + own_slot().first, buffer + own_slot().first + own_slot().count, own.begin());
   }
 
@@ -116,7 +118,9 @@ class plan {
   friend struct detail::plan_builder;
 
   plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
-      : comm_(grid.comm()), strategy_(strategy), range_(r), options_(options) {}
+      : context_(grid.context()), strategy_(strategy), range_(r), options_(options) {}
+
+  MPI_Comm comm() const noexcept { return context_->comm.get(); }
 
   const detail::block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
   void check_built(const char* call) const {
@@ -133,7 +137,7 @@ class plan {
       throw error("forward/reverse: the halo was not made by this plan (use plan.make_halo())");
   }
 
-  mpi::communicator comm_;
+  std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
   std::string_view strategy_;
   haloshift::range range_;
   plan_options options_;
@@ -191,14 +195,24 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
 }
 
 struct plan_builder {
+  /// What a block plan's first agreement reduces besides the agreed values
+  /// (see build): the element count, blocks in this rank's halo, blocks in its
+  /// largest message.
+  struct plan_spreads {
+    mpi::spread all[3];
+    explicit plan_spreads(std::size_t local_count) { all[0].mine = static_cast<std::int64_t>(local_count); }
+  };
+
   /// Checks a block plan's arguments on every rank and that they agree (the
-  /// same vector of agreed values as build's, so a rank asking Auto and one
-  /// asking a strategy meet in the same collective and both raise).
-  static range validate(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                        std::size_t local_count, std::size_t element_size, plan_options options,
-                        std::string_view requested) {
+  /// same agreement as build's, values and spreads alike, so a rank asking
+  /// Auto and one asking a strategy meet in the same collective and both
+  /// raise). Returns the range and the largest element count of any rank.
+  static std::pair<range, std::size_t> validate(const cartesian_grid& grid, const offset& k,
+                                                const std::function<range()>& make, std::size_t local_count,
+                                                std::size_t element_size, plan_options options,
+                                                std::string_view requested) {
     range r;
-    auto values = agreed_plan_values(k, options, requested, element_size);
+    plan_spreads spreads(local_count);
     mpi::agree(
         grid.comm(),
         [&] {
@@ -206,8 +220,8 @@ struct plan_builder {
           r = make();
           check_local_count(local_count, element_size);
         },
-        values);
-    return r;
+        agreed_plan_values(k, options, requested, element_size), spreads.all);
+    return {r, static_cast<std::size_t>(spreads.all[0].high)};
   }
 
   static void check_local_count(std::size_t local_count, std::size_t element_size) {
@@ -225,6 +239,10 @@ struct plan_builder {
     strategy_entry s;
     range checked;
     auto values = agreed_plan_values(k, options, request.name, sizeof(T));
+    // What may differ across ranks, reduced in the same collective: the element count (equal
+    // everywhere: no count exchange) and the structure's extremes (the size checks below).
+    plan_spreads spreads(local_count);
+    auto& [count, blocks, message_blocks] = spreads.all;
     // The first collective of every plan kind is this check, on the grid's communicator: ranks that
     // disagree (even one asking Auto) meet here and raise together before any other communication.
     mpi::agree(grid.comm(),
@@ -239,36 +257,34 @@ struct plan_builder {
                  sched = s.make_schedule(shape, checked, strategy_parameters{options.team});
                  unit = detail::compile(
                      sched, shape, coords, checked, [](const offset&) { return std::size_t{1}; }, s.name);
+                 blocks.mine = static_cast<std::int64_t>(unit.layout.total());
+                 message_blocks.mine = static_cast<std::int64_t>(largest_message(unit));
                },
-               values);
+               values, spreads.all);
     plan<T> p(grid, s.name, checked, options);
-    MPI_Comm comm = p.comm_.get();
-
-    // Uniform sizes are known everywhere; uneven ones travel once along the schedule itself.
-    std::int64_t bounds[2] = {static_cast<std::int64_t>(local_count), -static_cast<std::int64_t>(local_count)};
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    std::vector<std::uint64_t> counts;
-    if (bounds[0] != -bounds[1]) {
-      counts.resize(unit.layout.total());
+    MPI_Comm comm = p.comm();
+    auto compiled = std::make_shared<detail::program>();
+    if (count.low == count.high) {
+      // Every rank holds local_count elements: the sizes follow from the structure, and the size
+      // checks from the extremes every rank now knows (so they fail on all ranks or on none).
+      check_sizes<T>(static_cast<std::size_t>(blocks.high), static_cast<std::size_t>(message_blocks.high),
+                     local_count);
+      *compiled = detail::compile(sched, shape, coords, p.range_, [&](const offset&) { return local_count; }, s.name);
+    } else {
+      // Uneven counts travel once along the schedule itself; the sizes then differ per rank, so
+      // their checks are agreed.
+      std::vector<std::uint64_t> counts(unit.layout.total());
       const std::uint64_t mine = local_count;
       executor_state<std::uint64_t> st;
       run_forward(unit, comm, protocol::overlapping, &mine, counts.data(), st);
+      auto count_of = [&](const offset& o) -> std::size_t {
+        return counts[unit.layout.slots()[unit.layout.find(o)].first];
+      };
+      mpi::agree(comm, [&] {
+        *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
+        check_sizes<T>(compiled->layout.total(), largest_message(*compiled), 1);
+      });
     }
-    auto count_of = [&](const offset& o) -> std::size_t {
-      if (counts.empty()) return local_count;
-      return counts[unit.layout.slots()[unit.layout.find(o)].first];
-    };
-    auto compiled = std::make_shared<detail::program>();
-    mpi::agree(comm, [&] {
-      *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
-      checked_mul(compiled->layout.total(), sizeof(T), "halo size (bytes)");
-      for (const detail::round_program& r : compiled->rounds)
-        for (const detail::transfer_program& t : r.transfers)
-          for (const detail::message* m : {&t.send, &t.recv})
-            if (m->count > static_cast<std::size_t>(INT_MAX) / sizeof(T))
-              throw error("a message of " + std::to_string(m->count * sizeof(T)) +
-                          " bytes exceeds MPI's int count; reduce local_count or k");
-    });
     p.program_ = std::move(compiled);
     if (s.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
@@ -277,14 +293,31 @@ struct plan_builder {
     return p;
   }
 
+  /// Elements in the largest message of `p` (one per block in a unit program).
+  static std::size_t largest_message(const detail::program& p) {
+    std::size_t largest = 0;
+    for (const detail::round_program& r : p.rounds)
+      for (const detail::transfer_program& t : r.transfers) largest = std::max({largest, t.send.count, t.recv.count});
+    return largest;
+  }
+
+  /// Raises when a halo of `elements * per_element` elements of T overflows size_t or a message of
+  /// `message * per_element` elements exceeds MPI's int count of bytes.
+  template <transferable T>
+  static void check_sizes(std::size_t elements, std::size_t message, std::size_t per_element) {
+    checked_mul(checked_mul(elements, per_element, "halo size (elements)"), sizeof(T), "halo size (bytes)");
+    const std::size_t bytes = checked_mul(checked_mul(message, per_element, "message size (elements)"), sizeof(T),
+                                          "message size (bytes)");
+    if (bytes > static_cast<std::size_t>(INT_MAX))
+      throw error("a message of " + std::to_string(bytes) + " bytes exceeds MPI's int count; reduce local_count or k");
+  }
+
   /// Auto: validate (agreeing on the name "Auto"), let the model layer choose
   /// (collective; rank 0 decides), then build the chosen strategy.
   template <transferable T>
   static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
                             std::size_t local_count, plan_options options) {
-    const range r = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
-    std::uint64_t largest = local_count;
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+    const auto [r, largest] = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
     const strategy_choice choice = choose_automatically(
         grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
                .payload = payload_kind::block});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "../mpi/tags.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../schedule/schedule.hpp"
@@ -292,7 +293,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
     for (std::size_t i = 0; i < r.transfers.size(); ++i) {
       const transfer& t = r.transfers[i];
       transfer_program tp;
-      tp.tag = static_cast<int>(i % 32768);  // MPI guarantees tags up to 32767
+      tp.tag = static_cast<int>(i % plan_tag_count);  // below the sparse exchange's tags
       tp.direction = t.direction;
       tp.send_first = detail::sends_first(grid, coords, t.direction);
       std::vector<offset> out, in;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,7 +98,7 @@ class selective_plan {
   void forward_with(const detail::program& p, T* data) {
     if (engine_) return engine_->forward(p, data);
     detail::executor_state<T> st;
-    detail::run_forward_rounds(p, comm_.get(), mode_, data, st);
+    detail::run_forward_rounds(p, comm(), mode_, data, st);
   }
 
   /// Contributions back: every ghost's value is combined with `op` onto its
@@ -108,7 +109,7 @@ class selective_plan {
     check_size(data.size());
     if (engine_) return engine_->reverse(program_, data.data(), op);
     detail::executor_state<T> st;
-    detail::run_reverse(program_, comm_.get(), mode_, data.data(), st, op);
+    detail::run_reverse(program_, comm(), mode_, data.data(), st, op);
   }
 
   /// Keeps the elements in the caller's storage instead: element `i` of the
@@ -140,7 +141,9 @@ class selective_plan {
  private:
   friend struct detail::selective_builder;
   selective_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode)
-      : comm_(grid.comm()), strategy_(strategy), mode_(mode) {}
+      : context_(grid.context()), strategy_(strategy), mode_(mode) {}
+
+  MPI_Comm comm() const noexcept { return context_->comm.get(); }
 
   void check_size(std::size_t n) const {
     if (n != storage_)
@@ -148,7 +151,7 @@ class selective_plan {
                   std::to_string(storage_) + " (owned and ghosts)");
   }
 
-  mpi::communicator comm_;
+  std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
   std::string_view strategy_;
   protocol mode_ = protocol::overlapping;
   detail::program program_;
@@ -161,8 +164,26 @@ class selective_plan {
 namespace detail {
 
 struct selective_builder {
+  /// Spreads reduced in the build's first agreement (a caller that agrees in its place reduces as many).
+  static constexpr std::size_t spread_count = 2 * max_dims;
+
+  /// Range `k` given: k, the options, the strategy and sizeof(Key) are agreed.
   template <transferable Key, class Needs>
   static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
+                                                           std::span<const Key> own, const Needs& needs,
+                                                           plan_options options, const strategy_request& request) {
+    return build<Key>(
+        grid, [&] { return k; }, agreed_plan_values(k, options, request.name, sizeof(Key)), own, needs, options,
+        request);
+  }
+
+  /// `range_k` runs first inside the build's one agreement (it checks the caller's arguments and
+  /// returns the range); `values` are what must agree on all ranks. Collectives: that agreement,
+  /// the count exchange, the key exchange (along the schedule) and a final agreement.
+  template <transferable Key, class Needs>
+  static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid,
+                                                           const std::function<offset()>& range_k,
+                                                           const std::vector<mpi::agreed_value>& values,
                                                            std::span<const Key> own, const Needs& needs,
                                                            plan_options options, const strategy_request& request) {
     const grid_shape& shape = grid.shape();
@@ -171,11 +192,14 @@ struct selective_builder {
     schedule sched;
     detail::program unit;
     strategy_entry s;
-    // The first collective: on the grid's communicator, before the plan duplicates it.
+    // Which positions relative to a source can hold its block: minus every held offset, on any
+    // rank. Reduced in the agreement: per dimension the lowest and the highest of -offset.
+    mpi::spread spreads[spread_count];
     mpi::agree(
         grid.comm(),
         [&] {
           check_plan_options(options);
+          const offset k = range_k();
           s = request.resolve();
           if (s.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(s.name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
@@ -184,24 +208,19 @@ struct selective_builder {
           check_away_from_source(sched, s.name);
           unit = detail::compile(
               sched, shape, coords, r, [](const offset&) { return std::size_t{1}; }, s.name);
+          for (const detail::block_slot& b : unit.layout.slots())
+            for (int d = 0; d < max_dims; ++d) {
+              spreads[d].mine = std::min<std::int64_t>(spreads[d].mine, -b.off[d]);
+              spreads[max_dims + d].mine = std::max<std::int64_t>(spreads[max_dims + d].mine, -b.off[d]);
+            }
         },
-        agreed_plan_values(k, options, request.name, sizeof(Key)));
+        values, spreads);
     selective_plan p(grid, s.name, options.mode);
-    MPI_Comm comm = p.comm_.get();
-
-    // Which positions relative to a source can hold its block: minus every held offset, on any rank.
-    std::int64_t bounds[2 * max_dims];
-    for (int d = 0; d < max_dims; ++d) bounds[d] = bounds[max_dims + d] = 0;
-    for (const detail::block_slot& s : unit.layout.slots())
-      for (int d = 0; d < max_dims; ++d) {
-        bounds[d] = std::min<std::int64_t>(bounds[d], -s.off[d]);               // lowest -offset
-        bounds[max_dims + d] = std::min<std::int64_t>(bounds[max_dims + d], s.off[d]);  // -(highest -offset)
-      }
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, bounds, 2 * max_dims, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    MPI_Comm comm = p.comm();
     offset_box box;  // positions relative to a source where its block can be held
     for (int d = 0; d < max_dims; ++d) {
-      box.lo[d] = static_cast<int>(bounds[d]);
-      box.hi[d] = static_cast<int>(-bounds[max_dims + d]);
+      box.lo[d] = static_cast<int>(spreads[d].low);
+      box.hi[d] = static_cast<int>(spreads[max_dims + d].high);
     }
 
     // Every source counts what each holder position needs of it; the counts travel as a block exchange.
@@ -233,44 +252,45 @@ struct selective_builder {
         [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
         detail::own_place::first);
 
-    // The keys travel round by round: each send carries, of every block it names, what the receiver needs.
+    // The keys travel round by round: each send carries, of every block it names, what the receiver
+    // needs. A selector found not geometric is reported by the final agreement, not thrown here (the
+    // other ranks are mid-exchange); meanwhile no message grows beyond the size its receiver expects.
     std::vector<Key> keys(p.program_.layout.total());
     std::copy(own.begin(), own.end(), keys.begin());
     const auto& slots = p.program_.layout.slots();
+    std::optional<std::string> not_geometric;
     executor_state<Key> st;
     for (std::size_t round = 0; round < p.program_.rounds.size(); ++round) {
-      mpi::agree(comm, [&] {
-        for (detail::transfer_program& t : p.program_.rounds[round].transfers) {
-          if (!t.send.exists()) continue;
-          std::vector<detail::element_run> runs;
-          for (int slot : t.send.slots) {
-            const detail::block_slot& b = slots[slot];
-            const offset source = shape.coords_of(b.source.rank);
-            const offset rel = t.direction - b.off;
-            std::size_t picked = 0;
-            for (std::size_t e = b.first; e < b.first + b.count; ++e)
-              if (needs(source, rel, keys[e])) {
-                runs.push_back({e, 1});
-                ++picked;
-              }
-            if (picked != needed(b.off, rel))
-              throw error("strategy " + std::string(s.name) + ": the selector is not geometric: block " +
-                          to_string(b.off) + " holds " + std::to_string(picked) + " elements for the box at " +
-                          to_string(rel) + " from its source, which counted " +
-                          std::to_string(needed(b.off, rel)));
-          }
-          detail::select_pieces(t.send, runs);
-          if (t.send.count == 0) t.send.peer = -1;
+      for (detail::transfer_program& t : p.program_.rounds[round].transfers) {
+        if (!t.send.exists()) continue;
+        std::vector<detail::element_run> runs;
+        for (int slot : t.send.slots) {
+          const detail::block_slot& b = slots[slot];
+          const offset source = shape.coords_of(b.source.rank);
+          const offset rel = t.direction - b.off;
+          const std::size_t expected = needed(b.off, rel);
+          std::size_t picked = 0;
+          for (std::size_t e = b.first; e < b.first + b.count; ++e)
+            if (needs(source, rel, keys[e]) && picked++ < expected) runs.push_back({e, 1});
+          if (picked != expected && !not_geometric)
+            not_geometric = "strategy " + std::string(s.name) + ": the selector is not geometric: block " +
+                            to_string(b.off) + " holds " + std::to_string(picked) + " elements for the box at " +
+                            to_string(rel) + " from its source, which counted " + std::to_string(expected);
         }
-        detail::assign_staging(p.program_);
-      });
+        detail::select_pieces(t.send, runs);
+        if (t.send.count == 0) t.send.peer = -1;
+      }
+      detail::assign_staging(p.program_);
       run_forward_rounds(p.program_, comm, protocol::overlapping, keys.data(), st, round, round + 1);
     }
+    mpi::agree(comm, [&] {
+      if (not_geometric) throw error(*not_geometric);
+    });
     for (std::size_t s = 0; s < slots.size(); ++s)
       if (static_cast<int>(s) != p.program_.layout.own()) p.blocks_.push_back(slots[s]);
     p.storage_ = p.program_.layout.total();
     // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
-    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, p.comm_.get());
+    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, comm);
     return {std::move(p), std::move(keys)};
   }
 };

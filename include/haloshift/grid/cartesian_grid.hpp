@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <string>
 #include <vector>
@@ -16,9 +17,24 @@
 #include "../mpi/agreement.hpp"
 #include "../mpi/check.hpp"
 #include "../mpi/communicator.hpp"
+#include "../mpi/tags.hpp"
 #include "grid_shape.hpp"
 
 namespace haloshift {
+
+namespace detail {
+/// What a grid, its copies and every plan built on it share: the one
+/// duplicate of the user's communicator (freed when the last of them goes,
+/// so a plan stays usable after its grid is destroyed) and a count of the
+/// sparse exchanges run on it. Plans do not duplicate it again: a duplicate
+/// costs a collective (several in Open MPI) per plan build, and the plans'
+/// messages cannot be confused anyway (mpi/tags.hpp).
+struct grid_context {
+  explicit grid_context(MPI_Comm user) : comm(user) {}
+  mpi::communicator comm;
+  std::uint64_t sparse_exchanges = 0;  ///< same on all ranks: sparse exchanges are collective
+};
+}  // namespace detail
 
 /// How to lay the ranks out. `dims` entries of 0 are chosen by
 /// MPI_Dims_create; `periodic` has one entry per dimension.
@@ -31,7 +47,8 @@ struct grid_options {
 
 /// One box per rank of a communicator, arranged as a 1D, 2D or 3D grid.
 /// Constructing it is collective; it works on its own duplicate of the
-/// communicator. Rank numbers are those of the given communicator, mapped to
+/// communicator, which copies of the grid and the plans built on it share
+/// (it lives as long as any of them). Rank numbers are those of the given communicator, mapped to
 /// coordinates row-major (last dimension fastest) as MPI_Cart_create does
 /// without reordering.
 class cartesian_grid {
@@ -56,7 +73,7 @@ public:
   /// Number of boxes (= ranks).
   int size() const noexcept { return shape_.size(); }
   /// This rank (the same in the user's communicator and in comm()).
-  int rank() const noexcept { return comm_.rank(); }
+  int rank() const noexcept { return context_->comm.rank(); }
   /// This rank's box coordinates (0 along dimensions beyond ndims()).
   const offset& coords() const noexcept { return coords_; }
   /// The rank owning the box at `coords` (each within `[0, dim(d))`).
@@ -66,13 +83,23 @@ public:
   /// The box at offset `o` from this rank's box, with its periodic image.
   std::optional<neighbor> neighbor_at(const offset& o) const noexcept { return shape_.neighbor_at(coords_, o); }
 
-  /// The grid's own duplicate of the user's communicator.
-  MPI_Comm comm() const noexcept { return comm_.get(); }
+  /// The grid's own duplicate of the user's communicator. haloshift's plans
+  /// and migrate send on it with tags 0 to 32767; an application that sends
+  /// its own messages on it while a haloshift call is in flight should use
+  /// larger tags (up to MPI_TAG_UB).
+  MPI_Comm comm() const noexcept { return context_->comm.get(); }
+
+  /// @cond internal
+  /// The communicator and counters shared with plans (not part of the API).
+  const std::shared_ptr<detail::grid_context>& context() const noexcept { return context_; }
+  /// @endcond
 
 private:
   struct checked_tag {};
   cartesian_grid(MPI_Comm comm, grid_shape shape, checked_tag)
-      : comm_(comm), shape_(std::move(shape)), coords_(shape_.coords_of(comm_.rank())) {}
+      : context_(std::make_shared<detail::grid_context>(comm)),
+        shape_(std::move(shape)),
+        coords_(shape_.coords_of(context_->comm.rank())) {}
 
   /// Validates `options` on every rank of `comm` and agrees dims and periodic
   /// (one MPI_Allreduce on the user's communicator, nothing before it).
@@ -133,7 +160,7 @@ private:
     return shape;
   }
 
-  mpi::communicator comm_;
+  std::shared_ptr<detail::grid_context> context_;
   grid_shape shape_;
   offset coords_{0, 0, 0};
 };

@@ -10,6 +10,7 @@
 #include <ios>
 #include <limits>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -62,14 +63,27 @@ inline std::string value_text(std::int64_t value, value_kind kind) {
   return out.str();
 }
 
+/// A value that may differ across ranks, reduced in the same collective as
+/// the agreed values: the caller sets `mine` (inside `local` or before), and
+/// agree() sets `low` and `high` to its smallest and largest over all ranks.
+/// Lets a build learn, say, whether all ranks hold the same element count
+/// without a collective of its own.
+struct spread {
+  std::int64_t mine = 0;
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+};
+
 /// Runs `local` on every rank, then (one MPI_Allreduce) checks that no rank
 /// failed and that all `values` agree. If some rank's `local` threw
 /// haloshift::error, every rank throws the message of the lowest such rank;
 /// otherwise, if a value differs, every rank throws an error naming it with its
-/// smallest and largest value (doubles printed as numbers). The values' names
+/// smallest and largest value (doubles printed as numbers). On success, each
+/// of `spreads` holds its extent over all ranks. The values' names
 /// and kinds must be the same on all ranks (they are the call's, not the user's).
 template <class Local>
-void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values = {}) {
+void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values = {},
+           std::span<spread> spreads = {}) {
   int rank = 0, size = 0;
   check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -88,6 +102,8 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
   std::vector<std::int64_t> packed{failure ? rank : size};
   for (const agreed_value& v : values) packed.push_back(as_signed(detail::order_key(v.value, v.kind)));
   for (const agreed_value& v : values) packed.push_back(~as_signed(detail::order_key(v.value, v.kind)));
+  for (const spread& v : spreads) packed.push_back(v.mine);
+  for (const spread& v : spreads) packed.push_back(~v.mine);  // min of the complement: the max, without overflow
   check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_INT64_T, MPI_MIN, comm),
         "MPI_Allreduce");
   const int failed = static_cast<int>(packed[0]);
@@ -105,6 +121,11 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
       throw error(std::string(values[i].name) + " must be the same on all ranks, got values from " +
                   value_text(detail::from_order_key(low, values[i].kind), values[i].kind) + " to " +
                   value_text(detail::from_order_key(high, values[i].kind), values[i].kind));
+  }
+  const std::size_t first_spread = 1 + 2 * values.size();
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    spreads[i].low = packed[first_spread + i];
+    spreads[i].high = ~packed[first_spread + spreads.size() + i];
   }
 }
 

@@ -52,9 +52,13 @@ namespace detail {
 /// that get something, receives by probing, and a non-blocking barrier that
 /// completes once every send was matched. O(messages) work and no O(P)
 /// memory, for any distance. Returns each source's bytes, ordered by source rank.
-inline std::map<int, std::vector<std::byte>> sparse_exchange(MPI_Comm comm,
+/// Consecutive calls on one grid alternate between two tags (mpi/tags.hpp): a
+/// rank whose barrier completed may start the next call while another still
+/// probes for the last messages of this one.
+inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& context,
                                                              const std::map<int, std::vector<std::byte>>& out) {
-  constexpr int tag = 7031;
+  MPI_Comm comm = context.comm.get();
+  const int tag = sparse_exchange_tag + static_cast<int>(context.sparse_exchanges++ % 2);
   std::vector<MPI_Request> sends;
   for (const auto& [rank, bytes] : out) {
     if (bytes.size() > static_cast<std::size_t>(INT_MAX))
@@ -132,7 +136,7 @@ void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& part
     bytes.insert(bytes.end(), p, p + sizeof(T));
   }
   particles.resize(kept);
-  for (const auto& [source, bytes] : detail::sparse_exchange(grid.comm(), out)) {
+  for (const auto& [source, bytes] : detail::sparse_exchange(*grid.context(), out)) {
     const std::size_t n = bytes.size() / sizeof(T);
     const std::size_t at = particles.size();
     particles.resize(at + n);

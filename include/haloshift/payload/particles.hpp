@@ -157,18 +157,6 @@ class particle_plan {
   std::vector<ghost_block> blocks_;
 };
 
-namespace detail {
-struct particle_builder {
-  static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x, const offset& reach, plan_options options,
-                             const strategy_request& request) {
-    within_cutoff needs{&grid.shape(), dom, cutoff};
-    auto [plan, keys] = selective_builder::build<position>(grid, reach, x, needs, options, request);
-    return particle_plan(std::move(plan), std::move(keys), dom, reach);
-  }
-};
-}  // namespace detail
-
 /// The box `[lo, hi)` of this rank within `dom`.
 inline std::pair<position, position> box_of(const cartesian_grid& grid, const domain& dom) {
   position lo = dom.lo, hi = dom.hi;
@@ -180,12 +168,10 @@ inline std::pair<position, position> box_of(const cartesian_grid& grid, const do
 }
 
 namespace detail {
-/// Checks a particle plan's arguments collectively (the same error on every
-/// rank) and returns how many boxes the cutoff reaches per dimension.
-inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x, std::string_view requested) {
-  const grid_shape& shape = grid.shape();
-  // Doubles that must agree are compared through their bit patterns (equal values, equal bits) and reported as numbers.
+/// What a particle plan's ranks must agree on besides the plan options: the domain and the cutoff
+/// (doubles compared through their bit patterns, equal values, equal bits, and reported as numbers).
+inline std::vector<mpi::agreed_value> agreed_particle_values(const grid_shape& shape, const domain& dom,
+                                                             const position& cutoff) {
   static const char* names[max_dims][3] = {{"domain.lo[0]", "domain.hi[0]", "cutoff[0]"},
                                            {"domain.lo[1]", "domain.hi[1]", "cutoff[1]"},
                                            {"domain.lo[2]", "domain.hi[2]", "cutoff[2]"}};
@@ -193,36 +179,80 @@ inline offset particle_reach(const cartesian_grid& grid, const domain& dom, cons
   for (int d = 0; d < shape.ndims(); ++d)
     for (int i = 0; i < 3; ++i)
       agreed.push_back(mpi::real_value(names[d][i], i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d]));
-  // The strategy asked for is agreed here, before Auto's calibration or the plan's own checks diverge.
-  agreed.push_back({"strategy", requested_hash(requested)});
+  return agreed;
+}
+
+/// Checks a particle plan's arguments on this rank (no communication) and
+/// returns how many boxes the cutoff reaches per dimension.
+inline offset checked_particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                     std::span<const position> x) {
+  const grid_shape& shape = grid.shape();
   offset reach{0, 0, 0};
+  dom.validate(shape);
+  for (int d = 0; d < shape.ndims(); ++d) {
+    if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
+      throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " + std::to_string(cutoff[d]));
+    constexpr int max_boxes = 1000000;
+    reach[d] = dom.cutoff_reach(shape, d, cutoff[d], max_boxes);  // at least 1: a zero cutoff takes the border
+    if (reach[d] > max_boxes)
+      throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
+                  " spans more than a million boxes");
+  }
+  const auto [lo, hi] = box_of(grid, dom);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (int d = 0; d < shape.ndims(); ++d)
+      // The ownership rule migrate uses (domain::owner_coordinate), not a separate comparison.
+      if (!(x[i][d] >= dom.lo[d] && x[i][d] < dom.hi[d] &&
+            dom.owner_coordinate(shape, d, x[i][d]) == grid.coords()[d]))
+        throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(x[i][d]) +
+                    " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
+                    std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+  return reach;
+}
+
+/// Everything a particle plan's ranks must agree on: the domain, the cutoff,
+/// the options and the requested strategy. The same list for Auto and for a
+/// strategy, so that ranks asking for each meet in the same collective.
+inline std::vector<mpi::agreed_value> particle_agreement(const grid_shape& shape, const domain& dom,
+                                                         const position& cutoff, const plan_options& options,
+                                                         std::string_view requested) {
+  auto values = agreed_particle_values(shape, dom, cutoff);
+  const auto plan_values = agreed_plan_values(zero_offset, options, requested, sizeof(position));
+  values.insert(values.end(), plan_values.begin(), plan_values.end());
+  return values;
+}
+
+/// The checks of a particle plan, collectively (the same error on every rank),
+/// for Auto, which needs the reach before it chooses the strategy: the same
+/// agreement as the build's first (values and spreads), so that a rank asking
+/// Auto and one asking a strategy both raise.
+inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                             std::span<const position> x, const plan_options& options, std::string_view requested) {
+  offset reach{0, 0, 0};
+  mpi::spread unused[selective_builder::spread_count];
   mpi::agree(
       grid.comm(),
       [&] {
-        dom.validate(shape);
-        for (int d = 0; d < shape.ndims(); ++d) {
-          if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
-            throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " +
-                        std::to_string(cutoff[d]));
-          constexpr int max_boxes = 1000000;
-          reach[d] = dom.cutoff_reach(shape, d, cutoff[d], max_boxes);  // at least 1: a zero cutoff takes the border
-          if (reach[d] > max_boxes)
-            throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
-                        " spans more than a million boxes");
-        }
-        const auto [lo, hi] = box_of(grid, dom);
-        for (std::size_t i = 0; i < x.size(); ++i)
-          for (int d = 0; d < shape.ndims(); ++d)
-            // The ownership rule migrate uses (domain::owner_coordinate), not a separate comparison.
-            if (!(x[i][d] >= dom.lo[d] && x[i][d] < dom.hi[d] &&
-                  dom.owner_coordinate(shape, d, x[i][d]) == grid.coords()[d]))
-              throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(x[i][d]) +
-                          " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
-                          std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+        check_plan_options(options);
+        reach = checked_particle_reach(grid, dom, cutoff, x);
       },
-      agreed);
+      particle_agreement(grid.shape(), dom, cutoff, options, requested), unused);
   return reach;
 }
+
+struct particle_builder {
+  /// One agreement checks the arguments on every rank (the domain, cutoff and
+  /// options agree, every particle lies in its rank's box) and starts the build.
+  static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                             std::span<const position> x, plan_options options, const strategy_request& request) {
+    offset reach{0, 0, 0};
+    within_cutoff needs{&grid.shape(), dom, cutoff};
+    auto [plan, keys] = selective_builder::build<position>(
+        grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
+        particle_agreement(grid.shape(), dom, cutoff, options, request.name), x, needs, options, request);
+    return particle_plan(std::move(plan), std::move(keys), dom, reach);
+  }
+};
 }  // namespace detail
 
 /// Builds the ghost exchange for the particles at `x` (all inside this rank's
@@ -235,8 +265,7 @@ inline offset particle_reach(const cartesian_grid& grid, const domain& dom, cons
 template <strategy S>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
                                  std::span<const position> x, plan_options options = {}) {
-  const offset reach = detail::particle_reach(grid, dom, cutoff, x, S::name);
-  return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {S::name, entry_of<S>()});
+  return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, entry_of<S>()});
 }
 
 namespace detail {
@@ -269,16 +298,16 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                         const position& cutoff, std::span<const position> x,
                                         plan_options options = {}) {
-  const offset reach = detail::particle_reach(grid, dom, cutoff, x, strategy);
   if (!strategy_registry::same_name(strategy, Auto::name))
-    return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {strategy, std::nullopt});
+    return detail::particle_builder::build(grid, dom, cutoff, x, options, {strategy, std::nullopt});
+  detail::particle_reach(grid, dom, cutoff, x, options, strategy);  // Auto sizes its model from checked arguments
   std::uint64_t largest = x.size();
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
   const strategy_choice choice = choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
              .payload = payload_kind::selective});
-  return detail::particle_builder::build(grid, dom, cutoff, x, reach, options, {choice.entry.name, choice.entry});
+  return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
 inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
