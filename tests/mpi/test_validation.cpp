@@ -179,3 +179,29 @@ TEST_CASE("a strategy differing across ranks with Auto or NeighborAlltoall raise
   std::vector<double> mine(4, 1.0);
   CHECK(p.forward(std::span<const double>(mine)).buffer().size() >= 4);
 }
+
+TEST_CASE("a selector that is not geometric raises the same error on every rank", "[validation][errors][selective]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const std::vector<int> keys{1, 2, 3};
+  // Wanted two boxes away but not one: Shift's blocks pass the box one away, which may not
+  // forward what it was never sent. The build finds out in the second hop and reports it on all
+  // ranks at its end (no rank stops while others still exchange).
+  auto skips_a_box = [](const hs::offset&, const hs::offset& rel, const int&) { return rel[0] % 2 == 0; };
+  CHECK_THROWS_WITH((hs::make_selective_plan<hs::Shift>(grid, hs::offset{2, 0, 0}, std::span<const int>(keys),
+                                                        skips_a_box)),
+                    Catch::Contains("the selector is not geometric"));
+  // The counts fit (the box two away wants fewer than the box one away holds) but not the keys: the
+  // box one away holds keys 1 and 2, the box two away wants key 3. Found as the keys travel, and
+  // reported by the build's final agreement.
+  auto other_keys = [](const hs::offset&, const hs::offset& rel, const int& key) {
+    const int away = rel[0] < 0 ? -rel[0] : rel[0];
+    return away == 0 || (away == 1 && key <= 2) || (away == 2 && key == 3);
+  };
+  CHECK_THROWS_WITH((hs::make_selective_plan<hs::Shift>(grid, hs::offset{2, 0, 0}, std::span<const int>(keys),
+                                                        other_keys)),
+                    Catch::Contains("the selector is not geometric"));
+  // Afterwards, plans still build and run on the grid.
+  auto every_key = [](const hs::offset&, const hs::offset&, const int&) { return true; };
+  auto [plan, all] = hs::make_selective_plan<hs::Shift>(grid, hs::offset{2, 0, 0}, std::span<const int>(keys), every_key);
+  CHECK(all.size() == 5 * keys.size());
+}

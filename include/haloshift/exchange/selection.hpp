@@ -39,8 +39,10 @@ namespace haloshift {
 /// position outside `[0, P)` along a periodic dimension is a periodic image,
 /// and `key` is in the source's frame. The library proves its exchange exact
 /// for *geometric* selectors: the needed set is a product over dimensions of
-/// conditions that, for an element of the source box, only shrink as the box
-/// moves away from the source (a cutoff around the box, a ghost width).
+/// conditions that, for an element of the source box, hold for the source box
+/// itself and only shrink as the box moves away from the source (a cutoff
+/// around the box, a ghost width). A selector that is not geometric raises the
+/// same haloshift::error on every rank when the plan is built.
 template <class F, class Key>
 concept selector = std::predicate<const F&, const offset&, const offset&, const Key&>;
 
@@ -223,19 +225,41 @@ struct selective_builder {
       box.hi[d] = static_cast<int>(spreads[max_dims + d].high);
     }
 
-    // Every source counts what each holder position needs of it; the counts travel as a block exchange.
+    // Every source counts what each holder position needs of it; the counts travel as a block
+    // exchange. The library's own selectors (a particle cutoff, a ghost width: `geometric` members)
+    // are geometric by construction: one pass over the keys, as LAMMPS's borders bins atoms by box
+    // layer. Such a selector is a product over dimensions of conditions that only shrink away from
+    // the source, so per key and dimension the positions that need it form an interval around 0,
+    // found by walking out to the first refusal, and the key counts for every position in the
+    // product of its intervals: a key deep inside the box costs two refusals per dimension, where
+    // testing every position costs 3^3 = 27 calls at reach 1 (125 at reach 2). A user's selector
+    // is tested at every position, so that one which is not geometric is caught (the keys' journey
+    // below recounts, and the final agreement reports it).
     const std::size_t volume = box.volume();
     std::vector<std::uint64_t> mine(volume, 0);
-    for (int z = box.lo[2]; z <= box.hi[2]; ++z)
-      for (int y = box.lo[1]; y <= box.hi[1]; ++y)
-        for (int x = box.lo[0]; x <= box.hi[0]; ++x) {
-          const offset q{x, y, z};
-          if (q == zero_offset) continue;
-          std::uint64_t n = 0;
-          for (const Key& key : own) n += needs(coords, q, key) ? 1 : 0;
-          mine[box.index(q)] = n;
+    if constexpr (requires { requires Needs::geometric; }) {
+      for (const Key& key : own) {
+        offset lo = zero_offset, hi = zero_offset;
+        for (int d = 0; d < max_dims; ++d) {
+          offset q = zero_offset;
+          for (q[d] = 1; q[d] <= box.hi[d] && needs(coords, q, key); ++q[d]) hi[d] = q[d];
+          for (q[d] = -1; q[d] >= box.lo[d] && needs(coords, q, key); --q[d]) lo[d] = q[d];
         }
-    mine[box.index(zero_offset)] = own.size();
+        for (int z = lo[2]; z <= hi[2]; ++z)
+          for (int y = lo[1]; y <= hi[1]; ++y)
+            for (int x = lo[0]; x <= hi[0]; ++x) ++mine[box.index(offset{x, y, z})];
+      }
+    } else {
+      for (int z = box.lo[2]; z <= box.hi[2]; ++z)
+        for (int y = box.lo[1]; y <= box.hi[1]; ++y)
+          for (int x = box.lo[0]; x <= box.hi[0]; ++x) {
+            const offset q{x, y, z};
+            std::uint64_t n = 0;
+            for (const Key& key : own) n += needs(coords, q, key) ? 1 : 0;
+            mine[box.index(q)] = n;
+          }
+      mine[box.index(zero_offset)] = own.size();
+    }
     const detail::program counting = detail::compile(
         sched, shape, coords, r, [&](const offset&) { return volume; }, s.name);
     std::vector<std::uint64_t> counts(counting.layout.total());
@@ -252,6 +276,28 @@ struct selective_builder {
         [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
         detail::own_place::first);
 
+    // A user's selector that is not geometric can want, at a box further on, elements a box on the
+    // way never got: its sender then has no message while the receiver waits for one. Found from
+    // the counts alone, on every rank together, before any key moves.
+    if constexpr (!requires { requires Needs::geometric; }) {
+      mpi::agree(comm, [&] {
+        for (std::size_t round = 0; round < sched.rounds.size(); ++round)
+          for (const transfer& t : sched.rounds[round].transfers) {
+            if (!detail::sends(shape, coords, t)) continue;
+            for (const offset& o : t.blocks) {
+              if (!shape.exists(coords, o)) continue;
+              const std::size_t held = o == zero_offset ? own.size() : needed(o, -o);
+              const std::size_t wanted = needed(o, t.direction - o);
+              if (wanted > held)
+                throw error("strategy " + std::string(s.name) + ": the selector is not geometric: the box at " +
+                            to_string(t.direction - o) + " from a source wants " + std::to_string(wanted) +
+                            " of its elements, the box at " + to_string(-o) + " on the way holds " +
+                            std::to_string(held) + " (round " + std::to_string(round) + ")");
+            }
+          }
+      });
+    }
+
     // The keys travel round by round: each send carries, of every block it names, what the receiver
     // needs. A selector found not geometric is reported by the final agreement, not thrown here (the
     // other ranks are mid-exchange); meanwhile no message grows beyond the size its receiver expects.
@@ -264,11 +310,13 @@ struct selective_builder {
       for (detail::transfer_program& t : p.program_.rounds[round].transfers) {
         if (!t.send.exists()) continue;
         std::vector<detail::element_run> runs;
+        std::size_t receiver_expects = 0;
         for (int slot : t.send.slots) {
           const detail::block_slot& b = slots[slot];
           const offset source = shape.coords_of(b.source.rank);
           const offset rel = t.direction - b.off;
           const std::size_t expected = needed(b.off, rel);
+          receiver_expects += expected;
           std::size_t picked = 0;
           for (std::size_t e = b.first; e < b.first + b.count; ++e)
             if (needs(source, rel, keys[e]) && picked++ < expected) runs.push_back({e, 1});
@@ -278,7 +326,9 @@ struct selective_builder {
                             to_string(rel) + " from its source, which counted " + std::to_string(expected);
         }
         detail::select_pieces(t.send, runs);
-        if (t.send.count == 0) t.send.peer = -1;
+        // No message where the receiver expects none; where it expects some, a message even if this
+        // rank found nothing to put in it (a selector that is not geometric), so nobody waits forever.
+        if (receiver_expects == 0) t.send.peer = -1;
       }
       detail::assign_staging(p.program_);
       run_forward_rounds(p.program_, comm, protocol::overlapping, keys.data(), st, round, round + 1);

@@ -62,6 +62,7 @@ struct field_plan_builder;
 /// (global coordinates in the source's frame) when the cell lies within the
 /// ghost width of that box along every dimension.
 struct within_ghost {
+  static constexpr bool geometric = true;  ///< by construction: the selective build may count in one pass
   const grid_shape* grid;
   field_shape shape;
   bool operator()(const offset& source, const offset& rel, const offset& key) const noexcept {

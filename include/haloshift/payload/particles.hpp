@@ -47,6 +47,7 @@ struct particle_builder;
 /// by the cutoff, closed (a distance equal to the cutoff is in), as LAMMPS's
 /// ghost region. `domain::cutoff_reach` bounds the boxes this can select.
 struct within_cutoff {
+  static constexpr bool geometric = true;  ///< by construction: the selective build may count in one pass
   const grid_shape* grid;
   domain dom;
   position cutoff;
