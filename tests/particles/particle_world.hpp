@@ -41,23 +41,29 @@ inline std::vector<particle> make(int rank, const std::array<double, 3>& blo, co
   return out;
 }
 
-/// Every rank's particles, indexed by rank.
-inline std::vector<std::vector<particle>> gather(const std::vector<particle>& mine, MPI_Comm comm) {
+/// Every rank's elements (of a trivially copyable type), indexed by rank.
+template <class T>
+std::vector<std::vector<T>> gather_by_rank(const std::vector<T>& mine, MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  int n = static_cast<int>(mine.size() * sizeof(particle));
+  int n = static_cast<int>(mine.size() * sizeof(T));
   std::vector<int> counts(size), displs(size);
   MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   int total = 0;
   for (int r = 0; r < size; ++r) displs[r] = total, total += counts[r];
-  std::vector<particle> all(static_cast<std::size_t>(total) / sizeof(particle));
+  std::vector<T> all(static_cast<std::size_t>(total) / sizeof(T));
   MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, comm);
-  std::vector<std::vector<particle>> out(size);
+  std::vector<std::vector<T>> out(size);
   for (int r = 0; r < size; ++r) {
-    const auto* first = all.data() + displs[r] / static_cast<int>(sizeof(particle));
-    out[r].assign(first, first + counts[r] / static_cast<int>(sizeof(particle)));
+    const auto* first = all.data() + displs[r] / static_cast<int>(sizeof(T));
+    out[r].assign(first, first + counts[r] / static_cast<int>(sizeof(T)));
   }
   return out;
+}
+
+/// Every rank's particles, indexed by rank.
+inline std::vector<std::vector<particle>> gather(const std::vector<particle>& mine, MPI_Comm comm) {
+  return gather_by_rank(mine, comm);
 }
 
 }  // namespace particle_world

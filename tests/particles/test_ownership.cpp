@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "../support/oracle.hpp"
+#include "particle_world.hpp"
 
 namespace ownership_test {
 
@@ -101,17 +102,11 @@ inline std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/// Every rank's items, gathered.
+/// Every rank's items, gathered (in rank order).
 inline std::vector<item> gather_items(const std::vector<item>& mine) {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int n = static_cast<int>(mine.size() * sizeof(item));
-  std::vector<int> counts(size), displs(size);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  int total = 0;
-  for (int r = 0; r < size; ++r) displs[r] = total, total += counts[r];
-  std::vector<item> all(static_cast<std::size_t>(total) / sizeof(item));
-  MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+  std::vector<item> all;
+  for (const auto& from_rank : particle_world::gather_by_rank(mine, MPI_COMM_WORLD))
+    all.insert(all.end(), from_rank.begin(), from_rank.end());
   return all;
 }
 
