@@ -13,7 +13,12 @@
 //
 //   mpiexec -n 4 haloshift-md [--strategy shift|singlehop|ttl|neighbor|auto] [--size N] [--steps N]
 //                             [--thermo N] [--reneighbor N] [--newton on|off] [--grid PxQxR] [--check]
-//                             [--help] [--version]
+//                             [--overlap] [--help] [--version]
+//
+// --overlap computes the forces between owned atoms while the ghost positions
+// travel (start_forward, progress() every 512 atoms, wait, then the forces
+// with ghosts), after a quiet blocking run of the same steps, and reports the
+// hidden share of the position exchange and whether the thermo agrees.
 
 #include <mpi.h>
 
@@ -59,6 +64,8 @@ struct options {
   bool newton = false;
   std::string newton_text = "off";
   bool check = false;  // compare step 0 against a serial all-pairs computation
+  bool overlap = false;  // owned-owned forces while the positions travel
+  bool quiet = false;    // the blocking reference run of --overlap prints nothing
   std::string grid = "0x0x0";
   double dt = 0.005, cutoff = 2.5, skin = 0.3, density = 0.8442, temperature = 1.44;
 };
@@ -101,6 +108,9 @@ void add_options(CLI::App& app, options& o) {
       ->check(tool::parses(parse_grid))
       ->capture_default_str();
   app.add_flag("--check", o.check, "Compare step 0 with a serial all-pairs computation");
+  app.add_flag("--overlap", o.overlap,
+               "Compute the forces between owned atoms while the ghost positions travel (split-phase "
+               "exchange); also runs blocking and reports the hidden share");
   app.callback([&o] {
     o.newton = o.newton_text == "on";
     const double length = o.size * std::cbrt(4.0 / o.density);
@@ -129,6 +139,15 @@ struct atom {
 
 struct timers {
   double force = 0, neighbor = 0, comm = 0, other = 0;
+  double positions = 0;  ///< the part of comm that forwards ghost positions between re-neighbourings (exposed)
+};
+
+/// Moves a ghost's fixed-point position by its periodic image.
+struct shift_fixed {
+  fixed length;
+  void operator()(fixed3& p, const hs::offset& image) const noexcept {
+    for (int d = 0; d < 3; ++d) p[d] += image[d] * length;
+  }
 };
 
 class clock_section {
@@ -165,17 +184,18 @@ class simulation {
 
   /// False if --check finds step 0 different from the serial computation (on every rank alike).
   bool run() {
-    if (rank_ == 0) {
+    if (rank_ == 0 && !o_.quiet) {
       std::printf("# LJ melt: %lld atoms, %d^3 fcc cells, grid %s, strategy %s, newton %s\n",
                   static_cast<long long>(atoms_), o_.size, hs::to_string(grid_.shape()).c_str(),
                   o_.strategy.c_str(), o_.newton ? "on" : "off");
     }
     if (o_.strategy == "auto") explain_choice();
     neighbor();
-    if (rank_ == 0) std::printf("# exchange: %s, ghosts reach %s boxes\n", std::string(plan_->strategy()).c_str(),
-                                hs::to_string(plan_->reach()).c_str());
+    if (rank_ == 0 && !o_.quiet)
+      std::printf("# exchange: %s, ghosts reach %s boxes%s\n", std::string(plan_->strategy()).c_str(),
+                  hs::to_string(plan_->reach()).c_str(), o_.overlap ? ", overlapped with the forces" : "");
     compute_forces();
-    if (rank_ == 0) std::printf("%-8s %14s %14s %14s %14s\n", "thermo", "step", "temp", "pe/atom", "press");
+    if (rank_ == 0 && !o_.quiet) std::printf("%-8s %14s %14s %14s %14s\n", "thermo", "step", "temp", "pe/atom", "press");
     thermo(0);
     if (o_.check && !check_step_zero()) return false;
     time_ = {};  // time the steps only, not the set-up
@@ -188,13 +208,16 @@ class simulation {
       }
       if (step % o_.reneighbor == 0) {
         neighbor();
+        compute_forces();
+      } else if (o_.overlap) {
+        overlapped_step();
       } else {
-        clock_section t(time_.comm);
-        plan_->forward(std::span<fixed3>(x_), [this](fixed3& p, const hs::offset& image) {
-          for (int d = 0; d < 3; ++d) p[d] += image[d] * length_fixed_;
-        });
+        {
+          clock_section t(time_.comm), p(time_.positions);
+          plan_->forward(std::span<fixed3>(x_), shift_fixed{length_fixed_});
+        }
+        compute_forces();
       }
-      compute_forces();
       {
         clock_section t(time_.other);
         kick();
@@ -205,6 +228,10 @@ class simulation {
     report(total);
     return true;
   }
+
+  /// What the blocking reference run of --overlap reports: its timers and the final thermo values.
+  const timers& time() const noexcept { return time_; }
+  std::array<double, 3> last_thermo() const noexcept { return {temperature_, pe_per_atom_, pressure_}; }
 
  private:
   void create_lattice(double a) {
@@ -294,9 +321,7 @@ class simulation {
       v_.assign(n, {});
       for (std::size_t i = 0; i < n; ++i) x_[i] = owned_[i].x, v_[i] = owned_[i].v, id_[i] = owned_[i].id;
       plan_->forward(std::span<std::int64_t>(id_));
-      plan_->forward(std::span<fixed3>(x_), [this](fixed3& p, const hs::offset& image) {
-        for (int d = 0; d < 3; ++d) p[d] += image[d] * length_fixed_;
-      });
+      plan_->forward(std::span<fixed3>(x_), shift_fixed{length_fixed_});
     }
     clock_section t(time_.neighbor);
     build_lists();
@@ -346,6 +371,7 @@ class simulation {
 
     const std::size_t owned = plan_->owned();
     first_.assign(owned + 1, 0);
+    split_.assign(owned, 0);
     neighbors_.clear();
     for (std::size_t i = 0; i < owned; ++i) {
       const int ci[3] = {cell_of(i, 0), cell_of(i, 1), cell_of(i, 2)};
@@ -362,6 +388,12 @@ class simulation {
               if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] < reach2) neighbors_.push_back(j);
             }
           }
+      // Owned neighbours first, then ghosts: --overlap computes the first part while the ghosts travel.
+      // (Fixed-point sums do not depend on the order.)
+      split_[i] = static_cast<std::size_t>(
+          std::stable_partition(neighbors_.begin() + static_cast<std::ptrdiff_t>(first_[i]), neighbors_.end(),
+                                [owned](std::size_t j) { return j < owned; }) -
+          neighbors_.begin());
       first_[i + 1] = neighbors_.size();
     }
   }
@@ -369,34 +401,75 @@ class simulation {
   void compute_forces() {
     {
       clock_section t(time_.force);
-      const double cut2 = o_.cutoff * o_.cutoff;
-      f_.assign(o_.newton ? x_.size() : plan_->owned(), {0, 0, 0});
-      energy_ = virial_ = 0;
-      // Each pair's energy and virial are added twice without Newton, once doubled with it: the same sums.
-      const fixed weight = o_.newton ? 2 : 1;
-      for (std::size_t i = 0; i < plan_->owned(); ++i)
-        for (std::size_t n = first_[i]; n < first_[i + 1]; ++n) {
-          const std::size_t j = neighbors_[n];
-          const vec3 r = difference(i, j);
-          const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-          if (r2 >= cut2) continue;
-          const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
-          const double fpair = 48.0 * sr6 * (sr6 - 0.5) * sr2;
-          for (int d = 0; d < 3; ++d) {
-            const fixed q = to_fixed(fpair * r[d], force_unit);
-            f_[i][d] += q;
-            if (o_.newton) f_[j][d] -= q;
-          }
-          energy_ += weight * to_fixed(4.0 * sr6 * (sr6 - 1.0), energy_unit);
-          virial_ += weight * to_fixed(fpair * r2, energy_unit);
+      clear_forces();
+      pair_forces(0, plan_->owned(), false);
+      pair_forces(0, plan_->owned(), true);
+    }
+    reverse_forces();
+  }
+
+  /// A step between re-neighbourings with --overlap: the ghost positions travel while the forces
+  /// between owned atoms are computed (progress() every few hundred atoms moves multi-round
+  /// strategies on), then the forces involving ghosts. The same sums as compute_forces().
+  void overlapped_step() {
+    auto start = std::chrono::steady_clock::now();
+    auto pending = plan_->start_forward(std::span<fixed3>(x_), shift_fixed{length_fixed_});
+    auto lap = [&](double& into) {
+      const auto now = std::chrono::steady_clock::now();
+      into += std::chrono::duration<double>(now - start).count();
+      start = now;
+    };
+    lap(time_.positions);
+    clear_forces();
+    const std::size_t owned = plan_->owned(), chunk = 512;
+    for (std::size_t i = 0; i < owned; i += chunk) {
+      pair_forces(i, std::min(owned, i + chunk), false);
+      lap(time_.force);
+      pending.progress();
+      lap(time_.positions);
+    }
+    pending.wait();
+    lap(time_.positions);
+    pair_forces(0, owned, true);
+    lap(time_.force);
+    reverse_forces();
+  }
+
+  void clear_forces() {
+    f_.assign(o_.newton ? x_.size() : plan_->owned(), {0, 0, 0});
+    energy_ = virial_ = 0;
+  }
+
+  /// The pairs of atoms [begin, end) with their owned neighbours, or with their ghost neighbours.
+  void pair_forces(std::size_t begin, std::size_t end, bool ghosts) {
+    const double cut2 = o_.cutoff * o_.cutoff;
+    // Each pair's energy and virial are added twice without Newton, once doubled with it: the same sums.
+    const fixed weight = o_.newton ? 2 : 1;
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::size_t n = ghosts ? split_[i] : first_[i], last = ghosts ? first_[i + 1] : split_[i]; n < last; ++n) {
+        const std::size_t j = neighbors_[n];
+        const vec3 r = difference(i, j);
+        const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (r2 >= cut2) continue;
+        const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
+        const double fpair = 48.0 * sr6 * (sr6 - 0.5) * sr2;
+        for (int d = 0; d < 3; ++d) {
+          const fixed q = to_fixed(fpair * r[d], force_unit);
+          f_[i][d] += q;
+          if (o_.newton) f_[j][d] -= q;
         }
-    }
-    if (o_.newton) {
-      clock_section t(time_.comm);
-      plan_->reverse(std::span<fixed3>(f_), [](const fixed3& a, const fixed3& b) {
-        return fixed3{a[0] + b[0], a[1] + b[1], a[2] + b[2]};
-      });
-    }
+        energy_ += weight * to_fixed(4.0 * sr6 * (sr6 - 1.0), energy_unit);
+        virial_ += weight * to_fixed(fpair * r2, energy_unit);
+      }
+  }
+
+  /// With Newton's third law, the ghosts' forces summed onto their owners.
+  void reverse_forces() {
+    if (!o_.newton) return;
+    clock_section t(time_.comm);
+    plan_->reverse(std::span<fixed3>(f_), [](const fixed3& a, const fixed3& b) {
+      return fixed3{a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+    });
   }
 
   void kick() {
@@ -420,7 +493,7 @@ class simulation {
     temperature_ = twice_ke / (3.0 * atoms_ - 3.0);
     pe_per_atom_ = pe / atoms_;
     pressure_ = (twice_ke + w) / (3.0 * volume);
-    if (rank_ == 0)
+    if (rank_ == 0 && !o_.quiet)
       std::printf("%-8s %14d %14.8f %14.8f %14.8f\n", "thermo", step, temperature_, pe_per_atom_, pressure_);
   }
 
@@ -468,9 +541,11 @@ class simulation {
   }
 
   void report(double total) {
+    // The overlapped step's position time is the exposed part of the exchange: part of communication.
+    if (o_.overlap) time_.comm += time_.positions;
     double t[5] = {time_.force, time_.neighbor, time_.comm, time_.other, total};
     MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, grid_.comm());
-    if (rank_ != 0) return;
+    if (rank_ != 0 || o_.quiet) return;
     std::printf("# time (max over ranks): total %.3f s for %d steps, %.1f us/step\n", t[4], o_.steps,
                 o_.steps ? 1e6 * t[4] / o_.steps : 0.0);
     const char* names[4] = {"force", "neighbor", "communication", "other"};
@@ -489,7 +564,7 @@ class simulation {
   std::vector<fixed3> x_, f_;
   std::vector<vec3> v_;
   std::vector<std::int64_t> id_;
-  std::vector<std::size_t> first_, neighbors_;
+  std::vector<std::size_t> first_, split_, neighbors_;  // split_[i]: where atom i's ghost neighbours start
   fixed energy_ = 0, virial_ = 0;
   double temperature_ = 0, pe_per_atom_ = 0, pressure_ = 0;
   timers time_;
@@ -510,11 +585,33 @@ int main(int argc, char** argv) {
     options o;
     add_options(app, o);
     if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
+    // --overlap: first the same run blocking and quiet, the reference for the hidden share and the thermo.
+    std::unique_ptr<simulation> reference;
+    if (o.overlap) {
+      options b = o;
+      b.overlap = false;
+      b.quiet = true;
+      b.check = false;
+      reference = std::make_unique<simulation>(b, MPI_COMM_WORLD);
+      reference->run();
+    }
     simulation md(o, MPI_COMM_WORLD);  // errors up to here are the same on every rank
     ctx.agreed = false;
     const bool same = md.run();
     ctx.agreed = true;
     if (!same) throw hs::error("step 0 differs from the serial all-pairs reference");
+    if (reference) {
+      double t[2] = {reference->time().positions, md.time().positions};
+      MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      const int forwards = std::max(1, o.steps - o.steps / o.reneighbor);
+      const bool identical = reference->last_thermo() == md.last_thermo();
+      if (ctx.lead())
+        std::printf("# overlap: position exchange %.1f us/step blocking, %.1f us/step exposed: %.0f %% hidden; "
+                    "thermo %s the blocking run bit for bit\n",
+                    1e6 * t[0] / forwards, 1e6 * t[1] / forwards, t[0] > 0 ? std::max(0.0, 100 * (1 - t[1] / t[0])) : 0.0,
+                    identical ? "equals" : "DIFFERS from");
+      if (!identical) throw hs::error("the overlapped run differs from the blocking run");
+    }
     return 0;
   });
 }

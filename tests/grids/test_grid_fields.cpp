@@ -116,7 +116,11 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
       why << "reach[" << d << "] " << plan->reach()[d] << " expected " << k << "; ";
   }
   plan->forward(u);
-  plan->forward(u);  // a plan repeats
+  {  // a plan repeats; here split phase: progress() once, then wait()
+    auto pending = plan->start_forward(u);
+    pending.progress();
+    pending.wait();
+  }
   if (std::string(Strategy::name) != "NeighborAlltoall" && !sweep::reduced() && w.ghost == ghost_sets(w).front()) {
     hs::grid_field<double> v(grid, global, ghost, sentinel);  // synchronous sends give the same ghosts
     std::copy(u.storage().begin(), u.storage().end(), v.storage().begin());
@@ -126,7 +130,11 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     hs::make_field_plan<Strategy>(v, {.mode = hs::protocol::rendezvous}).forward(v);
     if (std::memcmp(u.data(), v.data(), u.storage().size_bytes()) != 0) why << "rendezvous differs; ";
   }
-  plan->forward(both);  // one plan serves every field of its shape
+  {  // one plan serves every field of its shape; split phase, test() until done
+    auto pending = plan->start_forward(both);
+    while (!pending.test()) {
+    }
+  }
   if (std::string(Strategy::name) == "Shift") {
     int limit = 0;
     for (int d = 0; d < 3; ++d) limit += 2 * plan->reach()[d];
@@ -169,7 +177,11 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
   };
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) { fill(rank, i, p, true); });
   plan.reverse(sum);
-  plan.reverse(low, hs::take_min{});
+  {
+    auto pending = plan.start_reverse(low, hs::take_min{});
+    while (!pending.test()) {
+    }
+  }
   plan.reverse(high, hs::take_max{});
   plan.reverse(last, hs::take_ghost_value{});
 

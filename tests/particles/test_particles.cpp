@@ -136,14 +136,22 @@ void sweep_particles() {
         std::copy(mine.begin(), mine.end(), atoms.begin());
         plan.forward_positions(std::span<particle>(atoms), &particle::x);
         CHECK(compare(atoms, mine.size(), want, rank) == "");
-        plan.forward_positions(std::span<particle>(atoms), &particle::x);  // a plan repeats
+        {  // a plan repeats; here split phase: progress() once, then wait()
+          auto pending = plan.start_forward_positions(std::span<particle>(atoms), &particle::x);
+          pending.progress();
+          pending.wait();
+        }
         CHECK(compare(atoms, mine.size(), want, rank) == "");
 
         // Separate arrays: ids unshifted, positions shifted, and the plan's own copy of the positions.
         std::vector<std::int64_t> ids(plan.size());
         std::vector<hs::position> xs(plan.size());
         for (std::size_t i = 0; i < mine.size(); ++i) ids[i] = mine[i].id, xs[i] = mine[i].x;
-        plan.forward(ids);
+        {  // split phase, test() until done; then the blocking call for positions
+          auto pending = plan.start_forward(std::span<std::int64_t>(ids));
+          while (!pending.test()) {
+          }
+        }
         plan.forward_positions(xs);
         bool same = ids.size() == mine.size() + want.size();
         for (std::size_t i = 0; same && i < want.size(); ++i)
@@ -164,7 +172,11 @@ void sweep_particles() {
         std::vector<double> f(plan.size());
         for (std::size_t i = 0; i < mine.size(); ++i) f[i] = static_cast<double>(mine[i].id);
         for (std::size_t i = mine.size(); i < f.size(); ++i) f[i] = contribution(rank, ids[i]);
-        plan.reverse(f);
+        {
+          auto pending = plan.start_reverse(std::span<double>(f));
+          while (!pending.test()) {
+          }
+        }
         std::map<std::int64_t, double> sum;
         for (const particle& p : mine) sum[p.id] = static_cast<double>(p.id);
         for (int holder = 0; holder < size; ++holder)

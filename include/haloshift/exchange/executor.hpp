@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file executor.hpp
-/// @brief Runs any compiled schedule over MPI point-to-point, forwards
-/// (ghost fill) or backwards (combining contributions onto the owners).
+/// @brief The copies a compiled schedule needs around its messages: packing
+/// selected pieces and strided rows into consecutive staging, unpacking, and
+/// pairing the blocks of a transfer to the rank itself. exchange_run.hpp runs
+/// the rounds.
 
 #include <mpi.h>
 
@@ -18,12 +20,6 @@
 
 namespace haloshift::detail {
 
-/// Reusable MPI state of one plan: staging space and request handles.
-template <class T>
-struct executor_state {
-  std::vector<T> scratch;
-  std::vector<MPI_Request> requests;
-};
 
 /// Calls `run(first, count)` for each range of the buffer that message `m`
 /// carries, in message order: its one range, its selected pieces, or its slots.
@@ -193,88 +189,6 @@ void scatter(const block_layout& layout, const message& m, const T* in, T* buffe
   }
 }
 
-/// Runs one round. Forwards, each transfer sends `t.send` and receives
-/// `t.recv`; backwards the roles swap and arrivals are combined, not stored.
-/// `deliver(in, data)` puts an arrived message that did not land in place;
-/// `local(from, to)` moves a transfer to the rank itself (a periodic dimension
-/// of one box) slot by slot, with no MPI and no staging.
-template <class T, class Deliver, class Local>
-void run_round(const round_program& r, bool backward, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st,
-               const block_layout& layout, Deliver&& deliver, Local&& local) {
-  auto outgoing = [&](const transfer_program& t) -> const message& { return backward ? t.recv : t.send; };
-  auto incoming = [&](const transfer_program& t) -> const message& { return backward ? t.send : t.recv; };
-  // Forwards, a contiguous arrival lands in place; everything else is staged.
-  auto lands_in_place = [&](const message& in) { return !backward && in.contiguous; };
-  const int dir = backward ? 1 : 0;
-  auto in_area = [&](const transfer_program& t) { return st.scratch.data() + t.staged[dir]; };
-  auto out_area = [&](const transfer_program& t) { return in_area(t) + t.staged_in[dir]; };
-  auto source = [&](const transfer_program& t) -> const T* {
-    const message& out = outgoing(t);
-    if (out.contiguous) return buffer + out.first;
-    gather(layout, out, buffer, out_area(t));
-    return out_area(t);
-  };
-  auto target = [&](const transfer_program& t) -> T* {
-    const message& in = incoming(t);
-    return lands_in_place(in) ? buffer + in.first : in_area(t);
-  };
-  auto bytes = [](const message& m) { return static_cast<int>(m.count * sizeof(T)); };  // bounded when compiled
-  auto finish = [&](const transfer_program& t) {
-    const message& in = incoming(t);
-    if (in.exists() && !lands_in_place(in)) deliver(in, in_area(t));
-  };
-
-  if (mode == protocol::overlapping) {
-    st.requests.clear();
-    for (const transfer_program& t : r.transfers) {
-      const message& in = incoming(t);
-      if (t.self || !in.exists()) continue;
-      st.requests.emplace_back();
-      mpi::check(MPI_Irecv(target(t), bytes(in), MPI_BYTE, in.peer, t.tag, comm, &st.requests.back()), "MPI_Irecv");
-    }
-    for (const transfer_program& t : r.transfers) {
-      const message& out = outgoing(t);
-      if (!out.exists()) continue;
-      if (t.self) {
-        local(out, incoming(t));
-        continue;
-      }
-      st.requests.emplace_back();
-      mpi::check(MPI_Isend(source(t), bytes(out), MPI_BYTE, out.peer, t.tag, comm, &st.requests.back()), "MPI_Isend");
-    }
-    if (st.requests.empty()) return;  // a round of copies to the rank itself only
-    mpi::check(MPI_Waitall(static_cast<int>(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
-               "MPI_Waitall");
-    for (const transfer_program& t : r.transfers)
-      if (!t.self) finish(t);
-    return;
-  }
-
-  for (const transfer_program& t : r.transfers) {
-    const message& out = outgoing(t);
-    const message& in = incoming(t);
-    if (t.self) {
-      local(out, in);
-      continue;
-    }
-    auto send = [&] {
-      if (out.exists()) mpi::check(MPI_Ssend(source(t), bytes(out), MPI_BYTE, out.peer, t.tag, comm), "MPI_Ssend");
-    };
-    auto receive = [&] {
-      if (!in.exists()) return;
-      mpi::check(MPI_Recv(target(t), bytes(in), MPI_BYTE, in.peer, t.tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-      finish(t);
-    };
-    if (t.send_first) {
-      send();
-      receive();
-    } else {
-      receive();
-      send();
-    }
-  }
-}
-
 /// Applies `per_block(source slot, target slot)` to the blocks of a transfer to the rank itself:
 /// the i-th block sent is the i-th block received (same owner, same size).
 /// When both sides are contiguous (always for Shift) the blocks pair up as one range.
@@ -295,81 +209,6 @@ void pair_blocks(const block_layout& layout, const message& from, const message&
   }
   for (std::size_t i = 0; i < from.slots.size(); ++i)
     per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
-}
-
-/// Runs a forward round that needs no packing (see direct_round): receives
-/// and sends straight into and out of `buffer`, the copies to the rank itself
-/// while the messages travel. No MPI call at all for a round of copies only.
-template <class T>
-void run_direct(const direct_round& d, MPI_Comm comm, T* buffer, executor_state<T>& st) {
-  st.requests.resize(d.receives.size() + d.sends.size());
-  MPI_Request* request = st.requests.data();
-  auto bytes = [](const direct_post& c) { return static_cast<int>(c.count * sizeof(T)); };  // bounded when compiled
-  for (const direct_post& c : d.receives)
-    mpi::check(MPI_Irecv(buffer + c.first, bytes(c), MPI_BYTE, c.peer, c.tag, comm, request++), "MPI_Irecv");
-  for (const direct_post& c : d.sends)
-    mpi::check(MPI_Isend(buffer + c.first, bytes(c), MPI_BYTE, c.peer, c.tag, comm, request++), "MPI_Isend");
-  for (const local_copy& c : d.copies) std::memcpy(buffer + c.to, buffer + c.from, c.count * sizeof(T));
-  if (!st.requests.empty())
-    mpi::check(MPI_Waitall(static_cast<int>(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
-               "MPI_Waitall");
-}
-
-/// Forward rounds `[begin, end)` only: `buffer` already holds the own block.
-/// Contiguous messages go straight from and into `buffer`; the others are
-/// packed once into, or unpacked once from, scratch.
-template <class T>
-void run_forward_rounds(const program& p, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st,
-                        std::size_t begin = 0, std::size_t end = SIZE_MAX) {
-  const block_layout& layout = p.layout;
-  if (st.scratch.size() < p.scratch[0]) st.scratch.resize(p.scratch[0]);  // Shift stages nothing
-  auto copy = [&](const message& from, const message& to) {
-    pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
-      if (a.count) std::memcpy(buffer + b.first, buffer + a.first, a.count * sizeof(T));
-    });
-  };
-  for (std::size_t r = begin; r < std::min(end, p.rounds.size()); ++r) {
-    if (p.rounds[r].direct && mode == protocol::overlapping) {
-      run_direct(*p.rounds[r].direct, comm, buffer, st);
-      continue;
-    }
-    run_round(
-        p.rounds[r], false, comm, mode, buffer, st, layout,
-        [&](const message& in, const T* data) { scatter(layout, in, data, buffer); }, copy);
-  }
-}
-
-/// Forward: fills `buffer` (laid out as `p.layout`) with `own` and the
-/// neighbours' blocks.
-template <class T>
-void run_forward(const program& p, MPI_Comm comm, protocol mode, const T* own, T* buffer, executor_state<T>& st) {
-  const block_slot& own_slot = p.layout.slots()[p.layout.own()];
-  if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
-  run_forward_rounds(p, comm, mode, buffer, st);
-}
-
-/// Backward: the schedule reversed. Each receiver returns its accumulated
-/// contributions for the blocks it got, and the sender combines them into its
-/// accumulator with `op`. A block reaches each holder along exactly one path,
-/// so this is a tree reduction that ends at the block's owner, in slot 0.
-template <class T, class Op>
-void run_reverse(const program& p, MPI_Comm comm, protocol mode, T* buffer, executor_state<T>& st, Op& op) {
-  const block_layout& layout = p.layout;
-  if (st.scratch.size() < p.scratch[1]) st.scratch.resize(p.scratch[1]);
-  auto combine = [&](const message& in, const T* data) {
-    for_each_run(layout, in, [&](std::size_t first, std::size_t count) {
-      T* acc = buffer + first;
-      for (std::size_t e = 0; e < count; ++e) acc[e] = op(acc[e], data[e]);
-      data += count;
-    });
-  };
-  auto local = [&](const message& from, const message& to) {
-    pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) {
-      for (std::size_t e = 0; e < a.count; ++e) buffer[b.first + e] = op(buffer[b.first + e], buffer[a.first + e]);
-    });
-  };
-  for (auto r = p.rounds.rbegin(); r != p.rounds.rend(); ++r)
-    run_round(*r, true, comm, mode, buffer, st, layout, combine, local);
 }
 
 }  // namespace haloshift::detail

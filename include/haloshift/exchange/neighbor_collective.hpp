@@ -51,10 +51,12 @@ struct neighbor_graph {
                "MPI_Dist_graph_create_adjacent");
     mpi::check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   }
-  void run(const void* send, void* recv) const {
-    mpi::check(MPI_Neighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv, recv_counts.data(),
-                                      recv_displs.data(), MPI_BYTE, comm),
-               "MPI_Neighbor_alltoallv");
+  /// Starts the collective; its request joins `requests`.
+  void start(const void* send, void* recv, std::vector<MPI_Request>& requests) const {
+    requests.emplace_back();
+    mpi::check(MPI_Ineighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
+                                       recv_counts.data(), recv_displs.data(), MPI_BYTE, comm, &requests.back()),
+               "MPI_Ineighbor_alltoallv");
   }
   ~neighbor_graph() {
     int finalized = 0;
@@ -129,37 +131,58 @@ class neighbor_engine {
   neighbor_engine& operator=(const neighbor_engine&) = delete;
   ~neighbor_engine() { release_persistent(); }
 
-  /// Sends `own_bytes` bytes at `own` to every edge, receives into `buffer`.
-  void forward(const void* own, std::size_t own_bytes, void* buffer) {
-    if (own_bytes) std::memcpy(own_.data(), own, own_bytes);
-#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
-    if (!persistent_allowed_) return forward_.run(own_.data(), buffer);
-    if (buffer != persistent_buffer_) {
-      release_persistent();
-      mpi::check(
-          HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT(own_.data(), forward_.send_counts.data(), forward_.send_displs.data(),
-                                            MPI_BYTE, buffer, forward_.recv_counts.data(), forward_.recv_displs.data(),
-                                            MPI_BYTE, forward_.comm, MPI_INFO_NULL, &persistent_),
-          "MPI_Neighbor_alltoallv_init");
-      persistent_buffer_ = buffer;
-    }
-    mpi::check(MPI_Start(&persistent_), "MPI_Start");
-    mpi::check(MPI_Wait(&persistent_, MPI_STATUS_IGNORE), "MPI_Wait");
-#else
-    forward_.run(own_.data(), buffer);
-#endif
+  /// Staging a pass needs, in elements of T: backwards, every contribution that comes back.
+  template <class T>
+  std::size_t staging_elements(const program&, bool backward) const noexcept {
+    return backward ? staging_bytes_ / sizeof(T) : 0;
   }
 
-  /// Returns the contributions in `buffer`'s slots and combines every
-  /// arrival into the own slot with `op`.
+  /// Forwards: sends the own block (already in its slot of `buffer`) to every
+  /// edge and receives into `buffer`'s slots.
+  template <class T>
+  void post_forward(const program& p, T* buffer, T*, std::vector<MPI_Request>& requests) {
+    const block_slot& own = p.layout.slots()[p.layout.own()];
+    if (own.count) std::memcpy(own_.data(), buffer + own.first, own.count * sizeof(T));
+#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
+    if (persistent_allowed_) {
+      if (buffer != persistent_buffer_) {
+        release_persistent();
+        mpi::check(HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT(own_.data(), forward_.send_counts.data(),
+                                                     forward_.send_displs.data(), MPI_BYTE, buffer,
+                                                     forward_.recv_counts.data(), forward_.recv_displs.data(),
+                                                     MPI_BYTE, forward_.comm, MPI_INFO_NULL, &persistent_),
+                   "MPI_Neighbor_alltoallv_init");
+        persistent_buffer_ = buffer;
+      }
+      mpi::check(MPI_Start(&persistent_), "MPI_Start");
+      requests.push_back(persistent_);  // a copy of the handle: completing it leaves the request inactive, not freed
+      return;
+    }
+#endif
+    forward_.start(own_.data(), buffer, requests);
+  }
+  template <class T>
+  void finish_forward(const program&, T*, T*) {}
+
+  /// Backwards: each edge returns the contribution in its slot into `staging`.
+  template <class T>
+  void post_reverse(const program&, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
+    backward_.start(buffer, staging, requests);
+  }
+  /// Combines every returned contribution into the own slot with `op`.
   template <class T, class Op>
-  void reverse(const block_layout& layout, T* buffer, std::vector<T>& scratch, Op& op) {
-    scratch.resize(staging_bytes_ / sizeof(T));
-    backward_.run(buffer, scratch.data());
-    T* own = buffer + layout.slots()[layout.own()].first;
-    const T* in = scratch.data();
+  void finish_reverse(const program& p, T* buffer, const T* staging, Op& op) {
+    T* own = buffer + p.layout.slots()[p.layout.own()].first;
     for (const message& m : backward_slots_)
-      for (std::size_t e = 0; e < m.count; ++e) own[e] = op(own[e], *in++);
+      for (std::size_t e = 0; e < m.count; ++e) own[e] = op(own[e], *staging++);
+  }
+
+  /// The requests of a started pass were freed (abandoned): the persistent one with them.
+  void forget_requests() noexcept {
+#ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
+    persistent_ = MPI_REQUEST_NULL;
+    persistent_buffer_ = nullptr;
+#endif
   }
 
  private:
@@ -200,29 +223,51 @@ class selected_neighbor_engine {
     });
     forward_.create(parent);
     backward_.create(parent);
+    for (neighbor_graph* g : {&forward_, &backward_})  // sized per pass (the element type): room now, not then
+      for (auto* v : {&g->send_counts, &g->send_displs, &g->recv_counts, &g->recv_displs})
+        v->reserve(g->sources.size() + g->destinations.size() + 1);
+  }
+
+  /// Staging a pass needs, in elements of T: what leaves, packed, then what arrives.
+  template <class T>
+  std::size_t staging_elements(const program& p, bool) const noexcept {
+    std::size_t n = 0;
+    for_each_edge(p, [&](const message& m, bool) { n += m.count; });
+    return n;
   }
 
   template <class T>
-  void forward(const program& p, T* buffer) {
-    exchange<T>(p, forward_, true, [&](const message& m, T* packed) { pack(p, m, buffer, packed); },
-                [&](const message& m, const T* packed) {
-                  if (m.contiguous)
-                    std::memcpy(buffer + m.first, packed, m.count * sizeof(T));
-                  else
-                    scatter(p.layout, m, packed, buffer);
-                });
+  void post_forward(const program& p, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
+    post<T>(p, forward_, true, buffer, staging, requests);
   }
-
+  template <class T>
+  void finish_forward(const program& p, T* buffer, const T* staging) {
+    const T* arrived = staging + arrivals_at_;
+    for_each_edge(p, [&](const message& m, bool out) {
+      if (out) return;
+      if (m.contiguous)
+        std::memcpy(buffer + m.first, arrived, m.count * sizeof(T));
+      else
+        scatter(p.layout, m, arrived, buffer);
+      arrived += m.count;
+    });
+  }
+  template <class T>
+  void post_reverse(const program& p, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
+    post<T>(p, backward_, false, buffer, staging, requests);
+  }
   template <class T, class Op>
-  void reverse(const program& p, T* buffer, Op& op) {
-    exchange<T>(p, backward_, false, [&](const message& m, T* packed) { pack(p, m, buffer, packed); },
-                [&](const message& m, const T* packed) {
-                  for_each_run(p.layout, m, [&](std::size_t first, std::size_t count) {
-                    for (std::size_t e = 0; e < count; ++e) buffer[first + e] = op(buffer[first + e], packed[e]);
-                    packed += count;
-                  });
-                });
+  void finish_reverse(const program& p, T* buffer, const T* staging, Op& op) {
+    const T* arrived = staging + arrivals_at_;
+    for_each_edge(p, [&](const message& m, bool out) {
+      if (!out) return;
+      for_each_run(p.layout, m, [&](std::size_t first, std::size_t count) {
+        for (std::size_t e = 0; e < count; ++e) buffer[first + e] = op(buffer[first + e], arrived[e]);
+        arrived += count;
+      });
+    });
   }
+  void forget_requests() noexcept {}
 
  private:
   /// Calls `f(message, outgoing)` for every send, then every receive, in transfer order.
@@ -236,18 +281,13 @@ class selected_neighbor_engine {
         if (t.recv.exists()) f(t.recv, false);
   }
 
+  /// Sizes the graph's counts for `T` (the arrays stay untouched until the
+  /// collective completes: one pass of a plan at a time), packs what leaves
+  /// (sends forwards, receives backwards) at the start of `staging`, and
+  /// starts the collective, arrivals after the departures.
   template <class T>
-  static void pack(const program& p, const message& m, const T* buffer, T* packed) {
-    if (m.contiguous)
-      std::memcpy(packed, buffer + m.first, m.count * sizeof(T));
-    else
-      gather(p.layout, m, buffer, packed);
-  }
-
-  /// Sizes the graph's counts for `T`, packs what leaves (sends forwards, receives backwards),
-  /// runs the collective and hands each arrival to `unpack`.
-  template <class T, class Pack, class Unpack>
-  void exchange(const program& p, neighbor_graph& g, bool forwards, Pack&& pack_out, Unpack&& unpack_in) {
+  void post(const program& p, neighbor_graph& g, bool forwards, const T* buffer, T* staging,
+            std::vector<MPI_Request>& requests) {
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
     std::size_t out_bytes = 0, in_bytes = 0;
     for_each_edge(p, [&](const message& m, bool out) {
@@ -258,22 +298,20 @@ class selected_neighbor_engine {
       at += m.count * sizeof(T);
     });
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
-    std::vector<T> out(out_bytes / sizeof(T) + 1), in(in_bytes / sizeof(T) + 1);
-    T* next = out.data();
-    for_each_edge(p, [&](const message& m, bool o) {
-      if (o != forwards) return;
-      pack_out(m, next);
+    T* next = staging;
+    for_each_edge(p, [&](const message& m, bool out) {
+      if (out != forwards) return;
+      if (m.contiguous)
+        std::memcpy(next, buffer + m.first, m.count * sizeof(T));
+      else
+        gather(p.layout, m, buffer, next);
       next += m.count;
     });
-    g.run(out.data(), in.data());
-    const T* arrived = in.data();
-    for_each_edge(p, [&](const message& m, bool o) {
-      if (o == forwards) return;
-      unpack_in(m, arrived);
-      arrived += m.count;
-    });
+    arrivals_at_ = out_bytes / sizeof(T);
+    g.start(staging, staging + arrivals_at_, requests);
   }
 
+  std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in elements
   neighbor_graph forward_, backward_;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -23,7 +24,8 @@
 #include "../strategy.hpp"
 #include "../strategy_registry.hpp"
 #include "../select/auto_hook.hpp"
-#include "executor.hpp"
+#include "exchange_handle.hpp"
+#include "exchange_run.hpp"
 #include "halo.hpp"
 #include "neighbor_collective.hpp"
 #include "program.hpp"
@@ -33,6 +35,16 @@ namespace haloshift {
 
 namespace detail {
 struct plan_builder;
+
+/// A reverse's last step: the combined own block back into the caller's array.
+template <class T>
+struct copy_back {
+  const T* from;
+  std::span<T> to;
+  void operator()() const noexcept {
+    if (!to.empty()) std::memcpy(to.data(), from, to.size_bytes());
+  }
+};
 }  // namespace detail
 
 /// Options of a plan; they must be equal on all ranks.
@@ -68,18 +80,28 @@ class plan {
     return halo<T>(program_);
   }
 
-  /// Ghost fill: every rank's `mine` reaches every rank within range.
-  void forward(std::span<const T> mine, halo<T>& out) {
-    check_built("forward");
+  /// The handle start_forward returns.
+  using forward_handle = exchange_handle<detail::exchange_run<T, detail::store_arrivals, detail::neighbor_engine>>;
+  /// The handle start_reverse returns.
+  template <class Op>
+  using reverse_handle =
+      exchange_handle<detail::exchange_run<T, Op, detail::neighbor_engine>, detail::copy_back<T>>;
+
+  /// Starts a ghost fill: every rank's `mine` is copied into `out`'s own
+  /// block and sent on its way; wait() on the handle leaves every neighbour's
+  /// block in `out`. `out` is off-limits until then (`mine` is not: it was copied).
+  forward_handle start_forward(std::span<const T> mine, halo<T>& out) {
+    check_built("start_forward");
+    detail::check_idle(resources_->busy, "start_forward");
     check_mine(mine.size());
     check_halo(out);
-    if (engine_) {
-      std::copy(mine.begin(), mine.end(), out.buffer_.data() + own_slot().first);
-      engine_->forward(mine.data(), mine.size_bytes(), out.buffer_.data());
-      return;
-    }
-    detail::run_forward(*program_, comm(), options_.mode, mine.data(), out.buffer_.data(), state_);
+    T* buffer = out.buffer_.data();
+    if (!mine.empty()) std::memcpy(buffer + own_slot().first, mine.data(), mine.size_bytes());
+    return forward_handle({*program_, comm(), options_.mode, *resources_, buffer, false, {}, engine_.get()},
+                          *resources_);
   }
+  /// Ghost fill: every rank's `mine` reaches every rank within range (start_forward(...).wait()).
+  void forward(std::span<const T> mine, halo<T>& out) { start_forward(mine, out).wait(); }
   /// Ghost fill into a new halo (make_halo() then forward(mine, halo)).
   halo<T> forward(std::span<const T> mine) {
     check_built("forward");
@@ -88,6 +110,24 @@ class plan {
     return out;
   }
 
+  /// Starts sending contributions back (see reverse); wait() on the handle
+  /// leaves the combined values in `own`. `contributions` and `own` are
+  /// off-limits until then.
+  template <class Op = std::plus<>>
+  reverse_handle<Op> start_reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
+    check_built("start_reverse");
+    detail::check_idle(resources_->busy, "start_reverse");
+    check_mine(own.size());
+    check_halo(contributions);
+    T* buffer = contributions.buffer_.data();
+    const auto& slots = program_->layout.slots();
+    for (std::size_t s = 0; s < slots.size(); ++s)
+      if (!slots[s].visible && static_cast<int>(s) != program_->layout.own())
+        std::fill_n(buffer + slots[s].first, slots[s].count, identity);
+    std::copy(own.begin(), own.end(), buffer + own_slot().first);
+    return reverse_handle<Op>({*program_, comm(), options_.mode, *resources_, buffer, true, std::move(op), engine_.get()},
+                              *resources_, detail::copy_back<T>{buffer + own_slot().first, own});
+  }
   /// Contributions back: `contributions` (a halo of this plan whose blocks
   /// hold values for the boxes they came from) is summed with `op` onto the
   /// owners: on return every rank's `own[i]` is its old value op every
@@ -98,20 +138,7 @@ class plan {
   /// TeamShift, start those transit blocks at `identity`).
   template <class Op = std::plus<>>
   void reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
-    check_built("reverse");
-    check_mine(own.size());
-    check_halo(contributions);
-    T* buffer = contributions.buffer_.data();
-    const auto& slots = program_->layout.slots();
-    for (std::size_t s = 0; s < slots.size(); ++s)
-      if (!slots[s].visible && static_cast<int>(s) != program_->layout.own())
-        std::fill_n(buffer + slots[s].first, slots[s].count, identity);
-    std::copy(own.begin(), own.end(), buffer + own_slot().first);
-    if (engine_)
-      engine_->reverse(program_->layout, buffer, state_.scratch, op);
-    else
-      detail::run_reverse(*program_, comm(), options_.mode, buffer, state_, op);
-    std::copy(buffer + own_slot().first, buffer + own_slot().first + own_slot().count, own.begin());
+    start_reverse(contributions, own, std::move(op), identity).wait();
   }
 
  private:
@@ -142,7 +169,8 @@ class plan {
   haloshift::range range_;
   plan_options options_;
   std::shared_ptr<const detail::program> program_;
-  detail::executor_state<T> state_;
+  /// Staging and requests, sized at build; behind a pointer so that moving the plan keeps them in place.
+  std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
   std::unique_ptr<detail::neighbor_engine> engine_;  ///< set for NeighborAlltoall
 };
 
@@ -263,6 +291,7 @@ struct plan_builder {
                values, spreads.all);
     plan<T> p(grid, s.name, checked, options);
     MPI_Comm comm = p.comm();
+    const int tags = grid.context()->claim_plan_tags(widest_round(sched));
     auto compiled = std::make_shared<detail::program>();
     if (count.low == count.high) {
       // Every rank holds local_count elements: the sizes follow from the structure, and the size
@@ -270,13 +299,14 @@ struct plan_builder {
       check_sizes<T>(static_cast<std::size_t>(blocks.high), static_cast<std::size_t>(message_blocks.high),
                      local_count);
       *compiled = detail::compile(sched, shape, coords, p.range_, [&](const offset&) { return local_count; }, s.name);
+      shift_tags(*compiled, tags);
     } else {
       // Uneven counts travel once along the schedule itself; the sizes then differ per rank, so
       // their checks are agreed.
       std::vector<std::uint64_t> counts(unit.layout.total());
       const std::uint64_t mine = local_count;
-      executor_state<std::uint64_t> st;
-      run_forward(unit, comm, protocol::overlapping, &mine, counts.data(), st);
+      shift_tags(unit, tags);
+      run_forward(unit, comm, &mine, counts.data(), *p.resources_);
       auto count_of = [&](const offset& o) -> std::size_t {
         return counts[unit.layout.slots()[unit.layout.find(o)].first];
       };
@@ -284,11 +314,14 @@ struct plan_builder {
         *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
         check_sizes<T>(compiled->layout.total(), largest_message(*compiled), 1);
       });
+      shift_tags(*compiled, tags);
     }
+    p.resources_->reserve(*compiled, sizeof(T));
     p.program_ = std::move(compiled);
     if (s.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);
+      p.resources_->template staging<T>(p.engine_->template staging_elements<T>(*p.program_, true));
     }
     return p;
   }

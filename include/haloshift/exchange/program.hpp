@@ -277,6 +277,24 @@ inline void assign_staging(program& p) {
 /// Compiles `s` for the rank at `coords`. `count_of(o)` is the element count
 /// of the block at offset `o` (0 for the own block). Throws haloshift::error
 /// when the schedule is not a valid exchange for `wanted`.
+/// Moves a compiled program's tags to the plan's range starting at `base` (see mpi/tags.hpp).
+inline void shift_tags(program& p, int base) {
+  auto moved = [base](int tag) { return (tag + base) % plan_tag_count; };
+  for (round_program& r : p.rounds) {
+    for (transfer_program& t : r.transfers) t.tag = moved(t.tag);
+    if (r.direct)
+      for (auto* posts : {&r.direct->receives, &r.direct->sends})
+        for (direct_post& c : *posts) c.tag = moved(c.tag);
+  }
+}
+
+/// Transfers in the widest round of `s`: how many tags a plan running it claims.
+inline std::size_t widest_round(const schedule& s) {
+  std::size_t widest = 1;
+  for (const schedule_round& r : s.rounds) widest = std::max(widest, r.transfers.size());
+  return widest;
+}
+
 template <class CountOf>
 program compile(const schedule& s, const grid_shape& grid, const offset& coords, const range& wanted, CountOf count_of,
                 std::string_view strategy = "custom", own_place place = own_place::canonical) {

@@ -26,7 +26,8 @@
 #include "../mpi/communicator.hpp"
 #include "../schedule/single_hop.hpp"
 #include "../strategy.hpp"
-#include "executor.hpp"
+#include "exchange_handle.hpp"
+#include "exchange_run.hpp"
 #include "halo.hpp"
 #include "neighbor_collective.hpp"
 #include "plan.hpp"
@@ -77,41 +78,82 @@ class selective_plan {
   /// Name of the strategy the plan runs.
   std::string_view strategy() const noexcept { return strategy_; }
   /// Elements this rank owns: the first owned() entries of the data array.
-  std::size_t owned() const noexcept { return program_.layout.slots()[program_.layout.own()].count; }
+  std::size_t owned() const noexcept {
+    return program_ ? program_->layout.slots()[program_->layout.own()].count : 0;
+  }
   /// Elements this rank imports, after the owned ones.
-  std::size_t ghosts() const noexcept { return program_.layout.total() - owned(); }
+  std::size_t ghosts() const noexcept { return program_ ? program_->layout.total() - owned() : 0; }
   /// Elements an array handed to forward/reverse must hold.
   std::size_t size() const noexcept { return storage_; }
   /// The imported blocks, canonical order; `first` indexes the data array.
   const std::vector<detail::block_slot>& blocks() const noexcept { return blocks_; }
   /// The compiled program (an internal type; for the tests and the benchmarks).
-  const detail::program& details() const noexcept { return program_; }
+  const detail::program& details() const noexcept { return *program_; }
 
-  /// Ghost fill: `data[0, owned())` goes out, the ghosts after it are filled.
+  /// The handle start_forward returns (`Then` runs once the ghosts have arrived).
+  template <class T, class Then = detail::no_epilogue>
+  using forward_handle =
+      exchange_handle<detail::exchange_run<T, detail::store_arrivals, detail::selected_neighbor_engine>, Then>;
+  /// The handle start_reverse returns.
+  template <class T, class Op>
+  using reverse_handle = exchange_handle<detail::exchange_run<T, Op, detail::selected_neighbor_engine>>;
+
+  /// Starts a ghost fill: `data[0, owned())` goes out, the ghosts after it
+  /// are filled by the time wait() on the handle returns, and then `then()`
+  /// runs. Until then the owned entries must not change and the ghosts must
+  /// not be touched.
+  template <transferable T, class Then = detail::no_epilogue>
+  forward_handle<T, Then> start_forward(std::span<T> data, Then then = {}) {
+    check_built("start_forward");
+    check_size(data.size());
+    return start_forward_with(*program_, data.data(), std::move(then));
+  }
+  /// Ghost fill (start_forward(data).wait()).
   template <transferable T>
   void forward(std::span<T> data) {
+    start_forward(data).wait();
+  }
+
+  /// Starts `p`, this plan's program in other units (a field bundle's
+  /// bytes), forward on this plan's communicator (and neighbourhood
+  /// collective). `p` must outlive the exchange.
+  template <transferable T, class Then = detail::no_epilogue>
+  forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
+    check_built("start_forward");
+    detail::check_idle(resources_->busy, "start_forward");
+    return forward_handle<T, Then>({p, comm(), mode_, *resources_, data, false, {}, engine_.get()}, *resources_,
+                                   std::move(then));
+  }
+
+  /// Starts sending contributions back (see reverse); the owned entries hold
+  /// the combined values once wait() on the handle returns. The whole array
+  /// is off-limits until then.
+  template <transferable T, class Op = std::plus<>>
+  reverse_handle<T, Op> start_reverse(std::span<T> data, Op op = {}) {
+    check_built("start_reverse");
     check_size(data.size());
-    forward_with(program_, data.data());
+    detail::check_idle(resources_->busy, "start_reverse");
+    return reverse_handle<T, Op>({*program_, comm(), mode_, *resources_, data.data(), true, std::move(op), engine_.get()},
+                                 *resources_);
   }
-
-  /// Runs `p`, this plan's program in other units (a field bundle's bytes),
-  /// forward on this plan's communicator (and neighbourhood collective).
-  template <transferable T>
-  void forward_with(const detail::program& p, T* data) {
-    if (engine_) return engine_->forward(p, data);
-    detail::executor_state<T> st;
-    detail::run_forward_rounds(p, comm(), mode_, data, st);
-  }
-
   /// Contributions back: every ghost's value is combined with `op` onto its
   /// owner's element (forwarders combine on the way: a tree reduction). The
   /// ghost entries are used as accumulators and hold partial results after.
   template <transferable T, class Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
-    check_size(data.size());
-    if (engine_) return engine_->reverse(program_, data.data(), op);
-    detail::executor_state<T> st;
-    detail::run_reverse(program_, comm(), mode_, data.data(), st, op);
+    start_reverse(data, std::move(op)).wait();
+  }
+
+  /// Whether an exchange of this plan is in flight (started, not yet waited for).
+  bool busy() const noexcept { return resources_ && resources_->busy; }
+
+  /// Sizes the plan's staging for elements of `element_size` bytes, so that
+  /// the first exchange of a type larger than the plan's keys allocates
+  /// nothing either (a plan is sized for its keys when built).
+  void reserve(std::size_t element_size) {
+    element_size_ = std::max(element_size_, element_size);
+    resources_->reserve(*program_, element_size_);
+    if (engine_) resources_->staging<std::byte>(engine_->staging_elements<std::byte>(*program_, false) * element_size_);
   }
 
   /// Keeps the elements in the caller's storage instead: element `i` of the
@@ -119,24 +161,25 @@ class selective_plan {
   /// `storage_size` elements (a grid field with its ghost layers). Messages
   /// then gather from and scatter into that storage directly.
   void relocate(std::span<const std::size_t> place, std::size_t storage_size) {
-    if (place.size() != program_.layout.total())
+    if (place.size() != program_->layout.total())
       throw error("relocate: place has " + std::to_string(place.size()) + " entries, the plan has " +
-                  std::to_string(program_.layout.total()) + " elements");
+                  std::to_string(program_->layout.total()) + " elements");
     for (std::size_t p : place)
       if (p >= storage_size)
         throw error("relocate: place " + std::to_string(p) + " lies outside storage of " +
                     std::to_string(storage_size) + " elements");
-    for (detail::round_program& r : program_.rounds)
+    for (detail::round_program& r : program_->rounds)
       for (detail::transfer_program& t : r.transfers)
         for (detail::message* m : {&t.send, &t.recv}) {
           if (!m->exists()) continue;
           std::vector<detail::element_run> runs;
-          detail::for_each_run(program_.layout, *m, [&](std::size_t first, std::size_t count) {
+          detail::for_each_run(program_->layout, *m, [&](std::size_t first, std::size_t count) {
             for (std::size_t e = first; e < first + count; ++e) runs.push_back({place[e], 1});
           });
           detail::select_pieces(*m, runs);
         }
-    detail::assign_staging(program_);
+    detail::assign_staging(*program_);
+    resources_->reserve(*program_, element_size_);
     storage_ = storage_size;
   }
 
@@ -147,6 +190,10 @@ class selective_plan {
 
   MPI_Comm comm() const noexcept { return context_->comm.get(); }
 
+  void check_built(const char* call) const {
+    if (!program_)
+      throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+  }
   void check_size(std::size_t n) const {
     if (n != storage_)
       throw error("forward/reverse: the array has " + std::to_string(n) + " elements but the plan needs " +
@@ -156,7 +203,10 @@ class selective_plan {
   std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
   std::string_view strategy_;
   protocol mode_ = protocol::overlapping;
-  detail::program program_;
+  /// Behind pointers, so that moving the plan keeps what an exchange in flight uses in place.
+  std::unique_ptr<detail::program> program_ = std::make_unique<detail::program>();
+  std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
+  std::size_t element_size_ = 1;  ///< the largest element the staging is sized for
   std::vector<detail::block_slot> blocks_;
   std::size_t storage_ = 0;
   /// NeighborAlltoall: SingleHop's one round of selected messages as one MPI_Neighbor_alltoallv.
@@ -219,6 +269,7 @@ struct selective_builder {
         values, spreads);
     selective_plan p(grid, s.name, options.mode);
     MPI_Comm comm = p.comm();
+    const int tags = grid.context()->claim_plan_tags(widest_round(sched));
     offset_box box;  // positions relative to a source where its block can be held
     for (int d = 0; d < max_dims; ++d) {
       box.lo[d] = static_cast<int>(spreads[d].low);
@@ -260,21 +311,21 @@ struct selective_builder {
           }
       mine[box.index(zero_offset)] = own.size();
     }
-    const detail::program counting = detail::compile(
+    detail::program counting = detail::compile(
         sched, shape, coords, r, [&](const offset&) { return volume; }, s.name);
+    shift_tags(counting, tags);
     std::vector<std::uint64_t> counts(counting.layout.total());
-    {
-      executor_state<std::uint64_t> st;
-      run_forward(counting, comm, protocol::overlapping, mine.data(), counts.data(), st);
-    }
+    run_forward(counting, comm, mine.data(), counts.data(), *p.resources_);
     // What the holder at position `q` from the source of the block at `o` holds of it.
     auto needed = [&](const offset& o, const offset& q) -> std::size_t {
       return counts[counting.layout.slots()[counting.layout.find(o)].first + box.index(q)];
     };
-    p.program_ = detail::compile(
+    detail::program& program = *p.program_;
+    program = detail::compile(
         sched, shape, coords, r,
         [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
         detail::own_place::first);
+    shift_tags(program, tags);
 
     // A user's selector that is not geometric can want, at a box further on, elements a box on the
     // way never got: its sender then has no message while the receiver waits for one. Found from
@@ -301,13 +352,12 @@ struct selective_builder {
     // The keys travel round by round: each send carries, of every block it names, what the receiver
     // needs. A selector found not geometric is reported by the final agreement, not thrown here (the
     // other ranks are mid-exchange); meanwhile no message grows beyond the size its receiver expects.
-    std::vector<Key> keys(p.program_.layout.total());
+    std::vector<Key> keys(program.layout.total());
     std::copy(own.begin(), own.end(), keys.begin());
-    const auto& slots = p.program_.layout.slots();
+    const auto& slots = program.layout.slots();
     std::optional<std::string> not_geometric;
-    executor_state<Key> st;
-    for (std::size_t round = 0; round < p.program_.rounds.size(); ++round) {
-      for (detail::transfer_program& t : p.program_.rounds[round].transfers) {
+    for (std::size_t round = 0; round < program.rounds.size(); ++round) {
+      for (detail::transfer_program& t : program.rounds[round].transfers) {
         if (!t.send.exists()) continue;
         std::vector<detail::element_run> runs;
         std::size_t receiver_expects = 0;
@@ -330,17 +380,20 @@ struct selective_builder {
         // rank found nothing to put in it (a selector that is not geometric), so nobody waits forever.
         if (receiver_expects == 0) t.send.peer = -1;
       }
-      detail::assign_staging(p.program_);
-      run_forward_rounds(p.program_, comm, protocol::overlapping, keys.data(), st, round, round + 1);
+      detail::assign_staging(program);
+      exchange_run<Key>(program, comm, protocol::overlapping, *p.resources_, keys.data(), false, {}, nullptr, round,
+                        round + 1)
+          .advance(true);
     }
     mpi::agree(comm, [&] {
       if (not_geometric) throw error(*not_geometric);
     });
     for (std::size_t s = 0; s < slots.size(); ++s)
-      if (static_cast<int>(s) != p.program_.layout.own()) p.blocks_.push_back(slots[s]);
-    p.storage_ = p.program_.layout.total();
+      if (static_cast<int>(s) != program.layout.own()) p.blocks_.push_back(slots[s]);
+    p.storage_ = program.layout.total();
     // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
-    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(p.program_, comm);
+    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
+    p.reserve(sizeof(Key));
     return {std::move(p), std::move(keys)};
   }
 };

@@ -28,11 +28,23 @@ namespace detail {
 /// so a plan stays usable after its grid is destroyed) and a count of the
 /// sparse exchanges run on it. Plans do not duplicate it again: a duplicate
 /// costs a collective (several in Open MPI) per plan build, and the plans'
-/// messages cannot be confused anyway (mpi/tags.hpp).
+/// messages cannot be confused anyway: each plan claims its own range of
+/// tags (mpi/tags.hpp), so exchanges of several plans may be in flight at once.
 struct grid_context {
   explicit grid_context(MPI_Comm user) : comm(user) {}
   mpi::communicator comm;
   std::uint64_t sparse_exchanges = 0;  ///< same on all ranks: sparse exchanges are collective
+  int next_plan_tag = 0;               ///< same on all ranks: plans are built collectively, in the same order
+
+  /// The first of `width` consecutive tags for a new plan (`width`: the
+  /// transfers of its schedule's widest round), after the previous plan's.
+  int claim_plan_tags(std::size_t width) {
+    if (width > static_cast<std::size_t>(plan_tag_count - next_plan_tag)) next_plan_tag = 0;
+    const int base = next_plan_tag;
+    next_plan_tag += static_cast<int>(std::min<std::size_t>(width, plan_tag_count));
+    if (next_plan_tag >= plan_tag_count) next_plan_tag = 0;
+    return base;
+  }
 };
 }  // namespace detail
 

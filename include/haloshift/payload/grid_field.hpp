@@ -15,10 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -107,15 +109,29 @@ class field_plan {
   /// outside a non-periodic dimension are left as they are.
   template <transferable T>
   void forward(grid_field<T>& f) {
+    start_forward(f).wait();
+  }
+  /// Starts forward(f): the ghost layers are filled once wait() on the
+  /// handle returns. Until then the interior cells next to the ghosts (the
+  /// ones neighbours import) must not change and the ghost cells must not be
+  /// read; cells deeper inside are free to compute on (see docs/overlap.md).
+  template <transferable T>
+  auto start_forward(grid_field<T>& f) {
     check(f.shape(), "forward");
-    plan_.forward(f.storage());
+    return plan_.start_forward(f.storage());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
   template <transferable... Ts>
   void forward(field_bundle<Ts...>& b) {
+    start_forward(b).wait();
+  }
+  /// Starts forward(b), for every field of the bundle in one exchange.
+  template <transferable... Ts>
+  auto start_forward(field_bundle<Ts...>& b) {
     check(b.shape(), "forward");
-    plan_.forward_with(bytes_program(b.parts()), b.base());
+    detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+    return plan_.start_forward_with(bytes_program(b.parts()), b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -125,9 +141,18 @@ class field_plan {
   /// order differs); min, max, `take_ghost_value` and integer sums do not.
   template <transferable T, class Op = std::plus<>>
   void reverse(grid_field<T>& f, Op op = {}) {
-    check(f.shape(), "reverse");
-    combine(f.storage(), op);
+    start_reverse(f, std::move(op)).wait();
   }
+  /// Starts reverse(f, op); the owners hold the combined values once wait()
+  /// on the handle returns. The field is off-limits until then.
+  template <transferable T, class Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  auto start_reverse(grid_field<T>& f, Op op = {}) {
+    check(f.shape(), "reverse");
+    return plan_.start_reverse(f.storage(), std::move(op));
+  }
+  /// Whether an exchange of this plan is in flight.
+  bool busy() const noexcept { return plan_.busy(); }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
   template <transferable T>
@@ -191,7 +216,8 @@ class field_plan {
   std::string_view name_;
   field_shape shape_;
   offset reach_{0, 0, 0};
-  std::vector<std::pair<std::vector<std::array<std::size_t, 2>>, detail::program>> bytes_programs_;
+  /// A deque: adding a layout leaves the programs of exchanges in flight where they are.
+  std::deque<std::pair<std::vector<std::array<std::size_t, 2>>, detail::program>> bytes_programs_;
 };
 
 namespace detail {

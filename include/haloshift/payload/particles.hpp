@@ -41,6 +41,19 @@ struct ghost_block {
 namespace detail {
 struct particle_builder;
 
+/// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
+template <class T, class Shift>
+struct shift_images {
+  std::span<const ghost_block> blocks;  ///< the plan's (their storage stays put when the plan moves)
+  T* data;
+  Shift shift;
+  void operator()() {
+    for (const ghost_block& b : blocks)
+      if (b.image != zero_offset)
+        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
+  }
+};
+
 /// The particle selector: the box at `source + rel` needs a particle when the
 /// particle, as that box receives it (shifted by its periodic image), lies
 /// within `cutoff` of the box along every grid dimension: inside the box grown
@@ -98,17 +111,18 @@ class particle_plan {
   void forward(std::vector<T>& data) {
     plan_.forward(std::span<T>(data));
   }
-
-  /// Moves positions and shifts each ghost by its block's periodic image times the domain length.
-  void forward_positions(std::span<position> x) {
-    forward(x, [this](position& p, const offset& image) { shift(p, image); });
-  }
-  /// forward_positions() on a whole vector, which must hold size() elements.
-  void forward_positions(std::vector<position>& x) { forward_positions(std::span<position>(x)); }
-  /// The same for an array of structs: `member` is the position inside each element.
+  /// Starts forward(data): the ghosts are filled once wait() on the handle
+  /// returns; until then the array is off-limits (see exchange_handle).
   template <transferable T>
-  void forward_positions(std::span<T> particles, position T::*member) {
-    forward(particles, [this, member](T& p, const offset& image) { shift(p.*member, image); });
+  auto start_forward(std::span<T> data) {
+    return plan_.start_forward(data);
+  }
+
+  /// Starts forward(data, shift); `shift` runs on the ghosts when the exchange completes.
+  template <transferable T, class Shift>
+    requires std::invocable<Shift&, T&, const offset&>
+  auto start_forward(std::span<T> data, Shift shift) {
+    return plan_.start_forward(data, detail::shift_images<T, Shift>{blocks_, data.data(), std::move(shift)});
   }
   /// Moves any per-particle quantity, then calls `shift(ghost, image)` for
   /// every ghost whose block wrapped around a periodic dimension: for
@@ -116,10 +130,24 @@ class particle_plan {
   template <transferable T, class Shift>
     requires std::invocable<Shift&, T&, const offset&>
   void forward(std::span<T> data, Shift shift) {
-    plan_.forward(data);
-    for (const ghost_block& b : blocks_)
-      if (b.image != zero_offset)
-        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
+    start_forward(data, std::move(shift)).wait();
+  }
+
+  /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
+  auto start_forward_positions(std::span<position> x) { return start_forward(x, shift_position{length_}); }
+  /// Starts forward_positions(particles, member).
+  template <transferable T>
+  auto start_forward_positions(std::span<T> particles, position T::*member) {
+    return start_forward(particles, shift_member<T>{length_, member});
+  }
+  /// Moves positions and shifts each ghost by its block's periodic image times the domain length.
+  void forward_positions(std::span<position> x) { start_forward_positions(x).wait(); }
+  /// forward_positions() on a whole vector, which must hold size() elements.
+  void forward_positions(std::vector<position>& x) { forward_positions(std::span<position>(x)); }
+  /// The same for an array of structs: `member` is the position inside each element.
+  template <transferable T>
+  void forward_positions(std::span<T> particles, position T::*member) {
+    start_forward_positions(particles, member).wait();
   }
 
   /// Sums (or combines with `op`) every ghost's value onto its owner: what a
@@ -134,6 +162,14 @@ class particle_plan {
   void reverse(std::vector<T>& data, Op op = {}) {
     plan_.reverse(std::span<T>(data), op);
   }
+  /// Starts reverse(data, op): the owners hold the sums once wait() on the
+  /// handle returns; until then the array is off-limits.
+  template <transferable T, class Op = std::plus<>>
+  auto start_reverse(std::span<T> data, Op op = {}) {
+    return plan_.start_reverse(data, std::move(op));
+  }
+  /// Whether an exchange of this plan is in flight.
+  bool busy() const noexcept { return plan_.busy(); }
 
  private:
   friend struct detail::particle_builder;
@@ -144,12 +180,25 @@ class particle_plan {
     for (const detail::block_slot& b : plan_.blocks())
       blocks_.push_back({b.off, b.source.rank, b.source.image, b.first, b.count});
     for (const ghost_block& b : blocks_)
-      for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(positions_[i], b.image);
+      for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(positions_[i], b.image, length_);
+    plan_.reserve(sizeof(position));  // positions, forces: no exchange of them allocates
   }
 
-  void shift(position& p, const offset& image) const noexcept {
-    for (int d = 0; d < max_dims; ++d) p[d] += image[d] * length_[d];
+  static void shift(position& p, const offset& image, const position& length) noexcept {
+    for (int d = 0; d < max_dims; ++d) p[d] += image[d] * length[d];
   }
+  /// A ghost position moved by its periodic image.
+  struct shift_position {
+    position length;
+    void operator()(position& p, const offset& image) const noexcept { shift(p, image, length); }
+  };
+  /// The same for the position inside a struct.
+  template <class T>
+  struct shift_member {
+    position length;
+    position T::*member;
+    void operator()(T& p, const offset& image) const noexcept { shift(p.*member, image, length); }
+  };
 
   selective_plan plan_;
   std::vector<position> positions_;

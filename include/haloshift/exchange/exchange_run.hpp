@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file exchange_run.hpp
+/// @brief Runs a compiled schedule over MPI, forwards (ghost fill) or
+/// backwards (combining contributions onto the owners), one round at a time
+/// and resumable: a round's messages are posted, then the run returns to the
+/// caller until they have arrived. Blocking exchanges run it to the end at
+/// once; split-phase exchanges (exchange_handle) advance it from test(),
+/// progress() and wait(). One code path for both.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../mpi/check.hpp"
+#include "aligned_buffer.hpp"
+#include "executor.hpp"
+#include "program.hpp"
+#include "protocol.hpp"
+
+namespace haloshift::detail {
+
+/// What a plan's exchanges run in: staging space and request handles. Owned
+/// by the plan (at a stable address, so a plan may be moved while an exchange
+/// is in flight) and sized when the plan is built, so that forward, reverse,
+/// start, progress and wait allocate nothing. The exchanges of one plan share
+/// it, so at most one of them is in flight at a time (`busy`).
+class exchange_resources {
+ public:
+  /// Staging for `elements` elements of T. Grows only when an element type
+  /// larger than the plan was sized for needs more (once per such type).
+  template <class T>
+  T* staging(std::size_t elements) {
+    const std::size_t bytes = elements * sizeof(T);
+    if (bytes > bytes_.size()) bytes_.resize(bytes);
+    return reinterpret_cast<T*>(bytes_.data());
+  }
+  /// Sizes the staging for `element_size`-byte elements of `p` (either
+  /// direction), plus `extra_bytes`, and the request list for its largest round.
+  void reserve(const program& p, std::size_t element_size, std::size_t extra_bytes = 0) {
+    const std::size_t bytes = std::max(p.scratch[0], p.scratch[1]) * element_size + extra_bytes;
+    if (bytes > bytes_.size()) bytes_.resize(bytes);
+    std::size_t requests_needed = 1;  // a neighbourhood collective's one request
+    for (const round_program& r : p.rounds) requests_needed = std::max(requests_needed, 2 * r.transfers.size());
+    requests.reserve(requests_needed);
+  }
+
+  std::vector<MPI_Request> requests;  ///< the current round's
+  bool busy = false;                  ///< an exchange is in flight
+
+ private:
+  aligned_vector<std::byte> bytes_;
+};
+
+/// The operation of a forward pass: arrivals are stored, not combined.
+struct store_arrivals {};
+
+/// Marks a run without a neighbourhood-collective engine.
+struct point_to_point {
+  template <class T>
+  std::size_t staging_elements(const program&, bool) const noexcept {
+    return 0;
+  }
+};
+
+/// One exchange over program `p` on the buffer `buffer` (laid out as
+/// `p.layout`, the own block already in place), forwards or backwards, with
+/// the rounds `[begin, end)` (forwards) or all of them (backwards). `Engine`,
+/// when given, runs the program's single round as a nonblocking
+/// neighbourhood collective instead (its post/finish members).
+template <class T, class Op = store_arrivals, class Engine = point_to_point>
+class exchange_run {
+ public:
+  exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, T* buffer, bool backward,
+               Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
+      : p_(&p), comm_(comm), mode_(mode), res_(&res), buffer_(buffer), backward_(backward), op_(std::move(op)),
+        engine_(engine) {
+    if (engine_) {
+      next_ = 0;
+      end_ = 1;
+      staging_ = res.staging<T>(engine_->template staging_elements<T>(p, backward));
+    } else {
+      next_ = begin;
+      end_ = std::min(end, p.rounds.size());
+      staging_ = res.staging<T>(p.scratch[backward ? 1 : 0]);
+    }
+  }
+
+  /// Posts and completes rounds until one has messages in flight (returns
+  /// false) or all are done (returns true). `block`: wait for arrivals
+  /// instead of returning.
+  bool advance(bool block) {
+    std::vector<MPI_Request>& requests = res_->requests;
+    while (next_ < end_) {
+      if (!posted_) {
+        requests.clear();
+        post();
+        posted_ = true;
+      }
+      if (!requests.empty()) {
+        const int n = static_cast<int>(requests.size());
+        if (block) {
+          mpi::check(MPI_Waitall(n, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        } else {
+          int arrived = 0;
+          mpi::check(MPI_Testall(n, requests.data(), &arrived, MPI_STATUSES_IGNORE), "MPI_Testall");
+          if (!arrived) return false;
+        }
+        requests.clear();
+      }
+      finish();
+      posted_ = false;
+      ++next_;
+    }
+    return true;
+  }
+
+  /// Lets go of the messages in flight without waiting for them (an
+  /// exception is unwinding the caller; its peers may never answer).
+  void abandon() noexcept {
+    if constexpr (has_engine)
+      if (engine_) engine_->forget_requests();
+    for (MPI_Request& r : res_->requests)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    res_->requests.clear();
+    next_ = end_;
+  }
+
+ private:
+  static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
+
+  const round_program& round() const { return p_->rounds[backward_ ? p_->rounds.size() - 1 - next_ : next_]; }
+  // Forwards a transfer sends `send` and receives `recv`; backwards the roles swap.
+  const message& outgoing(const transfer_program& t) const { return backward_ ? t.recv : t.send; }
+  const message& incoming(const transfer_program& t) const { return backward_ ? t.send : t.recv; }
+  // Forwards, a contiguous arrival lands in place; everything else is staged (backwards arrivals
+  // are combined, not stored).
+  bool lands_in_place(const message& in) const { return !backward_ && in.contiguous; }
+  T* in_area(const transfer_program& t) const { return staging_ + t.staged[backward_ ? 1 : 0]; }
+  T* out_area(const transfer_program& t) const { return in_area(t) + t.staged_in[backward_ ? 1 : 0]; }
+  static int bytes(std::size_t count) { return static_cast<int>(count * sizeof(T)); }  // bounded when compiled
+
+  const T* source(const transfer_program& t) const {
+    const message& out = outgoing(t);
+    if (out.contiguous) return buffer_ + out.first;
+    gather(p_->layout, out, buffer_, out_area(t));
+    return out_area(t);
+  }
+  T* target(const transfer_program& t) const {
+    const message& in = incoming(t);
+    return lands_in_place(in) ? buffer_ + in.first : in_area(t);
+  }
+
+  /// Puts an arrival that did not land in place: stored forwards, combined backwards.
+  void deliver(const message& in, const T* data) {
+    if constexpr (std::is_same_v<Op, store_arrivals>) {
+      scatter(p_->layout, in, data, buffer_);
+    } else {
+      for_each_run(p_->layout, in, [&](std::size_t first, std::size_t count) {
+        T* acc = buffer_ + first;
+        for (std::size_t e = 0; e < count; ++e) acc[e] = op_(acc[e], data[e]);
+        data += count;
+      });
+    }
+  }
+  /// A transfer to the rank itself (a periodic dimension of one box), slot by slot, no MPI.
+  void local(const message& from, const message& to) {
+    pair_blocks(p_->layout, from, to, [&](const block_slot& a, const block_slot& b) {
+      if constexpr (std::is_same_v<Op, store_arrivals>) {
+        if (a.count) std::memcpy(buffer_ + b.first, buffer_ + a.first, a.count * sizeof(T));
+      } else {
+        for (std::size_t e = 0; e < a.count; ++e) buffer_[b.first + e] = op_(buffer_[b.first + e], buffer_[a.first + e]);
+      }
+    });
+  }
+
+  void post() {
+    if constexpr (has_engine)
+      if (engine_) {
+        if constexpr (std::is_same_v<Op, store_arrivals>)
+          engine_->post_forward(*p_, buffer_, staging_, res_->requests);
+        else
+          engine_->post_reverse(*p_, buffer_, staging_, res_->requests);
+        return;
+      }
+    const round_program& r = round();
+    if (mode_ == protocol::rendezvous) return run_rendezvous(r);
+    std::vector<MPI_Request>& requests = res_->requests;
+    if (!backward_ && r.direct) {
+      // Every message one contiguous range both ways (every Shift round): precomputed posts.
+      for (const direct_post& c : r.direct->receives) {
+        requests.emplace_back();
+        mpi::check(MPI_Irecv(buffer_ + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                   "MPI_Irecv");
+      }
+      for (const direct_post& c : r.direct->sends) {
+        requests.emplace_back();
+        mpi::check(MPI_Isend(buffer_ + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                   "MPI_Isend");
+      }
+      for (const local_copy& c : r.direct->copies)
+        std::memcpy(buffer_ + c.to, buffer_ + c.from, c.count * sizeof(T));
+      return;
+    }
+    for (const transfer_program& t : r.transfers) {
+      const message& in = incoming(t);
+      if (t.self || !in.exists()) continue;
+      requests.emplace_back();
+      mpi::check(MPI_Irecv(target(t), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
+                 "MPI_Irecv");
+    }
+    for (const transfer_program& t : r.transfers) {
+      const message& out = outgoing(t);
+      if (!out.exists()) continue;
+      if (t.self) {
+        local(out, incoming(t));
+        continue;
+      }
+      requests.emplace_back();
+      mpi::check(MPI_Isend(source(t), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_, &requests.back()),
+                 "MPI_Isend");
+    }
+  }
+
+  void finish() {
+    if constexpr (has_engine)
+      if (engine_) {
+        if constexpr (std::is_same_v<Op, store_arrivals>)
+          engine_->finish_forward(*p_, buffer_, staging_);
+        else
+          engine_->finish_reverse(*p_, buffer_, staging_, op_);
+        return;
+      }
+    const round_program& r = round();
+    if (mode_ == protocol::rendezvous || (!backward_ && r.direct)) return;  // nothing staged is left
+    for (const transfer_program& t : r.transfers) {
+      const message& in = incoming(t);
+      if (!t.self && in.exists() && !lands_in_place(in)) deliver(in, in_area(t));
+    }
+  }
+
+  /// The rendezvous protocol: synchronous sends, each transfer's order fixed by
+  /// the rank's colour along its direction (see sends_first). It cannot
+  /// overlap: the round runs to its end here.
+  void run_rendezvous(const round_program& r) {
+    for (const transfer_program& t : r.transfers) {
+      const message& out = outgoing(t);
+      const message& in = incoming(t);
+      if (t.self) {
+        if (out.exists()) local(out, in);
+        continue;
+      }
+      auto send = [&] {
+        if (out.exists())
+          mpi::check(MPI_Ssend(source(t), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_), "MPI_Ssend");
+      };
+      auto receive = [&] {
+        if (!in.exists()) return;
+        mpi::check(MPI_Recv(target(t), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, MPI_STATUS_IGNORE),
+                   "MPI_Recv");
+        if (!lands_in_place(in)) deliver(in, in_area(t));
+      };
+      if (t.send_first) {
+        send();
+        receive();
+      } else {
+        receive();
+        send();
+      }
+    }
+  }
+
+  const program* p_;
+  MPI_Comm comm_;
+  protocol mode_;
+  exchange_resources* res_;
+  T* buffer_;
+  T* staging_ = nullptr;
+  bool backward_;
+  Op op_;
+  Engine* engine_;
+  std::size_t next_ = 0, end_ = 0;
+  bool posted_ = false;
+};
+
+/// A blocking forward exchange inside a plan build (the counts, the keys):
+/// `own` is copied into its slot of `buffer`, then every round runs.
+template <class T>
+void run_forward(const program& p, MPI_Comm comm, const T* own, T* buffer, exchange_resources& res) {
+  const block_slot& own_slot = p.layout.slots()[p.layout.own()];
+  if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
+  exchange_run<T>(p, comm, protocol::overlapping, res, buffer, false).advance(true);
+}
+
+}  // namespace haloshift::detail

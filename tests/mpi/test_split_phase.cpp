@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Split-phase exchanges: the handle's rules (one exchange per plan at a time,
+// a handle destroyed early, plans moved in flight), several plans in flight at
+// once on one grid, and no allocation per call once a plan is built. (That
+// results equal the blocking ones bit for bit is checked in the oracle sweeps
+// of every payload: test_halo_oracle.cpp, test_particles.cpp, test_grid_fields.cpp.)
+
+#include "../support/catch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <haloshift/haloshift.hpp>
+#include <numeric>
+#include <tuple>
+#include <vector>
+
+#include "../support/counting_new.hpp"
+#include "../support/sweep.hpp"
+#include "../support/world.hpp"
+
+namespace hs = haloshift;
+
+namespace {
+
+/// Allocations made by `calls` (all ranks agree on the largest, so every rank checks the same number).
+template <class Calls>
+long allocations_in(Calls&& calls) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  allocations::count = 0;
+  allocations::counting = true;
+  calls();
+  allocations::counting = false;
+  long n = allocations::count;
+  MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return n;
+}
+
+/// Iterations of the allocation tests: each makes 4 calls per plan (100 in all; fewer on busy-polling MPICH).
+int iterations() { return sweep::reduced() ? 5 : 25; }
+
+/// 3D when the rank count allows, periodic along x and z only (mixed).
+hs::cartesian_grid mixed_grid() {
+  return hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, false, true}});
+}
+
+std::vector<double> values_of(int rank, std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = rank * 1000.0 + static_cast<double>(i);
+  return v;
+}
+
+}  // namespace
+
+using block_strategies = std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
+
+TEMPLATE_LIST_TEST_CASE("block plans allocate nothing per exchange", "[split][allocation]", block_strategies) {
+  hs::cartesian_grid grid = mixed_grid();
+  for (int k : {1, 2}) {
+    INFO(TestType::name << " k=" << k);
+    // Uneven counts, and an empty rank: the plans' sizes differ per rank.
+    const std::size_t n = world_rank() == 1 ? 0 : 5 + static_cast<std::size_t>(world_rank());
+    std::vector<double> mine = values_of(world_rank(), n), own(n);
+    auto plan = hs::make_plan<TestType, double>(grid, k, n);
+    hs::halo<double> halo = plan.make_halo();
+    hs::halo<double> blocking = plan.forward(mine);
+    plan.forward(mine, halo);  // the first exchange, like every other, is sized at build
+    const long made = allocations_in([&] {
+      for (int i = 0; i < iterations(); ++i) {
+        plan.forward(mine, halo);
+        auto pending = plan.start_forward(mine, halo);
+        pending.progress();
+        pending.wait();
+        plan.reverse(halo, std::span<double>(own));
+        auto back = plan.start_reverse(halo, std::span<double>(own));
+        while (!back.test()) {
+        }
+      }
+    });
+    CHECK(made == 0);
+    // The counter sees allocations: a forward into a new halo makes one.
+    CHECK(allocations_in([&] { hs::halo<double> fresh = plan.forward(mine); }) > 0);
+    plan.forward(mine, halo);
+    CHECK(std::equal(halo.buffer().begin(), halo.buffer().end(), blocking.buffer().begin()));
+  }
+}
+
+using selecting_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
+
+TEMPLATE_LIST_TEST_CASE("particle and field plans allocate nothing per exchange", "[split][allocation]",
+                        selecting_strategies) {
+  hs::cartesian_grid grid = mixed_grid();
+  const hs::domain dom{{0, 0, 0}, {4, 4, 4}};
+  // A lattice of points in this rank's box, one fewer per rank (rank 0's box may hold many).
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  std::vector<hs::position> x;
+  for (int i = 0; i < 40 - world_rank(); ++i) {
+    hs::position p;
+    for (int d = 0; d < 3; ++d) p[d] = lo[d] + (hi[d] - lo[d]) * ((i * (d + 3) + d) % 17) / 17.0;
+    x.push_back(p);
+  }
+  auto particles = hs::make_particle_plan<TestType>(grid, dom, 1.3, x);
+  std::vector<hs::position> xs(particles.size()), f(particles.size());
+  std::copy(x.begin(), x.end(), xs.begin());
+  std::vector<double> ids(particles.size());
+
+  hs::grid_field<double> u(grid, {12, 10, 8}, 2), v(grid, {12, 10, 8}, 2);
+  std::iota(u.storage().begin(), u.storage().end(), 0.0);
+  auto fields = hs::make_field_plan<TestType>(u);
+  fields.forward(u);
+
+  const long made = allocations_in([&] {
+    for (int i = 0; i < iterations(); ++i) {
+      particles.forward_positions(xs);
+      auto pending = particles.start_forward_positions(std::span<hs::position>(xs));
+      pending.progress();
+      pending.wait();
+      particles.forward(ids);
+      particles.reverse(ids);
+      auto back = particles.start_reverse(std::span<hs::position>(f), [](const hs::position& a, const hs::position& b) {
+        return hs::position{a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+      });
+      back.wait();
+      fields.forward(u);
+      auto ghosts = fields.start_forward(u);
+      ghosts.progress();
+      ghosts.wait();
+      fields.reverse(v);
+      auto sums = fields.start_reverse(v, hs::take_max{});
+      while (!sums.test()) {
+      }
+    }
+  });
+  CHECK(made == 0);
+}
+
+TEST_CASE("one exchange per plan at a time; a handle destroyed early raises after finishing", "[split][errors]") {
+  hs::cartesian_grid grid = mixed_grid();
+  const std::size_t n = 4;
+  std::vector<double> mine = values_of(world_rank(), n), own(n);
+  auto plan = hs::make_plan<hs::Shift, double>(grid, 1, n);
+  hs::halo<double> want = plan.forward(mine), halo = plan.make_halo();
+
+  {
+    auto pending = plan.start_forward(mine, halo);
+    CHECK_THROWS_WITH(plan.start_forward(mine, halo), Catch::Contains("already has an exchange in flight"));
+    CHECK_THROWS_WITH(plan.forward(mine, halo), Catch::Contains("already has an exchange in flight"));
+    CHECK_THROWS_WITH(plan.start_reverse(halo, std::span<double>(own)), Catch::Contains("already has an exchange"));
+    pending.wait();
+    CHECK(pending.done());
+    pending.wait();  // a second wait is harmless
+    CHECK(pending.test());
+  }
+  CHECK(std::equal(halo.buffer().begin(), halo.buffer().end(), want.buffer().begin()));
+
+  hs::halo<double> early = plan.make_halo();
+  auto destroy_early = [&] { auto pending = plan.start_forward(mine, early); };
+  CHECK_THROWS_WITH(destroy_early(), Catch::Contains("destroyed before its exchange completed"));
+  CHECK(std::equal(early.buffer().begin(), early.buffer().end(), want.buffer().begin()));  // it did finish
+  plan.forward(mine, halo);  // and the plan is free again
+
+  // A plan moved while its exchange is in flight: the handle keeps working.
+  hs::halo<double> moved_halo = plan.make_halo();
+  auto pending = plan.start_forward(mine, moved_halo);
+  auto moved = std::move(plan);
+  pending.wait();
+  CHECK(std::equal(moved_halo.buffer().begin(), moved_halo.buffer().end(), want.buffer().begin()));
+  CHECK_THROWS_WITH(plan.start_forward(mine, halo), Catch::Contains("moved from"));
+}
+
+TEST_CASE("exchanges of several plans in flight at once on one grid", "[split][tags]") {
+  hs::cartesian_grid grid = mixed_grid();
+  // Different strategies, ranges and sizes, started in one order and completed in the opposite one,
+  // with progress() in between: no plan takes another's messages.
+  const std::size_t n = 3 + static_cast<std::size_t>(world_rank() % 3);
+  std::vector<double> a = values_of(world_rank(), n), b = values_of(world_rank() + 50, 2 * n);
+  auto shift = hs::make_plan<hs::Shift, double>(grid, 2, a.size());
+  auto single = hs::make_plan<hs::SingleHop, double>(grid, 1, b.size());
+  auto ttl = hs::make_plan<hs::TtlMultiHop, double>(grid, 1, a.size());
+  const hs::halo<double> want_shift = shift.forward(a), want_single = single.forward(b), want_ttl = ttl.forward(a);
+  hs::halo<double> got_shift = shift.make_halo(), got_single = single.make_halo(), got_ttl = ttl.make_halo();
+  auto first = shift.start_forward(a, got_shift);
+  auto second = single.start_forward(b, got_single);
+  auto third = ttl.start_forward(a, got_ttl);
+  first.progress();
+  third.wait();
+  second.progress();
+  second.wait();
+  first.wait();
+  auto same = [](const hs::halo<double>& x, const hs::halo<double>& y) {
+    return std::equal(x.buffer().begin(), x.buffer().end(), y.buffer().begin(), y.buffer().end());
+  };
+  CHECK(same(got_shift, want_shift));
+  CHECK(same(got_single, want_single));
+  CHECK(same(got_ttl, want_ttl));
+}
