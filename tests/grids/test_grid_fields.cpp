@@ -90,6 +90,75 @@ std::vector<std::array<int, 3>> ghost_sets(const world& w) {
   return out;
 }
 
+/// Cell (i, j, k) of a view (interior from 0, ghosts below 0).
+double& cell_of(const hs::field_view<double>& v, int i, int j, int k) {
+  return v.data[static_cast<std::size_t>(i + v.ghost[0]) * v.stride[0] +
+                static_cast<std::size_t>(j + v.ghost[1]) * v.stride[1] +
+                static_cast<std::size_t>(k + v.ghost[2]) * v.stride[2]];
+}
+
+/// The caller's own arrays (field views) against `u`, a field the plan filled: x fastest with padded
+/// rows and planes and one ghost layer more than the plan's (which must stay untouched), blocking;
+/// z fastest (C `a[x][y][z]`), split phase. Then reverse on a view against reverse on a field.
+std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, int ndims) {
+  std::ostringstream why;
+  const hs::field_shape& sh = u.shape();
+  std::vector<double> z_fastest_copy;
+  hs::field_view<double> z_fastest_view;
+  for (hs::storage_order order : {hs::storage_order::x_fastest, hs::storage_order::z_fastest}) {
+    const bool x_fastest = order == hs::storage_order::x_fastest;
+    hs::offset ghost = sh.ghost, padding{0, 0, 0};
+    std::size_t n = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (x_fastest && d < ndims) ghost[d] += 1, padding[d] = 3 - d;
+      n *= static_cast<std::size_t>(sh.interior[d] + 2 * ghost[d] + padding[d]);
+    }
+    std::vector<double> a(n, sentinel);
+    const hs::field_view<double> v = hs::make_field_view(a.data(), sh.interior, ghost, order, padding);
+    auto at = [&](int i, int j, int k) -> double& { return cell_of(v, i, j, k); };
+    for (int k = 0; k < sh.interior[2]; ++k)
+      for (int j = 0; j < sh.interior[1]; ++j)
+        for (int i = 0; i < sh.interior[0]; ++i) at(i, j, k) = u(i, j, k);
+    if (x_fastest) {
+      plan.forward(v);
+    } else {
+      auto pending = plan.start_forward(v);
+      pending.progress();
+      pending.wait();
+    }
+    for (int k = -ghost[2]; k < sh.interior[2] + ghost[2]; ++k)
+      for (int j = -ghost[1]; j < sh.interior[1] + ghost[1]; ++j)
+        for (int i = -ghost[0]; i < sh.interior[0] + ghost[0]; ++i) {
+          const bool in_plan = i >= -sh.ghost[0] && i < sh.interior[0] + sh.ghost[0] && j >= -sh.ghost[1] &&
+                               j < sh.interior[1] + sh.ghost[1] && k >= -sh.ghost[2] && k < sh.interior[2] + sh.ghost[2];
+          const double want = in_plan ? u(i, j, k) : sentinel;
+          if (std::memcmp(&at(i, j, k), &want, sizeof want) != 0 && why.tellp() < 300)
+            why << (x_fastest ? "x-fastest" : "z-fastest") << " view cell (" << i << "," << j << "," << k
+                << "): got " << at(i, j, k) << ", expected " << want << "; ";
+        }
+    if (!x_fastest) z_fastest_copy = a, z_fastest_view = v, z_fastest_view.data = z_fastest_copy.data();
+  }
+  // Reverse: the filled view and a field copy of u, both combined with take_max (order-independent).
+  hs::grid_field<double> field(u.grid(), sh.global, sh.ghost);
+  std::copy(u.storage().begin(), u.storage().end(), field.storage().begin());
+  for (std::size_t i = 0; i < field.storage().size(); ++i) field.storage()[i] += static_cast<double>(i % 7);
+  for (int k = -sh.ghost[2]; k < sh.interior[2] + sh.ghost[2]; ++k)
+    for (int j = -sh.ghost[1]; j < sh.interior[1] + sh.ghost[1]; ++j)
+      for (int i = -sh.ghost[0]; i < sh.interior[0] + sh.ghost[0]; ++i)
+        cell_of(z_fastest_view, i, j, k) = field(i, j, k);
+  plan.reverse(field, hs::take_max{});
+  plan.reverse(z_fastest_view, hs::take_max{});
+  for (int k = 0; k < sh.interior[2]; ++k)
+    for (int j = 0; j < sh.interior[1]; ++j)
+      for (int i = 0; i < sh.interior[0]; ++i) {
+        const double got = cell_of(z_fastest_view, i, j, k);
+        if (got != field(i, j, k) && why.tellp() < 600)
+          why << "reverse on a view, cell (" << i << "," << j << "," << k << "): " << got << ", expected "
+              << field(i, j, k) << "; ";
+      }
+  return why.str();
+}
+
 template <class Strategy>
 std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank, std::size_t& checked,
                        std::optional<hs::field_plan>& plan) {
@@ -143,6 +212,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
   }
   if (u.shape().size() != static_cast<std::size_t>(w.extent(rank)[0]) * w.extent(rank)[1] * w.extent(rank)[2])
     return "padded size differs from the oracle's";
+  why << check_views(u, *plan, w.ndims);
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     std::array<int, 3> q = p;
     const bool real = w.wrap(q);
@@ -307,6 +377,27 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
     CHECK_THROWS_WITH(plan.forward(b), Catch::Contains("the plan was built for global"));
     CHECK_THROWS_WITH(plan.forward(c), Catch::Contains("ghost (2,2,0)"));
     CHECK_THROWS_WITH(plan.reverse(b), Catch::Contains("the plan was built for"));
+  }
+  SECTION("a view that does not fit the plan") {
+    hs::grid_field<double> a(grid, global, 1);
+    auto plan = hs::make_field_plan<hs::Shift>(a);
+    const hs::field_shape& sh = a.shape();
+    std::vector<double> cells(a.storage().size() * 4);
+    hs::offset wider = sh.interior;
+    wider[0] += 1;
+    CHECK_THROWS_WITH(plan.forward(hs::make_field_view(cells.data(), wider, sh.ghost)),
+                      Catch::Contains("interior[0] = " + std::to_string(wider[0])));
+    CHECK_THROWS_WITH(plan.forward(hs::make_field_view(cells.data(), sh.interior, hs::offset{0, 0, 0})),
+                      Catch::Contains("ghost[0] = 0 is narrower than the plan's ghost"));
+    hs::field_view<double> overlapping = hs::make_field_view(cells.data(), sh);
+    overlapping.stride[1] = 1;
+    CHECK_THROWS_WITH(plan.forward(overlapping), Catch::Contains("makes cells overlap"));
+    hs::field_view<double> none = hs::make_field_view(cells.data(), sh);
+    none.data = nullptr;
+    CHECK_THROWS_WITH(plan.reverse(none), Catch::Contains("null pointer"));
+    CHECK_THROWS_WITH(hs::make_field_view(cells.data(), sh.interior, sh.ghost, static_cast<hs::storage_order>(7)),
+                      Catch::Contains("invalid storage_order value 7"));
+    plan.forward(hs::make_field_view(a.storage().data(), sh));  // the plan still works: nothing was started
   }
   SECTION("NeighborAlltoall with synchronous sends") {
     hs::grid_field<double> a(grid, global, 1);

@@ -132,8 +132,14 @@ class selective_plan {
   reverse_handle<T, Op> start_reverse(std::span<T> data, Op op = {}) {
     check_built("start_reverse");
     check_size(data.size());
+    return start_reverse_with(*program_, data.data(), std::move(op));
+  }
+  /// Starts `p` (this plan's program in other units or another layout) backwards.
+  template <transferable T, class Op = std::plus<>>
+  reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
+    check_built("start_reverse");
     detail::check_idle(resources_->busy, "start_reverse");
-    return reverse_handle<T, Op>({*program_, comm(), mode_, *resources_, data.data(), true, std::move(op), engine_.get()},
+    return reverse_handle<T, Op>({p, comm(), mode_, *resources_, data, true, std::move(op), engine_.get()},
                                  *resources_);
   }
   /// Contributions back: every ghost's value is combined with `op` onto its

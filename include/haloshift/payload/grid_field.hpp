@@ -32,6 +32,7 @@
 #include "../strategy_registry.hpp"
 #include "field_shape.hpp"
 #include "field_storage.hpp"
+#include "field_view.hpp"
 
 namespace haloshift {
 
@@ -154,6 +155,36 @@ class field_plan {
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
 
+  /// Fills the ghost layers of the caller's own array (see field_view): the
+  /// same cells as a grid_field of the plan's shape, in place. The view is
+  /// checked on this rank only (a bad view on one rank cannot be reported to
+  /// the others, which then wait: docs/overlap.md).
+  template <transferable T>
+  void forward(const field_view<T>& v) {
+    start_forward(v).wait();
+  }
+  /// Starts forward(v).
+  template <transferable T>
+  auto start_forward(const field_view<T>& v) {
+    detail::checked_view(v, shape_, "forward");
+    detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+    return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
+  }
+  /// Combines the ghosts of the caller's array onto their owners (see reverse(grid_field)).
+  template <transferable T, class Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  void reverse(const field_view<T>& v, Op op = {}) {
+    start_reverse(v, std::move(op)).wait();
+  }
+  /// Starts reverse(v, op).
+  template <transferable T, class Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  auto start_reverse(const field_view<T>& v, Op op = {}) {
+    detail::checked_view(v, shape_, "reverse");
+    detail::check_idle(plan_.busy(), "start_reverse");
+    return plan_.start_reverse_with(view_program(v.ghost, v.stride), v.data, std::move(op));
+  }
+
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
   template <transferable T>
   void reverse(grid_field<T>& f, take_ghost_value) {
@@ -189,35 +220,75 @@ class field_plan {
                   to_string(shape_));
   }
 
-  /// The cell program turned into bytes of a bundle's allocation: each
-  /// message carries its cells of every field in turn. Built once per bundle layout.
-  const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
-    for (const auto& [key, p] : bytes_programs_)
-      if (key == parts) return p;
+  /// The plan's cell program with every message's cells moved by
+  /// `place(cells, runs)` (which appends to `runs` where the message's runs of
+  /// cells, in storage indices of the plan's layout, go), kept among
+  /// `programs_` under `key`: built once per layout.
+  template <class Place>
+  const detail::program& derived_program(const std::vector<std::size_t>& key, Place&& place) {
+    for (const auto& [k, p] : programs_)
+      if (k == key) return p;
     detail::program p = plan_.details();
     for (detail::round_program& r : p.rounds)
       for (detail::transfer_program& t : r.transfers)
         for (detail::message* m : {&t.send, &t.recv}) {
           if (!m->exists()) continue;
-          std::vector<detail::element_run> cells, bytes;
+          std::vector<detail::element_run> cells, runs;
           detail::for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) {
             cells.push_back({first, count});
           });
-          for (const auto& [start, size] : parts)
-            for (const detail::element_run& c : cells) bytes.push_back({start + c.first * size, c.count * size});
-          detail::select_pieces(*m, bytes);
+          place(cells, runs);
+          detail::select_pieces(*m, runs);
         }
     detail::assign_staging(p);
-    bytes_programs_.emplace_back(parts, std::move(p));
-    return bytes_programs_.back().second;
+    programs_.emplace_back(key, std::move(p));
+    return programs_.back().second;
+  }
+
+  /// The cell program turned into bytes of a bundle's allocation: each
+  /// message carries its cells of every field in turn.
+  const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
+    std::vector<std::size_t> key{0};  // 0: a bundle, then (start, size) of each field
+    for (const auto& [start, size] : parts) key.insert(key.end(), {start, size});
+    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
+                                    std::vector<detail::element_run>& runs) {
+      for (const auto& [start, size] : parts)
+        for (const detail::element_run& c : cells) runs.push_back({start + c.first * size, c.count * size});
+    });
+  }
+
+  /// The cell program moved into the cells of a view with `ghost` layers and `stride`.
+  const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
+    const std::vector<std::size_t> key{1,
+                                       static_cast<std::size_t>(ghost[0]),
+                                       static_cast<std::size_t>(ghost[1]),
+                                       static_cast<std::size_t>(ghost[2]),
+                                       stride[0],
+                                       stride[1],
+                                       stride[2]};
+    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
+                                    std::vector<detail::element_run>& runs) {
+      for (const detail::element_run& c : cells)
+        for (std::size_t cell = c.first; cell < c.first + c.count; ++cell) {
+          // Storage index in the plan's padded layout -> padded cell -> element of the view.
+          const std::size_t at[3] = {cell % shape_.stride[1], cell % shape_.stride[2] / shape_.stride[1],
+                                     cell / shape_.stride[2]};
+          std::size_t element = 0;
+          for (int d = 0; d < 3; ++d)
+            element += (at[d] + static_cast<std::size_t>(ghost[d]) - static_cast<std::size_t>(shape_.ghost[d])) *
+                       stride[d];
+          runs.push_back({element, 1});  // select_pieces merges neighbours into runs
+        }
+    });
   }
 
   selective_plan plan_;
   std::string_view name_;
   field_shape shape_;
   offset reach_{0, 0, 0};
-  /// A deque: adding a layout leaves the programs of exchanges in flight where they are.
-  std::deque<std::pair<std::vector<std::array<std::size_t, 2>>, detail::program>> bytes_programs_;
+  /// Programs for bundles and views, by layout. A deque: adding a layout leaves the programs of
+  /// exchanges in flight where they are.
+  std::deque<std::pair<std::vector<std::size_t>, detail::program>> programs_;
 };
 
 namespace detail {

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file field_view.hpp
+/// @brief A non-owning view of a rank's part of a global grid held in the
+/// caller's own array: any ghost widths at least the plan's, any padding of
+/// rows and planes, x fastest (Fortran `a(x,y,z)`, C `a[z][y][x]`) or z
+/// fastest (C `a[x][y][z]`), or explicit element strides. Field plans fill
+/// and combine its ghosts in place, with no copy into library storage.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "../error.hpp"
+#include "../exchange/halo.hpp"
+#include "../grid/offset.hpp"
+#include "field_shape.hpp"
+
+namespace haloshift {
+
+/// Which index of the caller's array runs fastest in memory.
+enum class storage_order {
+  x_fastest,  ///< Fortran `a(x, y, z)`, C `a[z][y][x]`: haloshift's own layout
+  z_fastest,  ///< C `a[x][y][z]`
+};
+
+/// The caller's array holding this rank's interior cells and ghost layers.
+/// Cell `(i, j, k)` of the interior (from 0; ghosts from `-ghost[d]`) lives at
+/// `data[(i + ghost[0]) * stride[0] + (j + ghost[1]) * stride[1] + (k + ghost[2]) * stride[2]]`.
+template <transferable T>
+struct field_view {
+  T* data = nullptr;
+  offset interior{1, 1, 1};  ///< this rank's interior cells (as the plan's shape gives them)
+  offset ghost{0, 0, 0};     ///< ghost layers the array holds on each side (at least the plan's)
+  std::array<std::size_t, 3> stride{1, 1, 1};  ///< elements between neighbouring cells along x, y, z
+};
+
+/// A view of a padded array in `order`: `padding[d]` unused elements after
+/// each line of `interior[d] + 2 ghost[d]` cells along `d` (row pitch, plane
+/// pitch), 0 for a dense array.
+template <transferable T>
+field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost,
+                              storage_order order = storage_order::x_fastest, const offset& padding = {0, 0, 0}) {
+  field_view<T> v{data, interior, ghost, {1, 1, 1}};
+  std::size_t extent[3];
+  for (int d = 0; d < 3; ++d) {
+    if (interior[d] < 1 || ghost[d] < 0 || padding[d] < 0)
+      throw error("make_field_view: dimension " + std::to_string(d) + " has interior " + std::to_string(interior[d]) +
+                  ", ghost " + std::to_string(ghost[d]) + ", padding " + std::to_string(padding[d]) +
+                  " (need interior >= 1, ghost >= 0, padding >= 0)");
+    extent[d] = static_cast<std::size_t>(interior[d]) + 2 * static_cast<std::size_t>(ghost[d]) +
+                static_cast<std::size_t>(padding[d]);
+  }
+  if (order == storage_order::x_fastest) {
+    v.stride = {1, extent[0], extent[0] * extent[1]};
+  } else if (order == storage_order::z_fastest) {
+    v.stride = {extent[2] * extent[1], extent[2], 1};
+  } else {
+    throw error("make_field_view: invalid storage_order value " + std::to_string(static_cast<int>(order)));
+  }
+  return v;
+}
+
+/// A view of the caller's array laid out exactly as haloshift's own fields of `shape` (a dense
+/// x-fastest array with the plan's ghost widths).
+template <transferable T>
+field_view<T> make_field_view(T* data, const field_shape& shape) {
+  return make_field_view(data, shape.interior, shape.ghost);
+}
+
+namespace detail {
+/// Checks a view against the plan's shape (this rank only: the call is local)
+/// and returns the number of elements it spans.
+template <class T>
+std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const char* call) {
+  const std::string where = std::string(call) + ": field_view ";
+  if (!v.data) throw error(where + "has no data (null pointer)");
+  for (int d = 0; d < 3; ++d) {
+    const std::string at = "[" + std::to_string(d) + "]";
+    if (v.interior[d] != shape.interior[d])
+      throw error(where + "interior" + at + " = " + std::to_string(v.interior[d]) + " but this rank's interior is " +
+                  to_string(shape.interior));
+    if (v.ghost[d] < shape.ghost[d])
+      throw error(where + "ghost" + at + " = " + std::to_string(v.ghost[d]) + " is narrower than the plan's ghost " +
+                  to_string(shape.ghost));
+    if (v.stride[d] == 0) throw error(where + "stride" + at + " is 0");
+  }
+  // No two cells may share an element: along the dimensions taken by increasing stride, each stride
+  // clears the whole extent of the one before it.
+  int by_stride[3] = {0, 1, 2};
+  std::sort(by_stride, by_stride + 3, [&](int a, int b) { return v.stride[a] < v.stride[b]; });
+  std::size_t span = 1;
+  for (int n = 0; n < 3; ++n) {
+    const int d = by_stride[n];
+    const std::size_t extent = static_cast<std::size_t>(v.interior[d]) + 2 * static_cast<std::size_t>(v.ghost[d]);
+    if (extent > 1 && v.stride[d] < span)
+      throw error(where + "stride " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
+                  std::to_string(v.stride[2]) + " makes cells overlap (interior " + to_string(v.interior) +
+                  ", ghost " + to_string(v.ghost) + ")");
+    span = std::max(span, v.stride[d] * (extent - 1) + span);
+  }
+  return span;
+}
+}  // namespace detail
+
+}  // namespace haloshift
