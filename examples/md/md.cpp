@@ -129,14 +129,6 @@ double hashed_uniform(std::int64_t id, int component) {
   return static_cast<double>(z >> 11) / 9007199254740992.0 - 0.5;
 }
 
-/// What migrates with an atom.
-struct atom {
-  hs::position where;  // double copy of x, for ownership
-  fixed3 x;
-  vec3 v;
-  std::int64_t id;
-};
-
 struct timers {
   double force = 0, neighbor = 0, comm = 0, other = 0;
   double positions = 0;  ///< the part of comm that forwards ghost positions between re-neighbourings (exposed)
@@ -247,7 +239,9 @@ class simulation {
             for (int d = 0; d < 3; ++d) where[d] = static_cast<double>(x[d]) * position_unit;
             if (hs::owner_of(grid_.shape(), domain_, where) != rank_) continue;
             const std::int64_t id = ((static_cast<std::int64_t>(k) * n + j) * n + i) * 4 + b;
-            owned_.push_back({where, x, {0, 0, 0}, id});
+            x_.push_back(x);
+            v_.push_back({0, 0, 0});
+            id_.push_back(id);
           }
     atoms_ = 4LL * n * n * n;
   }
@@ -256,23 +250,23 @@ class simulation {
   /// no net momentum, scaled to the target temperature, all with exact sums.
   void create_velocities() {
     std::array<fixed, 4> momentum{0, 0, 0, 0};
-    for (atom& p : owned_)
+    for (std::size_t i = 0; i < v_.size(); ++i)
       for (int d = 0; d < 3; ++d) {
-        p.v[d] = hashed_uniform(p.id, d);
-        momentum[d] += to_fixed(p.v[d], energy_unit);
+        v_[i][d] = hashed_uniform(id_[i], d);
+        momentum[d] += to_fixed(v_[i][d], energy_unit);
       }
     momentum = sum_all(momentum, grid_.comm());
-    for (atom& p : owned_)
-      for (int d = 0; d < 3; ++d) p.v[d] -= static_cast<double>(momentum[d]) * energy_unit / atoms_;
-    const double scale = std::sqrt(o_.temperature / temperature(owned_velocities()));
-    for (atom& p : owned_)
-      for (int d = 0; d < 3; ++d) p.v[d] *= scale;
+    for (vec3& u : v_)
+      for (int d = 0; d < 3; ++d) u[d] -= static_cast<double>(momentum[d]) * energy_unit / atoms_;
+    const double scale = std::sqrt(o_.temperature / temperature(v_));
+    for (vec3& u : v_)
+      for (int d = 0; d < 3; ++d) u[d] *= scale;
   }
 
   /// What Auto decides with: the calibration, and the predicted cost of each strategy.
   void explain_choice() {
     const hs::hockney model = hs::agreed_model(grid_.comm());
-    std::uint64_t largest = owned_.size();
+    std::uint64_t largest = v_.size();
     MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid_.comm());
     if (rank_ != 0) return;
     const std::string path = hs::default_calibration_path();
@@ -283,12 +277,6 @@ class simulation {
     for (const hs::prediction& p : hs::explain_particles(grid_.shape(), domain_, {reach, reach, reach}, largest,
                                                          sizeof(hs::position), model))
       std::printf("# predicted %-12s %10.2f us per exchange\n", p.strategy.c_str(), p.seconds * 1e6);
-  }
-
-  std::vector<vec3> owned_velocities() const {
-    std::vector<vec3> v;
-    for (const atom& p : owned_) v.push_back(p.v);
-    return v;
   }
 
   double temperature(const std::vector<vec3>& v) const {
@@ -302,24 +290,21 @@ class simulation {
   void neighbor() {
     {
       clock_section t(time_.comm);
-      if (!x_.empty()) {
-        owned_.clear();
-        for (std::size_t i = 0; i < plan_->owned(); ++i) owned_.push_back({{}, x_[i], v_[i], id_[i]});
-      }
-      for (atom& p : owned_)
+      // The owned atoms as parallel arrays: fixed-point positions wrapped into the box, their double
+      // copies for ownership, velocities and ids migrate together (no packing into structs).
+      const std::size_t owned = v_.size();
+      x_.resize(owned);
+      id_.resize(owned);
+      where_.resize(owned);
+      for (std::size_t i = 0; i < owned; ++i)
         for (int d = 0; d < 3; ++d) {
-          p.x[d] = ((p.x[d] % length_fixed_) + length_fixed_) % length_fixed_;
-          p.where[d] = static_cast<double>(p.x[d]) * position_unit;
+          x_[i][d] = ((x_[i][d] % length_fixed_) + length_fixed_) % length_fixed_;
+          where_[i][d] = static_cast<double>(x_[i][d]) * position_unit;
         }
-      hs::migrate(grid_, domain_, owned_, &atom::where);
-      std::vector<hs::position> where;
-      for (const atom& p : owned_) where.push_back(p.where);
-      plan_ = std::make_unique<hs::particle_plan>(make_plan(where));
-      const std::size_t n = plan_->owned(), all = plan_->size();
-      x_.assign(all, {});
-      id_.assign(all, 0);
-      v_.assign(n, {});
-      for (std::size_t i = 0; i < n; ++i) x_[i] = owned_[i].x, v_[i] = owned_[i].v, id_[i] = owned_[i].id;
+      hs::migrate(grid_, domain_, where_, x_, v_, id_);
+      plan_ = std::make_unique<hs::particle_plan>(make_plan(where_));
+      x_.resize(plan_->size());
+      id_.resize(plan_->size());
       plan_->forward(std::span<std::int64_t>(id_));
       plan_->forward(std::span<fixed3>(x_), shift_fixed{length_fixed_});
     }
@@ -559,7 +544,7 @@ class simulation {
   fixed length_fixed_ = 0;
   int rank_ = 0;
   long long atoms_ = 0;
-  std::vector<atom> owned_;
+  std::vector<hs::position> where_;  // the owned atoms' positions as doubles, for ownership and the plan
   std::unique_ptr<hs::particle_plan> plan_;
   std::vector<fixed3> x_, f_;
   std::vector<vec3> v_;

@@ -40,7 +40,18 @@ TEST_CASE("migrate moves particles any distance, losing and duplicating none", "
           p.x[d] = x;
         }
       const auto before = particle_world::gather(mine, MPI_COMM_WORLD);
+      // The same particles as a structure of arrays: positions, ids, charges.
+      std::vector<hs::position> xs;
+      std::vector<std::int64_t> ids;
+      std::vector<double> charges;
+      for (const particle& p : mine) xs.push_back(p.x), ids.push_back(p.id), charges.push_back(p.charge);
       hs::migrate(grid, dom, mine, &particle::x);
+      hs::migrate(grid, dom, xs, ids, charges);
+      // The same particles, in the same order, as the array of structs.
+      bool soa = xs.size() == mine.size() && ids.size() == mine.size() && charges.size() == mine.size();
+      for (std::size_t i = 0; soa && i < mine.size(); ++i)
+        soa = xs[i] == mine[i].x && ids[i] == mine[i].id && charges[i] == mine[i].charge;
+      CHECK(soa);
 
       // Every particle is now inside this rank's box.
       bool inside = true;
@@ -71,6 +82,20 @@ TEST_CASE("migrate moves particles any distance, losing and duplicating none", "
     }
   }
   CHECK(configurations > 0);
+}
+
+TEST_CASE("migrate of arrays of differing lengths raises on every rank", "[particles][migrate][errors]") {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
+  std::vector<hs::position> x(3, hs::position{0.5, 0.5, 0.5});
+  std::vector<std::int64_t> ids(3);
+  std::vector<double> short_on_last(rank == size - 1 ? 2 : 3);  // one rank only: all ranks raise
+  CHECK_THROWS_WITH(hs::migrate(grid, dom, x, ids, short_on_last),
+                    Catch::Contains("array 2 after the positions has 2 entries, the positions 3"));
+  CHECK(x.size() == 3);  // nothing moved
 }
 
 TEST_CASE("migrate rejects a particle outside a non-periodic domain on every rank", "[particles][migrate][errors]") {

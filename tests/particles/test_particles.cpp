@@ -185,6 +185,32 @@ void sweep_particles() {
         bool sums = true;
         for (std::size_t i = 0; i < mine.size(); ++i) sums = sums && f[i] == sum[mine[i].id];
         CHECK(sums);
+
+        // A structure of arrays in one exchange: the same ghosts as separate exchanges (ids, the
+        // unshifted positions, a 4-byte type), and the same sums back (two arrays at once).
+        std::vector<std::int64_t> ids2(plan.size());
+        std::vector<hs::position> raw(plan.size()), raw_alone(plan.size());
+        std::vector<std::int32_t> type(plan.size());
+        for (std::size_t i = 0; i < mine.size(); ++i)
+          ids2[i] = mine[i].id, raw[i] = raw_alone[i] = mine[i].x, type[i] = static_cast<std::int32_t>(mine[i].id % 5);
+        {
+          auto pending = plan.start_forward(std::span<std::int64_t>(ids2), std::span<hs::position>(raw),
+                                            std::span<std::int32_t>(type));
+          pending.progress();
+          pending.wait();
+        }
+        plan.forward(raw_alone);
+        bool soa = ids2 == ids && std::memcmp(raw.data(), raw_alone.data(), raw.size() * sizeof(hs::position)) == 0;
+        for (std::size_t i = mine.size(); soa && i < plan.size(); ++i) soa = type[i] == static_cast<std::int32_t>(ids[i] % 5);
+        CHECK(soa);
+        std::vector<double> f2(plan.size()), g(plan.size(), 1.0), g_alone(plan.size(), 1.0);
+        for (std::size_t i = 0; i < mine.size(); ++i) f2[i] = static_cast<double>(mine[i].id);
+        for (std::size_t i = mine.size(); i < plan.size(); ++i) f2[i] = contribution(rank, ids[i]);
+        plan.reverse(std::plus<>{}, f2, g);
+        plan.reverse(g_alone);
+        bool both = true;
+        for (std::size_t i = 0; i < mine.size(); ++i) both = both && f2[i] == f[i] && g[i] == g_alone[i];
+        CHECK(both);
         ++configurations;
       }
     }

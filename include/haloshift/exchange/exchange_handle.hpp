@@ -36,8 +36,7 @@ struct no_epilogue {
 template <class Run, class Epilogue = detail::no_epilogue>
 class [[nodiscard]] exchange_handle {
  public:
-  /// Marks the plan busy and posts the first round (and any that can follow
-  /// at once). The plan stays busy until the caller sees the exchange
+  /// Marks the plan busy and posts the first round. The plan stays busy until the caller sees the exchange
   /// complete, through test() or wait(), even when it had nothing to wait
   /// for: so whether a second start is refused does not depend on timing or
   /// on the rank (a refusal on some ranks only would leave the others waiting).
@@ -45,7 +44,7 @@ class [[nodiscard]] exchange_handle {
       : run_(std::move(run)), epilogue_(std::move(epilogue)), res_(&res), unwinding_(std::uncaught_exceptions()) {
     res.busy = true;
     try {
-      (void)run_.advance(false);
+      run_.start();
     } catch (...) {
       run_.abandon();
       release();

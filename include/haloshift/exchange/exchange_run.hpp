@@ -20,11 +20,26 @@
 
 #include "../mpi/check.hpp"
 #include "aligned_buffer.hpp"
+#include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
 #include "protocol.hpp"
 
 namespace haloshift::detail {
+
+/// Staging an exchange of `p` needs, in elements: one array stages only what
+/// cannot go in place (the program says where); several arrays stage every
+/// message of a round, one after another.
+inline std::size_t staging_elements(const program& p, bool backward, bool single) {
+  if (single) return p.scratch[backward ? 1 : 0];
+  std::size_t most = 0;
+  for (const round_program& r : p.rounds) {
+    std::size_t round = 0;
+    for (const transfer_program& t : r.transfers) round += t.send.count + t.recv.count;
+    most = std::max(most, round);
+  }
+  return most;
+}
 
 /// What a plan's exchanges run in: staging space and request handles. Owned
 /// by the plan (at a stable address, so a plan may be moved while an exchange
@@ -42,9 +57,11 @@ class exchange_resources {
     return reinterpret_cast<T*>(bytes_.data());
   }
   /// Sizes the staging for `element_size`-byte elements of `p` (either
-  /// direction), plus `extra_bytes`, and the request list for its largest round.
-  void reserve(const program& p, std::size_t element_size, std::size_t extra_bytes = 0) {
-    const std::size_t bytes = std::max(p.scratch[0], p.scratch[1]) * element_size + extra_bytes;
+  /// direction; `single`: of one array, else of several moved together), plus
+  /// `extra_bytes`, and the request list for its largest round.
+  void reserve(const program& p, std::size_t element_size, bool single = true, std::size_t extra_bytes = 0) {
+    const std::size_t bytes =
+        std::max(staging_elements(p, false, single), staging_elements(p, true, single)) * element_size + extra_bytes;
     if (bytes > bytes_.size()) bytes_.resize(bytes);
     std::size_t requests_needed = 1;  // a neighbourhood collective's one request
     for (const round_program& r : p.rounds) requests_needed = std::max(requests_needed, 2 * r.transfers.size());
@@ -63,33 +80,40 @@ struct store_arrivals {};
 
 /// Marks a run without a neighbourhood-collective engine.
 struct point_to_point {
-  template <class T>
-  std::size_t staging_elements(const program&, bool) const noexcept {
-    return 0;
-  }
+  std::size_t staging_bytes(const program&, std::size_t) const noexcept { return 0; }
+  void forget_requests() noexcept {}
 };
 
-/// One exchange over program `p` on the buffer `buffer` (laid out as
+/// One exchange over program `p` on the arrays `data` (laid out as
 /// `p.layout`, the own block already in place), forwards or backwards, with
 /// the rounds `[begin, end)` (forwards) or all of them (backwards). `Engine`,
 /// when given, runs the program's single round as a nonblocking
 /// neighbourhood collective instead (its post/finish members).
-template <class T, class Op = store_arrivals, class Engine = point_to_point>
+template <class Data, class Op = store_arrivals, class Engine = point_to_point>
 class exchange_run {
  public:
-  exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, T* buffer, bool backward,
+  exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, Data data, bool backward,
                Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
-      : p_(&p), comm_(comm), mode_(mode), res_(&res), buffer_(buffer), backward_(backward), op_(std::move(op)),
+      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), backward_(backward), op_(std::move(op)),
         engine_(engine) {
     if (engine_) {
       next_ = 0;
       end_ = 1;
-      staging_ = res.staging<T>(engine_->template staging_elements<T>(p, backward));
+      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, Data::element_bytes));
     } else {
       next_ = begin;
       end_ = std::min(end, p.rounds.size());
-      staging_ = res.staging<T>(p.scratch[backward ? 1 : 0]);
+      staging_ = res.staging<std::byte>(staging_elements(p, backward, Data::single) * Data::element_bytes);
     }
+  }
+
+  /// Posts the first round's messages (what a split-phase start does before it returns; a
+  /// blocking exchange then waits at once, with no test in between).
+  void start() {
+    if (posted_ || next_ >= end_) return;
+    res_->requests.clear();
+    post();
+    posted_ = true;
   }
 
   /// Posts and completes rounds until one has messages in flight (returns
@@ -124,8 +148,7 @@ class exchange_run {
   /// Lets go of the messages in flight without waiting for them (an
   /// exception is unwinding the caller; its peers may never answer).
   void abandon() noexcept {
-    if constexpr (has_engine)
-      if (engine_) engine_->forget_requests();
+    if (engine_) engine_->forget_requests();
     for (MPI_Request& r : res_->requests)
       if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
     res_->requests.clear();
@@ -134,85 +157,110 @@ class exchange_run {
 
  private:
   static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
+  static constexpr bool combines = !std::is_same_v<Op, store_arrivals>;
+  static constexpr std::size_t element_bytes = Data::element_bytes;
+
 
   const round_program& round() const { return p_->rounds[backward_ ? p_->rounds.size() - 1 - next_ : next_]; }
   // Forwards a transfer sends `send` and receives `recv`; backwards the roles swap.
   const message& outgoing(const transfer_program& t) const { return backward_ ? t.recv : t.send; }
   const message& incoming(const transfer_program& t) const { return backward_ ? t.send : t.recv; }
-  // Forwards, a contiguous arrival lands in place; everything else is staged (backwards arrivals
-  // are combined, not stored).
-  bool lands_in_place(const message& in) const { return !backward_ && in.contiguous; }
-  T* in_area(const transfer_program& t) const { return staging_ + t.staged[backward_ ? 1 : 0]; }
-  T* out_area(const transfer_program& t) const { return in_area(t) + t.staged_in[backward_ ? 1 : 0]; }
-  static int bytes(std::size_t count) { return static_cast<int>(count * sizeof(T)); }  // bounded when compiled
+  // Forwards, one array's contiguous arrival lands in place, and one array's contiguous departure
+  // leaves from place; everything else is staged (backwards arrivals are combined, not stored).
+  bool lands_in_place(const message& in) const { return Data::single && !backward_ && in.contiguous; }
+  bool leaves_in_place(const message& out) const { return Data::single && out.contiguous; }
+  static int bytes(std::size_t count) { return static_cast<int>(count * element_bytes); }  // bounded when compiled
 
-  const T* source(const transfer_program& t) const {
-    const message& out = outgoing(t);
-    if (out.contiguous) return buffer_ + out.first;
-    gather(p_->layout, out, buffer_, out_area(t));
-    return out_area(t);
+  /// Where a transfer's arrival is staged. One array: where the program put it. Several: the
+  /// round's arrivals one after another from `cursor` (post and finish walk them in one order).
+  std::byte* in_area(const transfer_program& t, std::size_t& cursor) const {
+    if constexpr (Data::single) {
+      return staging_ + t.staged[backward_ ? 1 : 0] * element_bytes;
+    } else {
+      std::byte* at = staging_ + cursor;
+      cursor += incoming(t).count * element_bytes;
+      return at;
+    }
   }
-  T* target(const transfer_program& t) const {
+  /// Where a transfer's departure is packed (after the round's arrivals, for several arrays).
+  std::byte* out_area(const transfer_program& t, std::size_t& cursor) const {
+    if constexpr (Data::single) {
+      const int dir = backward_ ? 1 : 0;
+      return staging_ + (t.staged[dir] + t.staged_in[dir]) * element_bytes;
+    } else {
+      std::byte* at = staging_ + cursor;
+      cursor += outgoing(t).count * element_bytes;
+      return at;
+    }
+  }
+
+  const void* source(const transfer_program& t, std::size_t& cursor) const {
+    const message& out = outgoing(t);
+    if constexpr (Data::single)
+      if (leaves_in_place(out)) return data_.only() + out.first;
+    std::byte* packed = out_area(t, cursor);
+    data_.gather(p_->layout, out, packed);
+    return packed;
+  }
+  void* target(const transfer_program& t, std::size_t& cursor) const {
     const message& in = incoming(t);
-    return lands_in_place(in) ? buffer_ + in.first : in_area(t);
+    if constexpr (Data::single)
+      if (lands_in_place(in)) return data_.only() + in.first;
+    return in_area(t, cursor);
   }
 
   /// Puts an arrival that did not land in place: stored forwards, combined backwards.
-  void deliver(const message& in, const T* data) {
-    if constexpr (std::is_same_v<Op, store_arrivals>) {
-      scatter(p_->layout, in, data, buffer_);
-    } else {
-      for_each_run(p_->layout, in, [&](std::size_t first, std::size_t count) {
-        T* acc = buffer_ + first;
-        for (std::size_t e = 0; e < count; ++e) acc[e] = op_(acc[e], data[e]);
-        data += count;
-      });
-    }
+  void deliver(const message& in, const std::byte* packed) {
+    if constexpr (combines)
+      data_.combine(p_->layout, in, packed, op_);
+    else
+      data_.scatter(p_->layout, in, packed);
   }
   /// A transfer to the rank itself (a periodic dimension of one box), slot by slot, no MPI.
   void local(const message& from, const message& to) {
     pair_blocks(p_->layout, from, to, [&](const block_slot& a, const block_slot& b) {
-      if constexpr (std::is_same_v<Op, store_arrivals>) {
-        if (a.count) std::memcpy(buffer_ + b.first, buffer_ + a.first, a.count * sizeof(T));
-      } else {
-        for (std::size_t e = 0; e < a.count; ++e) buffer_[b.first + e] = op_(buffer_[b.first + e], buffer_[a.first + e]);
-      }
+      if constexpr (combines)
+        data_.combine(a.first, b.first, a.count, op_);
+      else
+        data_.copy(a.first, b.first, a.count);
     });
   }
 
   void post() {
+    std::vector<MPI_Request>& requests = res_->requests;
     if constexpr (has_engine)
       if (engine_) {
-        if constexpr (std::is_same_v<Op, store_arrivals>)
-          engine_->post_forward(*p_, buffer_, staging_, res_->requests);
+        if constexpr (combines)
+          engine_->post_reverse(*p_, data_, staging_, requests);
         else
-          engine_->post_reverse(*p_, buffer_, staging_, res_->requests);
+          engine_->post_forward(*p_, data_, staging_, requests);
         return;
       }
     const round_program& r = round();
     if (mode_ == protocol::rendezvous) return run_rendezvous(r);
-    std::vector<MPI_Request>& requests = res_->requests;
-    if (!backward_ && r.direct) {
-      // Every message one contiguous range both ways (every Shift round): precomputed posts.
-      for (const direct_post& c : r.direct->receives) {
-        requests.emplace_back();
-        mpi::check(MPI_Irecv(buffer_ + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                   "MPI_Irecv");
+    if constexpr (Data::single)
+      if (!backward_ && r.direct) {
+        // Every message one contiguous range both ways (every Shift round): precomputed posts.
+        auto* buffer = data_.only();
+        for (const direct_post& c : r.direct->receives) {
+          requests.emplace_back();
+          mpi::check(MPI_Irecv(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                     "MPI_Irecv");
+        }
+        for (const direct_post& c : r.direct->sends) {
+          requests.emplace_back();
+          mpi::check(MPI_Isend(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                     "MPI_Isend");
+        }
+        for (const local_copy& c : r.direct->copies) data_.copy(c.from, c.to, c.count);
+        return;
       }
-      for (const direct_post& c : r.direct->sends) {
-        requests.emplace_back();
-        mpi::check(MPI_Isend(buffer_ + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                   "MPI_Isend");
-      }
-      for (const local_copy& c : r.direct->copies)
-        std::memcpy(buffer_ + c.to, buffer_ + c.from, c.count * sizeof(T));
-      return;
-    }
+    std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
       if (t.self || !in.exists()) continue;
       requests.emplace_back();
-      mpi::check(MPI_Irecv(target(t), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
+      mpi::check(MPI_Irecv(target(t, cursor), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
                  "MPI_Irecv");
     }
     for (const transfer_program& t : r.transfers) {
@@ -223,7 +271,7 @@ class exchange_run {
         continue;
       }
       requests.emplace_back();
-      mpi::check(MPI_Isend(source(t), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_, &requests.back()),
+      mpi::check(MPI_Isend(source(t, cursor), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_, &requests.back()),
                  "MPI_Isend");
     }
   }
@@ -231,17 +279,21 @@ class exchange_run {
   void finish() {
     if constexpr (has_engine)
       if (engine_) {
-        if constexpr (std::is_same_v<Op, store_arrivals>)
-          engine_->finish_forward(*p_, buffer_, staging_);
+        if constexpr (combines)
+          engine_->finish_reverse(*p_, data_, staging_, op_);
         else
-          engine_->finish_reverse(*p_, buffer_, staging_, op_);
+          engine_->finish_forward(*p_, data_, staging_);
         return;
       }
     const round_program& r = round();
-    if (mode_ == protocol::rendezvous || (!backward_ && r.direct)) return;  // nothing staged is left
+    if (mode_ == protocol::rendezvous) return;  // delivered as it went
+    if constexpr (Data::single)
+      if (!backward_ && r.direct) return;  // everything landed in place
+    std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
-      if (!t.self && in.exists() && !lands_in_place(in)) deliver(in, in_area(t));
+      if (t.self || !in.exists() || lands_in_place(in)) continue;
+      deliver(in, in_area(t, cursor));
     }
   }
 
@@ -256,15 +308,19 @@ class exchange_run {
         if (out.exists()) local(out, in);
         continue;
       }
+      // One transfer at a time: for several arrays its arrival at the start of the staging, its
+      // departure after it.
+      std::size_t in_cursor = 0, out_cursor = in.exists() ? in.count * element_bytes : 0;
       auto send = [&] {
         if (out.exists())
-          mpi::check(MPI_Ssend(source(t), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_), "MPI_Ssend");
+          mpi::check(MPI_Ssend(source(t, out_cursor), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_),
+                     "MPI_Ssend");
       };
       auto receive = [&] {
         if (!in.exists()) return;
-        mpi::check(MPI_Recv(target(t), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, MPI_STATUS_IGNORE),
-                   "MPI_Recv");
-        if (!lands_in_place(in)) deliver(in, in_area(t));
+        void* into = target(t, in_cursor);
+        mpi::check(MPI_Recv(into, bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+        if (!lands_in_place(in)) deliver(in, static_cast<const std::byte*>(into));
       };
       if (t.send_first) {
         send();
@@ -280,8 +336,8 @@ class exchange_run {
   MPI_Comm comm_;
   protocol mode_;
   exchange_resources* res_;
-  T* buffer_;
-  T* staging_ = nullptr;
+  Data data_;
+  std::byte* staging_ = nullptr;
   bool backward_;
   Op op_;
   Engine* engine_;
@@ -295,7 +351,7 @@ template <class T>
 void run_forward(const program& p, MPI_Comm comm, const T* own, T* buffer, exchange_resources& res) {
   const block_slot& own_slot = p.layout.slots()[p.layout.own()];
   if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
-  exchange_run<T>(p, comm, protocol::overlapping, res, buffer, false).advance(true);
+  exchange_run<arrays<T>>(p, comm, protocol::overlapping, res, arrays<T>{{buffer}}, false).advance(true);
 }
 
 }  // namespace haloshift::detail

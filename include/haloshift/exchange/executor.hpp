@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -120,11 +121,14 @@ struct long_rows {
 inline constexpr std::size_t prefetch_span = std::size_t{2} << 20;
 
 /// Copies the rows of strided run `g` between the buffer at `cells` and the
-/// consecutive `packed`; `Pack` gathers into `packed`, otherwise scatters.
-/// `Bytes`, when not 0, is the row size known at compile time: single cells
-/// (x faces) then copy as plain loads and stores, not one memcpy call each.
+/// consecutive bytes at `packed`; `Pack` gathers into `packed`, otherwise
+/// scatters. `Bytes`, when not 0, is the row size known at compile time:
+/// single cells (x faces) then copy as plain loads and stores, not one memcpy
+/// call each. The packed side is bytes with no alignment assumed: a message of
+/// several arrays packs each after the previous one's elements.
 template <std::size_t Bytes, bool Pack, class Cell, class Packed>
 void copy_rows(const strided_run& g, Cell* cells, Packed* packed) {
+  static_assert(sizeof(Packed) == 1, "the packed side is bytes");
   const std::size_t bytes = Bytes ? Bytes : g.count * sizeof(*cells);
   if (Bytes == 0 && bytes >= 32) {
     const std::size_t stride = g.stride * sizeof(*cells);
@@ -143,7 +147,7 @@ void copy_rows(const strided_run& g, Cell* cells, Packed* packed) {
   }
   for (std::size_t r = 0; r < g.repeat; ++r) {
     Cell* c = cells + r * g.stride;
-    Packed* p = packed + r * g.count;
+    Packed* p = packed + r * bytes;
     if constexpr (Pack)
       std::memcpy(p, c, bytes);
     else
@@ -165,28 +169,48 @@ void copy_selected(const message& m, Cell* buffer, Packed* packed) {
       copy_rows<4, Pack>(g, buffer + g.first, packed);
     else
       copy_rows<0, Pack>(g, buffer + g.first, packed);
-    packed += g.count * g.repeat;
+    packed += g.count * g.repeat * sizeof(T);
   }
 }
 
+/// Packs the elements of `buffer` that message `m` carries into the bytes at `out`, in message order.
 template <class T>
-void gather(const block_layout& layout, const message& m, const T* buffer, T* out) {
+void gather(const block_layout& layout, const message& m, const T* buffer, std::byte* out) {
+  if (m.contiguous) {
+    if (m.count) std::memcpy(out, buffer + m.first, m.count * sizeof(T));  // never memcpy a null pointer
+    return;
+  }
   if (m.selected) return copy_selected<true>(m, buffer, out);
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
-    if (b.count) std::memcpy(out, buffer + b.first, b.count * sizeof(T));  // never memcpy a null pointer
-    out += b.count;
+    if (b.count) std::memcpy(out, buffer + b.first, b.count * sizeof(T));
+    out += b.count * sizeof(T);
   }
 }
-
 template <class T>
-void scatter(const block_layout& layout, const message& m, const T* in, T* buffer) {
+  requires(!std::is_same_v<T, std::byte>)
+void gather(const block_layout& layout, const message& m, const T* buffer, T* out) {
+  gather(layout, m, buffer, reinterpret_cast<std::byte*>(out));
+}
+
+/// Unpacks message `m` from the bytes at `in` into the elements of `buffer` it carries.
+template <class T>
+void scatter(const block_layout& layout, const message& m, const std::byte* in, T* buffer) {
+  if (m.contiguous) {
+    if (m.count) std::memcpy(buffer + m.first, in, m.count * sizeof(T));
+    return;
+  }
   if (m.selected) return copy_selected<false>(m, buffer, in);
   for (int s : m.slots) {
     const block_slot& b = layout.slots()[s];
     if (b.count) std::memcpy(buffer + b.first, in, b.count * sizeof(T));
-    in += b.count;
+    in += b.count * sizeof(T);
   }
+}
+template <class T>
+  requires(!std::is_same_v<T, std::byte>)
+void scatter(const block_layout& layout, const message& m, const T* in, T* buffer) {
+  scatter(layout, m, reinterpret_cast<const std::byte*>(in), buffer);
 }
 
 /// Applies `per_block(source slot, target slot)` to the blocks of a transfer to the rank itself:

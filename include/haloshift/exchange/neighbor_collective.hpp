@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 #if MPI_VERSION < 4 && defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -18,13 +19,20 @@
 
 #include "../error.hpp"
 #include "../mpi/check.hpp"
+#include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
 
+// The persistent neighbourhood collective, where the MPI has it and completes it under MPI_Testall
+// (split-phase exchanges test their requests): Open MPI. MPICH 4.0 (Debian 12) has
+// MPI_Neighbor_alltoallv_init but fails MPI_Testall on the started request ("Fatal error in
+// internal_Testall"); there, and everywhere else, MPI_Ineighbor_alltoallv runs.
+#if defined(OPEN_MPI) && OPEN_MPI
 #if MPI_VERSION >= 4
 #define HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT MPI_Neighbor_alltoallv_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT MPIX_Neighbor_alltoallv_init
+#endif
 #endif
 
 namespace haloshift::detail {
@@ -97,7 +105,11 @@ class neighbor_engine {
           backward_.sources.push_back(t.send.peer);
           backward_.recv_counts.push_back(forward_.send_counts.back());
           backward_.recv_displs.push_back(checked_int(staged, "the reverse staging area"));
-          backward_slots_.push_back(t.send);
+          // What comes back on this edge is combined into the own block, element by element.
+          own_targets_.emplace_back();
+          own_targets_.back().count = t.send.count;
+          own_targets_.back().contiguous = true;
+          own_targets_.back().first = layout.slots()[layout.own()].first;
           staged += t.send.count * element_size;
         }
         if (t.recv.exists()) {
@@ -131,16 +143,15 @@ class neighbor_engine {
   neighbor_engine& operator=(const neighbor_engine&) = delete;
   ~neighbor_engine() { release_persistent(); }
 
-  /// Staging a pass needs, in elements of T: backwards, every contribution that comes back.
-  template <class T>
-  std::size_t staging_elements(const program&, bool backward) const noexcept {
-    return backward ? staging_bytes_ / sizeof(T) : 0;
-  }
+  /// Staging bytes a pass needs: backwards, every contribution that comes back.
+  std::size_t staging_bytes(const program&, std::size_t) const noexcept { return staging_bytes_; }
 
-  /// Forwards: sends the own block (already in its slot of `buffer`) to every
-  /// edge and receives into `buffer`'s slots.
-  template <class T>
-  void post_forward(const program& p, T* buffer, T*, std::vector<MPI_Request>& requests) {
+  /// Forwards: sends the own block (already in its slot of the array) to every
+  /// edge and receives into the array's slots.
+  template <class Data>
+  void post_forward(const program& p, const Data& data, std::byte*, std::vector<MPI_Request>& requests) {
+    auto* buffer = data.only();
+    using T = std::remove_pointer_t<decltype(buffer)>;
     const block_slot& own = p.layout.slots()[p.layout.own()];
     if (own.count) std::memcpy(own_.data(), buffer + own.first, own.count * sizeof(T));
 #ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
@@ -161,20 +172,21 @@ class neighbor_engine {
 #endif
     forward_.start(own_.data(), buffer, requests);
   }
-  template <class T>
-  void finish_forward(const program&, T*, T*) {}
+  template <class Data>
+  void finish_forward(const program&, const Data&, const std::byte*) {}
 
   /// Backwards: each edge returns the contribution in its slot into `staging`.
-  template <class T>
-  void post_reverse(const program&, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
-    backward_.start(buffer, staging, requests);
+  template <class Data>
+  void post_reverse(const program&, const Data& data, std::byte* staging, std::vector<MPI_Request>& requests) {
+    backward_.start(data.only(), staging, requests);
   }
   /// Combines every returned contribution into the own slot with `op`.
-  template <class T, class Op>
-  void finish_reverse(const program& p, T* buffer, const T* staging, Op& op) {
-    T* own = buffer + p.layout.slots()[p.layout.own()].first;
-    for (const message& m : backward_slots_)
-      for (std::size_t e = 0; e < m.count; ++e) own[e] = op(own[e], *staging++);
+  template <class Data, class Op>
+  void finish_reverse(const program& p, const Data& data, const std::byte* staging, Op& op) {
+    for (const message& own : own_targets_) {
+      data.combine(p.layout, own, staging, op);
+      staging += own.count * Data::element_bytes;
+    }
   }
 
   /// The requests of a started pass were freed (abandoned): the persistent one with them.
@@ -198,7 +210,7 @@ class neighbor_engine {
 
   neighbor_graph forward_, backward_;
   std::vector<std::byte> own_;
-  std::vector<message> backward_slots_;
+  std::vector<message> own_targets_;  ///< per backward edge: its contributions' place, the own block
   std::size_t staging_bytes_ = 0;
   bool persistent_allowed_ = false;
   MPI_Request persistent_ = MPI_REQUEST_NULL;
@@ -228,43 +240,37 @@ class selected_neighbor_engine {
         v->reserve(g->sources.size() + g->destinations.size() + 1);
   }
 
-  /// Staging a pass needs, in elements of T: what leaves, packed, then what arrives.
-  template <class T>
-  std::size_t staging_elements(const program& p, bool) const noexcept {
+  /// Staging bytes a pass needs: what leaves, packed, then what arrives.
+  std::size_t staging_bytes(const program& p, std::size_t element_bytes) const noexcept {
     std::size_t n = 0;
     for_each_edge(p, [&](const message& m, bool) { n += m.count; });
-    return n;
+    return n * element_bytes;
   }
 
-  template <class T>
-  void post_forward(const program& p, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
-    post<T>(p, forward_, true, buffer, staging, requests);
+  template <class Data>
+  void post_forward(const program& p, const Data& data, std::byte* staging, std::vector<MPI_Request>& requests) {
+    post(p, forward_, true, data, staging, requests);
   }
-  template <class T>
-  void finish_forward(const program& p, T* buffer, const T* staging) {
-    const T* arrived = staging + arrivals_at_;
+  template <class Data>
+  void finish_forward(const program& p, const Data& data, const std::byte* staging) {
+    const std::byte* arrived = staging + arrivals_at_;
     for_each_edge(p, [&](const message& m, bool out) {
       if (out) return;
-      if (m.contiguous)
-        std::memcpy(buffer + m.first, arrived, m.count * sizeof(T));
-      else
-        scatter(p.layout, m, arrived, buffer);
-      arrived += m.count;
+      data.scatter(p.layout, m, arrived);
+      arrived += m.count * Data::element_bytes;
     });
   }
-  template <class T>
-  void post_reverse(const program& p, T* buffer, T* staging, std::vector<MPI_Request>& requests) {
-    post<T>(p, backward_, false, buffer, staging, requests);
+  template <class Data>
+  void post_reverse(const program& p, const Data& data, std::byte* staging, std::vector<MPI_Request>& requests) {
+    post(p, backward_, false, data, staging, requests);
   }
-  template <class T, class Op>
-  void finish_reverse(const program& p, T* buffer, const T* staging, Op& op) {
-    const T* arrived = staging + arrivals_at_;
+  template <class Data, class Op>
+  void finish_reverse(const program& p, const Data& data, const std::byte* staging, Op& op) {
+    const std::byte* arrived = staging + arrivals_at_;
     for_each_edge(p, [&](const message& m, bool out) {
       if (!out) return;
-      for_each_run(p.layout, m, [&](std::size_t first, std::size_t count) {
-        for (std::size_t e = 0; e < count; ++e) buffer[first + e] = op(buffer[first + e], arrived[e]);
-        arrived += count;
-      });
+      data.combine(p.layout, m, arrived, op);
+      arrived += m.count * Data::element_bytes;
     });
   }
   void forget_requests() noexcept {}
@@ -285,33 +291,31 @@ class selected_neighbor_engine {
   /// collective completes: one pass of a plan at a time), packs what leaves
   /// (sends forwards, receives backwards) at the start of `staging`, and
   /// starts the collective, arrivals after the departures.
-  template <class T>
-  void post(const program& p, neighbor_graph& g, bool forwards, const T* buffer, T* staging,
+  template <class Data>
+  void post(const program& p, neighbor_graph& g, bool forwards, const Data& data, std::byte* staging,
             std::vector<MPI_Request>& requests) {
+    constexpr std::size_t element_bytes = Data::element_bytes;
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
     std::size_t out_bytes = 0, in_bytes = 0;
     for_each_edge(p, [&](const message& m, bool out) {
       const bool leaves = out == forwards;
       std::size_t& at = leaves ? out_bytes : in_bytes;
       (leaves ? g.send_displs : g.recv_displs).push_back(checked_int(at, "a staging area"));
-      (leaves ? g.send_counts : g.recv_counts).push_back(checked_int(m.count * sizeof(T), "a message"));
-      at += m.count * sizeof(T);
+      (leaves ? g.send_counts : g.recv_counts).push_back(checked_int(m.count * element_bytes, "a message"));
+      at += m.count * element_bytes;
     });
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
-    T* next = staging;
+    std::byte* next = staging;
     for_each_edge(p, [&](const message& m, bool out) {
       if (out != forwards) return;
-      if (m.contiguous)
-        std::memcpy(next, buffer + m.first, m.count * sizeof(T));
-      else
-        gather(p.layout, m, buffer, next);
-      next += m.count;
+      data.gather(p.layout, m, next);
+      next += m.count * element_bytes;
     });
-    arrivals_at_ = out_bytes / sizeof(T);
+    arrivals_at_ = out_bytes;
     g.start(staging, staging + arrivals_at_, requests);
   }
 
-  std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in elements
+  std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in bytes
   neighbor_graph forward_, backward_;
 };
 

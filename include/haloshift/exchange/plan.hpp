@@ -81,11 +81,12 @@ class plan {
   }
 
   /// The handle start_forward returns.
-  using forward_handle = exchange_handle<detail::exchange_run<T, detail::store_arrivals, detail::neighbor_engine>>;
+  using forward_handle =
+      exchange_handle<detail::exchange_run<detail::arrays<T>, detail::store_arrivals, detail::neighbor_engine>>;
   /// The handle start_reverse returns.
   template <class Op>
   using reverse_handle =
-      exchange_handle<detail::exchange_run<T, Op, detail::neighbor_engine>, detail::copy_back<T>>;
+      exchange_handle<detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine>, detail::copy_back<T>>;
 
   /// Starts a ghost fill: every rank's `mine` is copied into `out`'s own
   /// block and sent on its way; wait() on the handle leaves every neighbour's
@@ -97,8 +98,9 @@ class plan {
     check_halo(out);
     T* buffer = out.buffer_.data();
     if (!mine.empty()) std::memcpy(buffer + own_slot().first, mine.data(), mine.size_bytes());
-    return forward_handle({*program_, comm(), options_.mode, *resources_, buffer, false, {}, engine_.get()},
-                          *resources_);
+    return forward_handle(
+        {*program_, comm(), options_.mode, *resources_, detail::arrays<T>{{buffer}}, false, {}, engine_.get()},
+        *resources_);
   }
   /// Ghost fill: every rank's `mine` reaches every rank within range (start_forward(...).wait()).
   void forward(std::span<const T> mine, halo<T>& out) { start_forward(mine, out).wait(); }
@@ -125,7 +127,8 @@ class plan {
       if (!slots[s].visible && static_cast<int>(s) != program_->layout.own())
         std::fill_n(buffer + slots[s].first, slots[s].count, identity);
     std::copy(own.begin(), own.end(), buffer + own_slot().first);
-    return reverse_handle<Op>({*program_, comm(), options_.mode, *resources_, buffer, true, std::move(op), engine_.get()},
+    return reverse_handle<Op>({*program_, comm(), options_.mode, *resources_, detail::arrays<T>{{buffer}}, true,
+                               std::move(op), engine_.get()},
                               *resources_, detail::copy_back<T>{buffer + own_slot().first, own});
   }
   /// Contributions back: `contributions` (a halo of this plan whose blocks
@@ -321,7 +324,7 @@ struct plan_builder {
     if (s.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);
-      p.resources_->template staging<T>(p.engine_->template staging_elements<T>(*p.program_, true));
+      p.resources_->template staging<std::byte>(p.engine_->staging_bytes(*p.program_, sizeof(T)));
     }
     return p;
   }

@@ -92,11 +92,11 @@ class selective_plan {
 
   /// The handle start_forward returns (`Then` runs once the ghosts have arrived).
   template <class T, class Then = detail::no_epilogue>
-  using forward_handle =
-      exchange_handle<detail::exchange_run<T, detail::store_arrivals, detail::selected_neighbor_engine>, Then>;
+  using forward_handle = exchange_handle<
+      detail::exchange_run<detail::arrays<T>, detail::store_arrivals, detail::selected_neighbor_engine>, Then>;
   /// The handle start_reverse returns.
   template <class T, class Op>
-  using reverse_handle = exchange_handle<detail::exchange_run<T, Op, detail::selected_neighbor_engine>>;
+  using reverse_handle = exchange_handle<detail::exchange_run<detail::arrays<T>, Op, detail::selected_neighbor_engine>>;
 
   /// Starts a ghost fill: `data[0, owned())` goes out, the ghosts after it
   /// are filled by the time wait() on the handle returns, and then `then()`
@@ -121,8 +121,8 @@ class selective_plan {
   forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
     check_built("start_forward");
     detail::check_idle(resources_->busy, "start_forward");
-    return forward_handle<T, Then>({p, comm(), mode_, *resources_, data, false, {}, engine_.get()}, *resources_,
-                                   std::move(then));
+    return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
+                                   *resources_, std::move(then));
   }
 
   /// Starts sending contributions back (see reverse); the owned entries hold
@@ -139,8 +139,8 @@ class selective_plan {
   reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
     check_built("start_reverse");
     detail::check_idle(resources_->busy, "start_reverse");
-    return reverse_handle<T, Op>({p, comm(), mode_, *resources_, data, true, std::move(op), engine_.get()},
-                                 *resources_);
+    return reverse_handle<T, Op>(
+        {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
   /// Contributions back: every ghost's value is combined with `op` onto its
   /// owner's element (forwarders combine on the way: a tree reduction). The
@@ -159,7 +159,55 @@ class selective_plan {
   void reserve(std::size_t element_size) {
     element_size_ = std::max(element_size_, element_size);
     resources_->reserve(*program_, element_size_);
-    if (engine_) resources_->staging<std::byte>(engine_->staging_elements<std::byte>(*program_, false) * element_size_);
+    if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_size_));
+  }
+  /// The same for several arrays moved together (start_forward_arrays): `element_bytes` is the sum
+  /// of their element sizes.
+  void reserve_arrays(std::size_t element_bytes) {
+    resources_->reserve(*program_, element_bytes, false);
+    if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_bytes));
+  }
+
+  /// The handle start_forward_arrays returns.
+  template <class... Ts>
+  using arrays_forward_handle = exchange_handle<
+      detail::exchange_run<detail::arrays<Ts...>, detail::store_arrivals, detail::selected_neighbor_engine>>;
+  /// The handle start_reverse_arrays returns.
+  template <class Op, class... Ts>
+  using arrays_reverse_handle =
+      exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>>;
+
+  /// Starts a ghost fill of several arrays of size() elements each (a structure of arrays) in one
+  /// exchange: every message carries each array's elements in turn.
+  template <transferable... Ts>
+  arrays_forward_handle<Ts...> start_forward_arrays(std::span<Ts>... data) {
+    check_built("start_forward");
+    (check_size(data.size()), ...);
+    return start_forward_arrays_with(*program_, data.data()...);
+  }
+  /// The same with `p`, this plan's program in another layout (a field view's).
+  template <transferable... Ts>
+  arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
+    check_built("start_forward");
+    detail::check_idle(resources_->busy, "start_forward");
+    return arrays_forward_handle<Ts...>(
+        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
+  }
+  /// Starts a reverse of several arrays in one exchange, each combined with `op`.
+  template <class Op, transferable... Ts>
+  arrays_reverse_handle<Op, Ts...> start_reverse_arrays(Op op, std::span<Ts>... data) {
+    check_built("start_reverse");
+    (check_size(data.size()), ...);
+    return start_reverse_arrays_with(*program_, std::move(op), data.data()...);
+  }
+  /// The same with `p`, this plan's program in another layout.
+  template <class Op, transferable... Ts>
+  arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
+    check_built("start_reverse");
+    detail::check_idle(resources_->busy, "start_reverse");
+    return arrays_reverse_handle<Op, Ts...>(
+        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
+        *resources_);
   }
 
   /// Keeps the elements in the caller's storage instead: element `i` of the
@@ -387,8 +435,8 @@ struct selective_builder {
         if (receiver_expects == 0) t.send.peer = -1;
       }
       detail::assign_staging(program);
-      exchange_run<Key>(program, comm, protocol::overlapping, *p.resources_, keys.data(), false, {}, nullptr, round,
-                        round + 1)
+      exchange_run<arrays<Key>>(program, comm, protocol::overlapping, *p.resources_, arrays<Key>{{keys.data()}}, false,
+                                {}, nullptr, round, round + 1)
           .advance(true);
     }
     mpi::agree(comm, [&] {

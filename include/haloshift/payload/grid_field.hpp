@@ -170,6 +170,38 @@ class field_plan {
     detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
     return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
   }
+  /// Fills the ghosts of several views in one exchange (one message per
+  /// neighbour carrying each view's cells in turn). The views may hold
+  /// different element types but must share their layout: ghost widths and
+  /// element strides.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(const field_view<Ts>&... views) {
+    start_forward(views...).wait();
+  }
+  /// Starts forward() of several views.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  auto start_forward(const field_view<Ts>&... views) {
+    const auto& layout = shared_layout("forward", views...);
+    detail::check_idle(plan_.busy(), "start_forward");
+    return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
+  }
+  /// Combines the ghosts of several views onto their owners in one exchange, each with `op`.
+  template <class Op, transferable... Ts>
+    requires(sizeof...(Ts) >= 1 && !std::is_same_v<Op, take_ghost_value>)
+  void reverse(Op op, const field_view<Ts>&... views) {
+    start_reverse(std::move(op), views...).wait();
+  }
+  /// Starts reverse() of several views.
+  template <class Op, transferable... Ts>
+    requires(sizeof...(Ts) >= 1 && !std::is_same_v<Op, take_ghost_value>)
+  auto start_reverse(Op op, const field_view<Ts>&... views) {
+    const auto& layout = shared_layout("reverse", views...);
+    detail::check_idle(plan_.busy(), "start_reverse");
+    return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
+  }
+
   /// Combines the ghosts of the caller's array onto their owners (see reverse(grid_field)).
   template <transferable T, class Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
@@ -218,6 +250,27 @@ class field_plan {
     if (s.global != shape_.global || s.ghost != shape_.ghost || s.lo != shape_.lo)
       throw error(std::string(what) + ": the field has " + to_string(s) + " but the plan was built for " +
                   to_string(shape_));
+  }
+
+  /// Checks several views (each against the plan, all of one layout) and returns their layout.
+  template <class First, class... Rest>
+  std::pair<offset, std::array<std::size_t, 3>> shared_layout(const char* call, const field_view<First>& first,
+                                                              const field_view<Rest>&... rest) const {
+    detail::checked_view(first, shape_, call);
+    int which = 1;
+    (
+        [&](const auto& v) {
+          detail::checked_view(v, shape_, call);
+          if (v.ghost != first.ghost || v.stride != first.stride)
+            throw error(std::string(call) + ": view " + std::to_string(which) + " has ghost " + to_string(v.ghost) +
+                        " and strides " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
+                        std::to_string(v.stride[2]) + ", view 0 ghost " + to_string(first.ghost) + " and strides " +
+                        std::to_string(first.stride[0]) + "," + std::to_string(first.stride[1]) + "," +
+                        std::to_string(first.stride[2]) + ": views exchanged together must share their layout");
+          ++which;
+        }(rest),
+        ...);
+    return {first.ghost, first.stride};
   }
 
   /// The plan's cell program with every message's cells moved by

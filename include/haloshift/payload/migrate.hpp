@@ -101,6 +101,50 @@ inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& conte
 }
 }  // namespace detail
 
+namespace detail {
+/// What every form of migrate shares, once each particle's owner is known
+/// (agreed: a bad particle anywhere raised on every rank before this): the
+/// particles that stay are compacted in order (`keep(from, to)`, then
+/// `shrink(count)`), those that leave are packed per destination
+/// (`pack(i, out)` appends `record` bytes), and arrivals are appended ordered
+/// by source rank (`append(bytes, count)`).
+template <class Keep, class Shrink, class Pack, class Append>
+void move_to_owners(const cartesian_grid& grid, const std::vector<int>& owner, std::size_t record, Keep keep,
+                    Shrink shrink, Pack pack, Append append) {
+  std::map<int, std::vector<std::byte>> out;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < owner.size(); ++i) {
+    if (owner[i] == grid.rank()) {
+      keep(i, kept++);
+      continue;
+    }
+    pack(i, out[owner[i]]);
+  }
+  shrink(kept);
+  for (const auto& [source, bytes] : sparse_exchange(*grid.context(), out)) append(bytes.data(), bytes.size() / record);
+}
+
+/// Each particle's owner (wrapping `position_of(i)` into the domain), checked on every rank together.
+template <class PositionOf>
+std::vector<int> owners(const cartesian_grid& grid, const domain& dom, std::size_t n, PositionOf position_of,
+                        const std::function<void()>& also_check = {}) {
+  std::vector<int> owner(n);
+  mpi::agree(grid.comm(), [&] {
+    dom.validate(grid.shape());
+    if (also_check) also_check();
+    for (std::size_t i = 0; i < n; ++i) {
+      try {
+        owner[i] = owner_of(grid.shape(), dom, position_of(i));
+      } catch (const error& e) {
+        throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
+                    std::to_string(i) + ")");
+      }
+    }
+  });
+  return owner;
+}
+}  // namespace detail
+
 /// Moves every particle of `particles` to the rank whose box holds its
 /// position (`position_of(p)` returns a `position&`; wrapped into the domain
 /// along periodic dimensions on the way), over any distance. Collective. On
@@ -112,41 +156,78 @@ inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& conte
 template <transferable T, class PositionOf>
   requires std::is_invocable_r_v<position&, PositionOf, T&>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
-  std::vector<int> owner(particles.size());
-  mpi::agree(grid.comm(), [&] {
-    dom.validate(grid.shape());
-    for (std::size_t i = 0; i < particles.size(); ++i) {
-      try {
-        owner[i] = owner_of(grid.shape(), dom, std::invoke(position_of, particles[i]));
-      } catch (const error& e) {
-        throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
-                    std::to_string(i) + ")");
-      }
-    }
-  });
-  std::map<int, std::vector<std::byte>> out;
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < particles.size(); ++i) {
-    if (owner[i] == grid.rank()) {
-      particles[kept++] = particles[i];
-      continue;
-    }
-    std::vector<std::byte>& bytes = out[owner[i]];
-    const auto* p = reinterpret_cast<const std::byte*>(&particles[i]);
-    bytes.insert(bytes.end(), p, p + sizeof(T));
-  }
-  particles.resize(kept);
-  for (const auto& [source, bytes] : detail::sparse_exchange(*grid.context(), out)) {
-    const std::size_t n = bytes.size() / sizeof(T);
-    const std::size_t at = particles.size();
-    particles.resize(at + n);
-    if (n) std::memcpy(static_cast<void*>(particles.data() + at), bytes.data(), n * sizeof(T));
-  }
+  const std::vector<int> owner = detail::owners(
+      grid, dom, particles.size(), [&](std::size_t i) -> position& { return std::invoke(position_of, particles[i]); });
+  detail::move_to_owners(
+      grid, owner, sizeof(T), [&](std::size_t from, std::size_t to) { particles[to] = particles[from]; },
+      [&](std::size_t n) { particles.resize(n); },
+      [&](std::size_t i, std::vector<std::byte>& out) {
+        const auto* p = reinterpret_cast<const std::byte*>(&particles[i]);
+        out.insert(out.end(), p, p + sizeof(T));
+      },
+      [&](const std::byte* bytes, std::size_t n) {
+        const std::size_t at = particles.size();
+        particles.resize(at + n);
+        if (n) std::memcpy(static_cast<void*>(particles.data() + at), bytes, n * sizeof(T));
+      });
 }
 
 /// Migration of bare positions.
 inline void migrate(const cartesian_grid& grid, const domain& dom, std::vector<position>& x) {
   migrate(grid, dom, x, [](position& p) -> position& { return p; });
+}
+
+/// Migration of a structure of arrays: `x` holds the positions, and every
+/// array of `more` (velocities, ids, types, ...) as many entries, entry `i`
+/// of each belonging to particle `i`. All move together, in the order migrate
+/// gives one array of structs. Arrays of differing lengths raise the same
+/// haloshift::error on every rank before anything moves.
+template <transferable... Ts>
+  requires(sizeof...(Ts) >= 1)
+void migrate(const cartesian_grid& grid, const domain& dom, std::vector<position>& x, std::vector<Ts>&... more) {
+  const std::vector<int> owner = detail::owners(
+      grid, dom, x.size(), [&](std::size_t i) -> position& { return x[i]; },
+      [&] {
+        int which = 1;
+        (
+            [&](const auto& array) {
+              if (array.size() != x.size())
+                throw error("migrate: array " + std::to_string(which) + " after the positions has " +
+                            std::to_string(array.size()) + " entries, the positions " + std::to_string(x.size()));
+              ++which;
+            }(more),
+            ...);
+      });
+  constexpr std::size_t record = sizeof(position) + (sizeof(Ts) + ...);
+  detail::move_to_owners(
+      grid, owner, record,
+      [&](std::size_t from, std::size_t to) {
+        x[to] = x[from];
+        ((more[to] = more[from]), ...);
+      },
+      [&](std::size_t n) {
+        x.resize(n);
+        (more.resize(n), ...);
+      },
+      [&](std::size_t i, std::vector<std::byte>& out) {
+        auto put = [&](const auto& value) {
+          const auto* p = reinterpret_cast<const std::byte*>(&value);
+          out.insert(out.end(), p, p + sizeof(value));
+        };
+        put(x[i]);
+        (put(more[i]), ...);
+      },
+      [&](const std::byte* bytes, std::size_t n) {
+        const std::size_t at = x.size();
+        auto take = [&](auto& array) {
+          array.resize(at + n);
+          using V = typename std::remove_reference_t<decltype(array)>::value_type;
+          for (std::size_t k = 0; k < n; ++k) std::memcpy(static_cast<void*>(&array[at + k]), bytes + k * record, sizeof(V));
+          bytes += sizeof(V);  // the next array's entry sits after this one in each record
+        };
+        take(x);
+        (take(more), ...);
+      });
 }
 
 }  // namespace haloshift

@@ -171,6 +171,49 @@ class particle_plan {
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
 
+  /// Several per-particle arrays (a structure of arrays) in one exchange: one
+  /// message per neighbour carries every array's entries of its particles.
+  /// No periodic shift is applied (use forward_positions for positions).
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(std::span<Ts>... data) {
+    start_forward(data...).wait();
+  }
+  /// forward() of several whole vectors, each of size() elements.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(std::vector<Ts>&... data) {
+    start_forward(std::span<Ts>(data)...).wait();
+  }
+  /// Starts forward() of several arrays.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  auto start_forward(std::span<Ts>... data) {
+    return plan_.start_forward_arrays(data...);
+  }
+  /// Reverse of several arrays in one exchange, each combined with `op`
+  /// (which must take every one of their element types: `std::plus<>` for numbers).
+  template <class Op, transferable... Ts>
+    requires(sizeof...(Ts) >= 1)
+  void reverse(Op op, std::span<Ts>... data) {
+    start_reverse(std::move(op), data...).wait();
+  }
+  /// reverse() of several whole vectors.
+  template <class Op, transferable... Ts>
+    requires(sizeof...(Ts) >= 1)
+  void reverse(Op op, std::vector<Ts>&... data) {
+    start_reverse(std::move(op), std::span<Ts>(data)...).wait();
+  }
+  /// Starts reverse() of several arrays.
+  template <class Op, transferable... Ts>
+    requires(sizeof...(Ts) >= 1)
+  auto start_reverse(Op op, std::span<Ts>... data) {
+    return plan_.start_reverse_arrays(std::move(op), data...);
+  }
+  /// Sizes the plan's staging for several arrays moved together whose element sizes add up to
+  /// `element_bytes`, so that not even their first exchange allocates.
+  void reserve_arrays(std::size_t element_bytes) { plan_.reserve_arrays(element_bytes); }
+
  private:
   friend struct detail::particle_builder;
 
