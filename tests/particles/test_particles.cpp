@@ -200,7 +200,8 @@ void sweep_particles() {
           pending.wait();
         }
         plan.forward(raw_alone);
-        bool soa = ids2 == ids && std::memcmp(raw.data(), raw_alone.data(), raw.size() * sizeof(hs::position)) == 0;
+        bool soa = ids2 == ids && (raw.empty() || std::memcmp(raw.data(), raw_alone.data(),
+                                                              raw.size() * sizeof(hs::position)) == 0);
         for (std::size_t i = mine.size(); soa && i < plan.size(); ++i) soa = type[i] == static_cast<std::int32_t>(ids[i] % 5);
         CHECK(soa);
         std::vector<double> f2(plan.size()), g(plan.size(), 1.0), g_alone(plan.size(), 1.0);
