@@ -51,6 +51,7 @@ class [[nodiscard]] exchange_handle {
       throw;
     }
   }
+  /// Takes over `other`'s exchange; `other` is left done (empty).
   exchange_handle(exchange_handle&& other) noexcept
       : run_(std::move(other.run_)), epilogue_(std::move(other.epilogue_)), res_(std::exchange(other.res_, nullptr)),
         unwinding_(other.unwinding_) {}
@@ -77,6 +78,7 @@ class [[nodiscard]] exchange_handle {
   /// Whether the exchange has completed.
   bool done() const noexcept { return res_ == nullptr; }
 
+  /// Finishes an exchange not yet seen to complete and raises (see the class comment).
   ~exchange_handle() noexcept(false) {
     if (!res_) return;
     if (std::uncaught_exceptions() > unwinding_) {  // the peers may have failed too: do not wait for them

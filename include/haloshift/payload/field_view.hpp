@@ -30,7 +30,7 @@ enum class storage_order {
 /// `data[(i + ghost[0]) * stride[0] + (j + ghost[1]) * stride[1] + (k + ghost[2]) * stride[2]]`.
 template <transferable T>
 struct field_view {
-  T* data = nullptr;
+  T* data = nullptr;          ///< the array (its first element, at the lowest ghost cell when the strides are positive)
   offset interior{1, 1, 1};  ///< this rank's interior cells (as the plan's shape gives them)
   offset ghost{0, 0, 0};     ///< ghost layers the array holds on each side (at least the plan's)
   std::array<std::size_t, 3> stride{1, 1, 1};  ///< elements between neighbouring cells along x, y, z
