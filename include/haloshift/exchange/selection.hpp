@@ -4,7 +4,8 @@
 /// @brief Selective exchange: each box receives only those elements of its
 /// neighbours that it needs (particles within a cutoff, grid cells within a
 /// ghost width), moved along the schedule of any strategy whose blocks travel
-/// away from their source. The payload modes build on it.
+/// away from their source: the selector concept and the build (the plan it
+/// builds is selective_plan.hpp). The payload modes build on it.
 
 #include <mpi.h>
 
@@ -32,6 +33,7 @@
 #include "neighbor_collective.hpp"
 #include "plan.hpp"
 #include "program.hpp"
+#include "selective_plan.hpp"
 
 namespace haloshift {
 
@@ -48,8 +50,6 @@ template <class F, class Key>
 concept selector = std::predicate<const F&, const offset&, const offset&, const Key&>;
 
 namespace detail {
-struct selective_builder;
-
 /// A selective payload may only ride on schedules whose blocks move away from
 /// their source along every dimension (`direction[d] * offset[d] <= 0`): then
 /// every box on a block's path lies between the source and each later holder,
@@ -67,205 +67,6 @@ inline void check_away_from_source(const schedule& s, std::string_view strategy)
                         "); use Shift, SingleHop or TtlMultiHop");
 }
 }  // namespace detail
-
-/// A compiled selective exchange for one rank. Its data is one array per
-/// per-element quantity: the `owned()` elements of this rank first, then the
-/// `ghosts()` it imports, block by block in canonical offset order (z
-/// slowest), each block in its owner's order, so every strategy yields the
-/// same array bit for bit. Built collectively by make_selective_plan.
-class selective_plan {
- public:
-  /// Name of the strategy the plan runs.
-  std::string_view strategy() const noexcept { return strategy_; }
-  /// Elements this rank owns: the first owned() entries of the data array.
-  std::size_t owned() const noexcept {
-    return program_ ? program_->layout.slots()[program_->layout.own()].count : 0;
-  }
-  /// Elements this rank imports, after the owned ones.
-  std::size_t ghosts() const noexcept { return program_ ? program_->layout.total() - owned() : 0; }
-  /// Elements an array handed to forward/reverse must hold.
-  std::size_t size() const noexcept { return storage_; }
-  /// The imported blocks, canonical order; `first` indexes the data array.
-  const std::vector<detail::block_slot>& blocks() const noexcept { return blocks_; }
-  /// The compiled program (an internal type; for the tests and the benchmarks).
-  const detail::program& details() const noexcept { return *program_; }
-
-  /// The handle start_forward returns (`Then` runs once the ghosts have arrived).
-  template <class T, class Then = detail::no_epilogue>
-  using forward_handle = exchange_handle<
-      detail::exchange_run<detail::arrays<T>, detail::store_arrivals, detail::selected_neighbor_engine>, Then>;
-  /// The handle start_reverse returns.
-  template <class T, class Op>
-  using reverse_handle = exchange_handle<detail::exchange_run<detail::arrays<T>, Op, detail::selected_neighbor_engine>>;
-
-  /// Starts a ghost fill: `data[0, owned())` goes out, the ghosts after it
-  /// are filled by the time wait() on the handle returns, and then `then()`
-  /// runs. Until then the owned entries must not change and the ghosts must
-  /// not be touched.
-  template <transferable T, class Then = detail::no_epilogue>
-  forward_handle<T, Then> start_forward(std::span<T> data, Then then = {}) {
-    check_built("start_forward");
-    check_size(data.size());
-    return start_forward_with(*program_, data.data(), std::move(then));
-  }
-  /// Ghost fill (start_forward(data).wait()).
-  template <transferable T>
-  void forward(std::span<T> data) {
-    start_forward(data).wait();
-  }
-
-  /// Starts `p`, this plan's program in other units (a field bundle's
-  /// bytes), forward on this plan's communicator (and neighbourhood
-  /// collective). `p` must outlive the exchange.
-  template <transferable T, class Then = detail::no_epilogue>
-  forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
-    check_built("start_forward");
-    detail::check_idle(resources_->busy, "start_forward");
-    return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
-                                   *resources_, std::move(then));
-  }
-
-  /// Starts sending contributions back (see reverse); the owned entries hold
-  /// the combined values once wait() on the handle returns. The whole array
-  /// is off-limits until then.
-  template <transferable T, class Op = std::plus<>>
-  reverse_handle<T, Op> start_reverse(std::span<T> data, Op op = {}) {
-    check_built("start_reverse");
-    check_size(data.size());
-    return start_reverse_with(*program_, data.data(), std::move(op));
-  }
-  /// Starts `p` (this plan's program in other units or another layout) backwards.
-  template <transferable T, class Op = std::plus<>>
-  reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
-    check_built("start_reverse");
-    detail::check_idle(resources_->busy, "start_reverse");
-    return reverse_handle<T, Op>(
-        {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
-  }
-  /// Contributions back: every ghost's value is combined with `op` onto its
-  /// owner's element (forwarders combine on the way: a tree reduction). The
-  /// ghost entries are used as accumulators and hold partial results after.
-  template <transferable T, class Op = std::plus<>>
-  void reverse(std::span<T> data, Op op = {}) {
-    start_reverse(data, std::move(op)).wait();
-  }
-
-  /// Whether an exchange of this plan is in flight (started, not yet waited for).
-  bool busy() const noexcept { return resources_ && resources_->busy; }
-
-  /// Sizes the plan's staging for elements of `element_size` bytes, so that
-  /// the first exchange of a type larger than the plan's keys allocates
-  /// nothing either (a plan is sized for its keys when built).
-  void reserve(std::size_t element_size) {
-    element_size_ = std::max(element_size_, element_size);
-    resources_->reserve(*program_, element_size_);
-    if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_size_));
-  }
-  /// The same for several arrays moved together (start_forward_arrays): `element_bytes` is the sum
-  /// of their element sizes.
-  void reserve_arrays(std::size_t element_bytes) {
-    resources_->reserve(*program_, element_bytes, false);
-    if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_bytes));
-  }
-
-  /// The handle start_forward_arrays returns.
-  template <class... Ts>
-  using arrays_forward_handle = exchange_handle<
-      detail::exchange_run<detail::arrays<Ts...>, detail::store_arrivals, detail::selected_neighbor_engine>>;
-  /// The handle start_reverse_arrays returns.
-  template <class Op, class... Ts>
-  using arrays_reverse_handle =
-      exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>>;
-
-  /// Starts a ghost fill of several arrays of size() elements each (a structure of arrays) in one
-  /// exchange: every message carries each array's elements in turn.
-  template <transferable... Ts>
-  arrays_forward_handle<Ts...> start_forward_arrays(std::span<Ts>... data) {
-    check_built("start_forward");
-    (check_size(data.size()), ...);
-    return start_forward_arrays_with(*program_, data.data()...);
-  }
-  /// The same with `p`, this plan's program in another layout (a field view's).
-  template <transferable... Ts>
-  arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_built("start_forward");
-    detail::check_idle(resources_->busy, "start_forward");
-    return arrays_forward_handle<Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
-  }
-  /// Starts a reverse of several arrays in one exchange, each combined with `op`.
-  template <class Op, transferable... Ts>
-  arrays_reverse_handle<Op, Ts...> start_reverse_arrays(Op op, std::span<Ts>... data) {
-    check_built("start_reverse");
-    (check_size(data.size()), ...);
-    return start_reverse_arrays_with(*program_, std::move(op), data.data()...);
-  }
-  /// The same with `p`, this plan's program in another layout.
-  template <class Op, transferable... Ts>
-  arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_built("start_reverse");
-    detail::check_idle(resources_->busy, "start_reverse");
-    return arrays_reverse_handle<Op, Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
-        *resources_);
-  }
-
-  /// Keeps the elements in the caller's storage instead: element `i` of the
-  /// data array described above lives at `place[i]` of an array of
-  /// `storage_size` elements (a grid field with its ghost layers). Messages
-  /// then gather from and scatter into that storage directly.
-  void relocate(std::span<const std::size_t> place, std::size_t storage_size) {
-    if (place.size() != program_->layout.total())
-      throw error("relocate: place has " + std::to_string(place.size()) + " entries, the plan has " +
-                  std::to_string(program_->layout.total()) + " elements");
-    for (std::size_t p : place)
-      if (p >= storage_size)
-        throw error("relocate: place " + std::to_string(p) + " lies outside storage of " +
-                    std::to_string(storage_size) + " elements");
-    for (detail::round_program& r : program_->rounds)
-      for (detail::transfer_program& t : r.transfers)
-        for (detail::message* m : {&t.send, &t.recv}) {
-          if (!m->exists()) continue;
-          std::vector<detail::element_run> runs;
-          detail::for_each_run(program_->layout, *m, [&](std::size_t first, std::size_t count) {
-            for (std::size_t e = first; e < first + count; ++e) runs.push_back({place[e], 1});
-          });
-          detail::select_pieces(*m, runs);
-        }
-    detail::assign_staging(*program_);
-    resources_->reserve(*program_, element_size_);
-    storage_ = storage_size;
-  }
-
- private:
-  friend struct detail::selective_builder;
-  selective_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode)
-      : context_(grid.context()), strategy_(strategy), mode_(mode) {}
-
-  MPI_Comm comm() const noexcept { return context_->comm.get(); }
-
-  void check_built(const char* call) const {
-    if (!program_)
-      throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
-  }
-  void check_size(std::size_t n) const {
-    if (n != storage_)
-      throw error("forward/reverse: the array has " + std::to_string(n) + " elements but the plan needs " +
-                  std::to_string(storage_) + " (owned and ghosts)");
-  }
-
-  std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
-  std::string_view strategy_;
-  protocol mode_ = protocol::overlapping;
-  /// Behind pointers, so that moving the plan keeps what an exchange in flight uses in place.
-  std::unique_ptr<detail::program> program_ = std::make_unique<detail::program>();
-  std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
-  std::size_t element_size_ = 1;  ///< the largest element the staging is sized for
-  std::vector<detail::block_slot> blocks_;
-  std::size_t storage_ = 0;
-  /// NeighborAlltoall: SingleHop's one round of selected messages as one MPI_Neighbor_alltoallv.
-  std::unique_ptr<detail::selected_neighbor_engine> engine_;
-};
 
 namespace detail {
 
