@@ -212,6 +212,50 @@ void sweep_particles() {
         bool both = true;
         for (std::size_t i = 0; i < mine.size(); ++i) both = both && f2[i] == f[i] && g[i] == g_alone[i];
         CHECK(both);
+
+        // Where each ghost comes from: the owner's particle at the owner's index.
+        const std::vector<hs::ghost_origin> origins = plan.ghost_origins();
+        bool origin = origins.size() == want.size();
+        for (std::size_t i = 0; origin && i < want.size(); ++i)
+          origin = origins[i].rank >= 0 && origins[i].rank < size &&
+                   origins[i].index < all[static_cast<std::size_t>(origins[i].rank)].size() &&
+                   all[static_cast<std::size_t>(origins[i].rank)][origins[i].index].id == want[i].id;
+        CHECK(origin);
+        // Send lists: with one round (SingleHop, NeighborAlltoall) each names exactly the owned
+        // particles within the cutoff of the receiving box, in order; every strategy's lie in the arrays.
+        for (const hs::send_list& l : plan.send_lists()) {
+          bool inside = !l.indices.empty();
+          for (std::size_t i : l.indices) inside = inside && i < plan.size();
+          CHECK(inside);
+          if (!std::is_same_v<Strategy, hs::SingleHop> && !std::is_same_v<Strategy, hs::NeighborAlltoall>) continue;
+          oracle::coords to{};
+          for (int d = 0; d < 3; ++d) to[d] = me[d] + l.direction[d];
+          const auto rlo = c.box_lo(to), rhi = c.box_hi(to);
+          std::vector<std::size_t> near;
+          for (std::size_t i = 0; i < mine.size(); ++i) {
+            bool in = true;
+            for (int d = 0; d < c.ndims; ++d)
+              in = in && rlo[d] - mine[i].x[d] <= c.cutoff[d] && mine[i].x[d] - rhi[d] <= c.cutoff[d];
+            if (in) near.push_back(i);
+          }
+          CHECK(l.indices == near);
+        }
+
+        // Re-neighbouring: other particles (another seed, another count) through rebuild(), exact
+        // against the oracle like a new plan.
+        if (mode == hs::protocol::overlapping) {
+          const std::vector<particle> next_mine =
+              particle_world::make(rank, c.box_lo(me), c.box_hi(me), c.ndims, seed + 7919);
+          const auto next_all = particle_world::gather(next_mine, MPI_COMM_WORLD);
+          std::vector<hs::position> next_x;
+          for (const particle& p : next_mine) next_x.push_back(p.x);
+          plan.rebuild(next_x);
+          REQUIRE(plan.owned() == next_mine.size());
+          std::vector<particle> next_atoms(plan.size());
+          std::copy(next_mine.begin(), next_mine.end(), next_atoms.begin());
+          plan.forward_positions(std::span<particle>(next_atoms), &particle::x);
+          CHECK(compare(next_atoms, next_mine.size(), expected_ghosts(c, rank, next_all), rank) == "");
+        }
         ++configurations;
       }
     }
@@ -245,6 +289,20 @@ TEST_CASE("particle plans reject bad input on every rank", "[particles][errors]"
   }
   SECTION("a negative cutoff") {
     CHECK_THROWS_WITH(hs::make_particle_plan<hs::Shift>(grid, dom, -0.5, x), Catch::Contains("cutoff[0]"));
+  }
+  SECTION("rebuild with a particle outside its box on rank 0 only, or during an exchange") {
+    auto plan = hs::make_particle_plan<hs::SingleHop>(grid, dom, 0.3, x);
+    std::vector<hs::position> bad = x;
+    if (rank == 0) bad[0][1] = hi[1];  // the upper bound belongs to the next box
+    CHECK_THROWS_WITH(plan.rebuild(bad), Catch::Contains("particle 0") && Catch::Contains("call migrate first"));
+    std::vector<double> values(plan.size(), 1.0);
+    {
+      auto pending = plan.start_forward(std::span<double>(values));
+      CHECK_THROWS_WITH(plan.rebuild(x), Catch::Contains("rebuild") && Catch::Contains("in flight"));
+      pending.wait();
+    }
+    plan.rebuild(x);  // and then it works
+    CHECK(plan.owned() == x.size());
   }
   SECTION("a cutoff that differs between ranks") {
     if (size > 1)

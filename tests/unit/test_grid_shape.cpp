@@ -2,6 +2,9 @@
 #include "../support/catch.hpp"
 #include <haloshift/haloshift.hpp>
 
+#include <cmath>
+#include <vector>
+
 namespace hs = haloshift;
 
 TEST_CASE("grid_shape numbers ranks like MPI_Cart_rank and wraps periodic offsets", "[grid]") {
@@ -52,4 +55,71 @@ TEST_CASE("ranges: k per dimension, zero beyond the grid, errors name the value"
   CHECK(hs::offsets(hs::make_range(g2, 1)).size() == 8);
   CHECK(hs::offsets(hs::make_range(hs::grid_shape({2, 2, 2}, {true, true, true}), 2)).size() == 124);
   CHECK(hs::offsets(hs::make_range(hs::grid_shape({2, 2, 2}, {true, true, true}), 2, hs::shell::eighth)).size() == 26);
+}
+
+TEST_CASE("smallest_surface_dims splits space as MD codes do", "[grid]") {
+  using dims = std::vector<int>;
+  const std::vector<double> cube{1, 1, 1};
+  CHECK(hs::smallest_surface_dims(1, cube, {0, 0, 0}) == dims{1, 1, 1});
+  CHECK(hs::smallest_surface_dims(2, cube, {0, 0, 0}) == dims{1, 1, 2});
+  CHECK(hs::smallest_surface_dims(3, cube, {0, 0, 0}) == dims{1, 1, 3});
+  CHECK(hs::smallest_surface_dims(4, cube, {0, 0, 0}) == dims{1, 2, 2});
+  CHECK(hs::smallest_surface_dims(6, cube, {0, 0, 0}) == dims{1, 2, 3});
+  CHECK(hs::smallest_surface_dims(8, cube, {0, 0, 0}) == dims{2, 2, 2});
+  CHECK(hs::smallest_surface_dims(12, cube, {0, 0, 0}) == dims{2, 2, 3});
+  // A long domain is cut across its length; given entries are kept.
+  CHECK(hs::smallest_surface_dims(4, {8, 1, 1}, {0, 0, 0}) == dims{4, 1, 1});
+  CHECK(hs::smallest_surface_dims(4, cube, {4, 0, 0}) == dims{4, 1, 1});
+  CHECK(hs::smallest_surface_dims(6, {1, 1}, {0, 0}) == dims{2, 3});
+  CHECK(hs::smallest_surface_dims(5, {1}, {0}) == dims{5});
+  // Every result multiplies to the rank count and has the least surface of all factorisations.
+  for (int ranks = 1; ranks <= 64; ++ranks) {
+    const dims d = hs::smallest_surface_dims(ranks, {3, 2, 1}, {0, 0, 0});
+    REQUIRE(d.size() == 3);
+    CHECK(d[0] * d[1] * d[2] == ranks);
+    auto surface = [](int a, int b, int c) { return 2.0 / (b * c) + 3.0 / (a * c) + 6.0 / (a * b); };
+    for (int a = 1; a <= ranks; ++a)
+      for (int b = 1; a * b <= ranks; ++b)
+        if (ranks % (a * b) == 0) CHECK(surface(d[0], d[1], d[2]) <= surface(a, b, ranks / (a * b)) * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("cutoff thresholds decide exactly as the distance test", "[particles][cutoff]") {
+  // Adversarial coordinates: every box edge, each shifted by 1-4 ulps, the cutoff's own
+  // boundaries, the domain's bounds and -0.0; grids whose boxes are thin against the cutoff.
+  for (int n : {1, 2, 3, 7}) {
+    const hs::grid_shape grid({n}, {true});
+    const hs::domain dom{{-0.3, 0, 0}, {1.7 + 1e-9, 1, 1}};
+    for (double cutoff : {0.0, 0.1, (dom.hi[0] - dom.lo[0]) / n, 0.45, 1.3}) {
+      const int reach = dom.cutoff_reach(grid, 0, cutoff);
+      const hs::offset_box box{{-reach, 0, 0}, {reach, 0, 0}};
+      for (int me = 0; me < n; ++me) {
+        const hs::detail::cutoff_thresholds t(grid, dom, {cutoff, 0, 0}, {me, 0, 0}, box);
+        std::vector<double> xs{-0.0, dom.lo[0], dom.hi[0]};
+        for (int c = -reach - 1; c <= n + reach + 1; ++c)
+          for (double base : {dom.edge(grid, 0, c), dom.edge(grid, 0, c) - cutoff, dom.edge(grid, 0, c) + cutoff}) {
+            double up = base, down = base;
+            xs.push_back(base);
+            for (int u = 0; u < 4; ++u) {
+              up = std::nextafter(up, INFINITY);
+              down = std::nextafter(down, -INFINITY);
+              xs.push_back(up);
+              xs.push_back(down);
+            }
+          }
+        for (int source = me - reach; source <= me + reach; ++source) {
+          const int s = ((source % n) + n) % n;
+          for (int rel = -reach; rel <= reach; ++rel)
+            for (double x : xs) {
+              // Nested: a box needs x only if every box between it and the source does.
+              bool want = true;
+              for (int j = rel > 0 ? 1 : -1; want && (rel > 0 ? j <= rel : j >= rel); j += rel > 0 ? 1 : -1)
+                want = hs::detail::within_cutoff_along(grid, dom, 0, cutoff, s, j, x);
+              INFO("n " << n << " cutoff " << cutoff << " source " << s << " rel " << rel << " x " << x);
+              CHECK(t.interval(0, s, rel).contains(x) == want);
+            }
+        }
+      }
+    }
+  }
 }

@@ -68,6 +68,15 @@ struct arrays {
       });
     });
   }
+  /// A transfer to the rank itself of one element, `from` to `to`, in every array.
+  void copy_one(std::size_t from, std::size_t to) const {
+    each([&](auto* a) { a[to] = a[from]; });
+  }
+  /// The same, combined into `to` with `op`.
+  template <class Op>
+  void combine_one(std::size_t from, std::size_t to, Op& op) const {
+    each([&](auto* a) { a[to] = op(a[to], a[from]); });
+  }
   /// A transfer to the rank itself: `count` elements from `from` to `to` in every array.
   void copy(std::size_t from, std::size_t to, std::size_t count) const {
     if (count) each([&](auto* a) { std::memcpy(a + to, a + from, count * sizeof(*a)); });

@@ -30,6 +30,10 @@ void for_each_run(const block_layout& layout, const message& m, Run&& run) {
     if (m.count) run(m.first, m.count);
     return;
   }
+  if (!m.list.empty()) {
+    for (std::uint32_t e : m.list) run(std::size_t{e}, std::size_t{1});
+    return;
+  }
   if (m.selected) {
     for (const element_run& r : m.pieces) run(r.first, r.count);
     return;
@@ -159,6 +163,16 @@ void copy_rows(const strided_run& g, Cell* cells, Packed* packed) {
 template <bool Pack, class Cell, class Packed>
 void copy_selected(const message& m, Cell* buffer, Packed* packed) {
   using T = std::remove_const_t<Cell>;
+  if (!m.list.empty()) {  // a send list: one element per index, a fixed-size copy each
+    for (std::uint32_t e : m.list) {
+      if constexpr (Pack)
+        std::memcpy(packed, buffer + e, sizeof(T));
+      else
+        std::memcpy(buffer + e, packed, sizeof(T));
+      packed += sizeof(T);
+    }
+    return;
+  }
   for (const strided_run& g : m.strided) {
     const std::size_t bytes = g.count * sizeof(T);
     if (g.count == 1)

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
@@ -52,6 +54,11 @@ struct message {
   /// The same pieces as groups of equal length at a constant stride, for
   /// packing (a face across x is one group of single cells at the row pitch).
   std::vector<strided_run> strided;
+  /// The same pieces as a send list (LAMMPS's `sendlist`: one element index
+  /// each), when they are short runs at irregular places (particles near a
+  /// face): packing is then one indexed copy per element, no call per run.
+  /// Empty otherwise.
+  std::vector<std::uint32_t> list;
   bool exists() const noexcept { return peer >= 0; }
 };
 
@@ -91,6 +98,13 @@ inline void select_pieces(message& m, const std::vector<element_run>& runs) {
   m.first = m.pieces.empty() ? 0 : m.pieces.front().first;
   if (m.contiguous) m.pieces.clear();
   m.strided = group_runs(m.pieces);
+  m.list.clear();
+  // Short runs at irregular places (particles; a grid face's cells group into a few strided runs).
+  const bool scattered = !m.pieces.empty() && m.count < 16 * m.pieces.size() && 4 * m.strided.size() > m.pieces.size() &&
+                         m.pieces.back().first + m.pieces.back().count <= std::numeric_limits<std::uint32_t>::max();
+  if (scattered)
+    for (const element_run& r : m.pieces)
+      for (std::size_t e = r.first; e < r.first + r.count; ++e) m.list.push_back(static_cast<std::uint32_t>(e));
 }
 
 /// One transfer of a round: what this rank sends and what it receives.

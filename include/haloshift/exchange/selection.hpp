@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include "exchange_handle.hpp"
 #include "exchange_run.hpp"
 #include "halo.hpp"
+#include "key_interval.hpp"
 #include "neighbor_collective.hpp"
 #include "plan.hpp"
 #include "program.hpp"
@@ -45,7 +48,12 @@ namespace haloshift {
 /// conditions that, for an element of the source box, hold for the source box
 /// itself and only shrink as the box moves away from the source (a cutoff
 /// around the box, a ghost width). A selector that is not geometric raises the
-/// same haloshift::error on every rank when the plan is built.
+/// same haloshift::error on every rank when the plan is built. A selector that
+/// declares itself geometric (`static constexpr bool geometric = true` and
+/// `prepare(coords, box)` returning an object whose `interval(d, source_d,
+/// rel_d)` is the detail::key_interval of `key[d]` needed along one dimension)
+/// is evaluated per dimension: two comparisons per dimension for a key deep
+/// inside its box.
 template <class F, class Key>
 concept selector = std::predicate<const F&, const offset&, const offset&, const Key&>;
 
@@ -70,7 +78,161 @@ inline void check_away_from_source(const schedule& s, std::string_view strategy)
 
 namespace detail {
 
+/// A geometric selector: `geometric` set, and `prepare(coords, box)` gives `interval(d, source,
+/// rel)`, the key_interval of coordinate `d` of the keys that the box `rel` boxes from the source
+/// at `source` needs along `d`; the selector is the conjunction over the grid's dimensions.
+template <class Needs>
+constexpr bool is_geometric = requires { requires Needs::geometric; };
+template <class Needs>
+struct prepared_of {
+  using type = int;  // a selector tested whole: nothing to prepare
+};
+template <class Needs>
+  requires is_geometric<Needs>
+struct prepared_of<Needs> {
+  using type = std::remove_cvref_t<decltype(std::declval<const Needs&>().prepare(offset{}, offset_box{}))>;
+};
+template <class Needs>
+using prepared_selector = typename prepared_of<Needs>::type;
+
+/// What a selective build decides before it looks at the keys (the strategy,
+/// its schedule, the boxes a block can reach, the count exchange, the
+/// selector prepared for this rank): a plan that rebuilds from new keys
+/// keeps it and skips all of that, and its tags.
+template <class Needs>
+struct selective_recipe {
+  grid_shape shape;
+  offset coords{0, 0, 0};
+  Needs needs;
+  strategy_entry strategy{};
+  range r{};
+  schedule sched{};
+  offset_box box{};  ///< positions relative to a source where its block can be held, on any rank
+  int tags = 0;
+  program counting{};  ///< the count exchange: `box.volume()` counts per block, in the plan's tags
+  std::optional<prepared_selector<Needs>> prepared{};
+};
+
 struct selective_builder {
+  /// For a geometric selector: per holder position in `box` (relative to this rank, the source),
+  /// how many of the keys `own` it needs, added to `mine` (indexed by box.index). Along each
+  /// dimension a key is needed `up` boxes up and `down` boxes down, each the number of the
+  /// selector's intervals that contain its coordinate (they are nested: a box farther away needs
+  /// fewer, so the count is the walk to the first refusal, without branches); keys are binned by
+  /// those counts, and each bin adds to the product of its ranges.
+  template <class Key, class Prepared>
+  static void count_needed(const Prepared& per_dim, const offset& coords, const offset_box& box, int ndims,
+                           std::span<const Key> own, std::vector<std::uint64_t>& mine) {
+    using interval = decltype(per_dim.interval(0, 0, 0));
+    std::vector<interval> up[max_dims], down[max_dims];
+    std::size_t bins = 1, stride[max_dims] = {0, 0, 0};
+    for (int d = 0; d < ndims; ++d) {
+      for (int j = 1; j <= box.hi[d]; ++j) up[d].push_back(per_dim.interval(d, coords[d], j));
+      for (int j = -1; j >= box.lo[d]; --j) down[d].push_back(per_dim.interval(d, coords[d], j));
+      stride[d] = bins;
+      bins *= (up[d].size() + 1) * (down[d].size() + 1);
+    }
+    // Four interleaved histograms: most keys fall in one bin (deep inside), and consecutive
+    // increments of one counter would wait on each other.
+    std::vector<std::uint64_t> binned(4 * bins, 0);
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      const Key& key = own[i];
+      std::size_t bin = 0;
+      for (int d = 0; d < ndims; ++d) {
+        std::size_t u = 0, w = 0;
+        for (const interval& i : up[d]) u += i.contains(key[d]) ? 1 : 0;
+        for (const interval& i : down[d]) w += i.contains(key[d]) ? 1 : 0;
+        bin += (w * (up[d].size() + 1) + u) * stride[d];
+      }
+      ++binned[(i % 4) * bins + bin];
+    }
+    for (std::size_t bin = 0; bin < bins; ++bin) {
+      const std::uint64_t keys = binned[bin] + binned[bins + bin] + binned[2 * bins + bin] + binned[3 * bins + bin];
+      if (keys == 0) continue;
+      offset lo = zero_offset, hi = zero_offset;
+      for (int d = 0; d < ndims; ++d) {
+        const std::size_t c = bin / stride[d] % ((up[d].size() + 1) * (down[d].size() + 1));
+        hi[d] = static_cast<int>(c % (up[d].size() + 1));
+        lo[d] = -static_cast<int>(c / (up[d].size() + 1));
+      }
+      for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y)
+          for (int x = lo[0]; x <= hi[0]; ++x) mine[box.index(offset{x, y, z})] += keys;
+    }
+  }
+
+  /// What one transfer of a key round sends of one block: the keys the receiver, `rel` from the
+  /// block's source, needs (it counted `expected` of them).
+  struct send_part {
+    std::size_t transfer = 0;
+    int slot = 0;
+    offset rel{0, 0, 0};
+    std::size_t expected = 0, picked = 0;
+    std::vector<element_run> runs;
+    /// Adds element `e` (in increasing order); never more than the receiver expects.
+    void pick(std::size_t e) {
+      if (picked++ >= expected) return;
+      if (!runs.empty() && runs.back().first + runs.back().count == e) ++runs.back().count;
+      else runs.push_back({e, 1});
+    }
+  };
+
+  /// A geometric selector's picks for one round, one pass over each block however many transfers
+  /// send it (SingleHop sends the own block to every neighbour). This rank holds every key of a
+  /// block, so its own position `-off` needed it along every dimension; along the dimensions a
+  /// transfer moves, a key's class (how many boxes up and down from its source need it: nested
+  /// intervals, counted without branches) decides, through a bit set per class and dimension,
+  /// which of the block's transfers take it.
+  template <class Key, class Prepared>
+  static void select_geometric(std::vector<send_part>& parts, const std::vector<block_slot>& slots,
+                               const grid_shape& shape, const Prepared& per_dim, std::span<const Key> keys) {
+    using interval = decltype(per_dim.interval(0, 0, 0));
+    std::vector<std::size_t> order(parts.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parts[a].slot < parts[b].slot; });
+    // A group: up to 64 parts (transfers) sending the same block, one bit each.
+    for (std::size_t g = 0, end = 0; g < order.size(); g = end) {
+      for (end = g; end < order.size() && end - g < 64 && parts[order[end]].slot == parts[order[g]].slot; ++end) {}
+      const block_slot& b = slots[static_cast<std::size_t>(parts[order[g]].slot)];
+      const offset source = shape.coords_of(b.source.rank);
+      // Per dimension moved: how far up and down the transfers reach, those intervals, and per
+      // class (down count, up count) the transfers that take a key of that class.
+      int dims[max_dims], moved = 0, up[max_dims] = {0, 0, 0}, down[max_dims] = {0, 0, 0};
+      for (int d = 0; d < shape.ndims(); ++d) {
+        for (std::size_t m = g; m < end; ++m) {
+          up[d] = std::max(up[d], parts[order[m]].rel[d]);
+          down[d] = std::max(down[d], -parts[order[m]].rel[d]);
+        }
+        if (up[d] > 0 || down[d] > 0) dims[moved++] = d;
+      }
+      std::vector<interval> reach_up[max_dims], reach_down[max_dims];
+      std::vector<std::uint64_t> takers[max_dims];
+      for (int i = 0; i < moved; ++i) {
+        const int d = dims[i];
+        for (int j = 1; j <= up[d]; ++j) reach_up[i].push_back(per_dim.interval(d, source[d], j));
+        for (int j = 1; j <= down[d]; ++j) reach_down[i].push_back(per_dim.interval(d, source[d], -j));
+        takers[i].assign(static_cast<std::size_t>((up[d] + 1) * (down[d] + 1)), 0);
+        for (int w = 0; w <= down[d]; ++w)
+          for (int u = 0; u <= up[d]; ++u)
+            for (std::size_t m = g; m < end; ++m) {
+              const int r = parts[order[m]].rel[d];
+              if (r <= u && -r <= w) takers[i][static_cast<std::size_t>(w * (up[d] + 1) + u)] |= std::uint64_t{1} << (m - g);
+            }
+      }
+      for (std::size_t e = b.first; e < b.first + b.count; ++e) {
+        std::uint64_t take = ~std::uint64_t{0};
+        for (int i = 0; i < moved && take != 0; ++i) {
+          const auto x = keys[e][dims[i]];
+          std::size_t u = 0, w = 0;
+          for (const interval& in : reach_up[i]) u += in.contains(x) ? 1 : 0;
+          for (const interval& in : reach_down[i]) w += in.contains(x) ? 1 : 0;
+          take &= takers[i][w * static_cast<std::size_t>(up[dims[i]] + 1) + u];
+        }
+        for (; take != 0; take &= take - 1) parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(e);
+      }
+    }
+  }
+
   /// Spreads reduced in the build's first agreement (a caller that agrees in its place reduces as many).
   static constexpr std::size_t spread_count = 2 * max_dims;
 
@@ -86,19 +248,34 @@ struct selective_builder {
 
   /// `range_k` runs first inside the build's one agreement (it checks the caller's arguments and
   /// returns the range); `values` are what must agree on all ranks. Collectives: that agreement,
-  /// the count exchange, the key exchange (along the schedule) and a final agreement.
+  /// the count exchange and the key exchange (along the schedule), and for a selector that is not
+  /// geometric two more agreements.
   template <transferable Key, class Needs>
   static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid,
                                                            const std::function<offset()>& range_k,
                                                            const std::vector<mpi::agreed_value>& values,
                                                            std::span<const Key> own, const Needs& needs,
                                                            plan_options options, const strategy_request& request) {
+    selective_recipe<Needs> recipe = prepare(grid, range_k, values, needs, options, request);
+    selective_plan p = new_plan(grid, recipe.strategy.name, options.mode);
+    std::vector<Key> keys;
+    fill(p, recipe, own, keys);
+    return {std::move(p), std::move(keys)};
+  }
+
+  /// A plan with no program yet, for fill().
+  static selective_plan new_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode) {
+    return selective_plan(grid, strategy, mode);
+  }
+
+  /// The part of a build that does not depend on the keys, in its one agreement.
+  template <class Needs>
+  static selective_recipe<Needs> prepare(const cartesian_grid& grid, const std::function<offset()>& range_k,
+                                         const std::vector<mpi::agreed_value>& values, const Needs& needs,
+                                         const plan_options& options, const strategy_request& request) {
     const grid_shape& shape = grid.shape();
     const offset coords = grid.coords();
-    range r;
-    schedule sched;
-    detail::program unit;
-    strategy_entry s;
+    selective_recipe<Needs> rc{.shape = shape, .coords = coords, .needs = needs};
     // Which positions relative to a source can hold its block: minus every held offset, on any
     // rank. Reduced in the agreement: per dimension the lowest and the highest of -offset.
     mpi::spread spreads[spread_count];
@@ -107,14 +284,15 @@ struct selective_builder {
         [&] {
           check_plan_options(options);
           const offset k = range_k();
-          s = request.resolve();
-          if (s.neighbor_collective && options.mode != protocol::overlapping)
-            throw error(std::string(s.name) + " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-          r = make_range(shape, k, options.kind);
-          sched = s.make_schedule(shape, r, strategy_parameters{options.team});
-          check_away_from_source(sched, s.name);
-          unit = detail::compile(
-              sched, shape, coords, r, [](const offset&) { return std::size_t{1}; }, s.name);
+          rc.strategy = request.resolve();
+          if (rc.strategy.neighbor_collective && options.mode != protocol::overlapping)
+            throw error(std::string(rc.strategy.name) +
+                        " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
+          rc.r = make_range(shape, k, options.kind);
+          rc.sched = rc.strategy.make_schedule(shape, rc.r, strategy_parameters{options.team});
+          check_away_from_source(rc.sched, rc.strategy.name);
+          const detail::program unit = detail::compile(
+              rc.sched, shape, coords, rc.r, [](const offset&) { return std::size_t{1}; }, rc.strategy.name);
           for (const detail::block_slot& b : unit.layout.slots())
             for (int d = 0; d < max_dims; ++d) {
               spreads[d].mine = std::min<std::int64_t>(spreads[d].mine, -b.off[d]);
@@ -122,39 +300,50 @@ struct selective_builder {
             }
         },
         values, spreads);
-    selective_plan p(grid, s.name, options.mode);
-    MPI_Comm comm = p.comm();
-    const int tags = grid.context()->claim_plan_tags(widest_round(sched));
-    offset_box box;  // positions relative to a source where its block can be held
+    rc.tags = grid.context()->claim_plan_tags(widest_round(rc.sched));
     for (int d = 0; d < max_dims; ++d) {
-      box.lo[d] = static_cast<int>(spreads[d].low);
-      box.hi[d] = static_cast<int>(spreads[max_dims + d].high);
+      rc.box.lo[d] = static_cast<int>(spreads[d].low);
+      rc.box.hi[d] = static_cast<int>(spreads[max_dims + d].high);
     }
+    const std::size_t volume = rc.box.volume();
+    rc.counting = detail::compile(
+        rc.sched, shape, coords, rc.r, [&](const offset&) { return volume; }, rc.strategy.name);
+    shift_tags(rc.counting, rc.tags);
+    if constexpr (is_geometric<Needs>) rc.prepared.emplace(rc.needs.prepare(coords, rc.box));
+    return rc;
+  }
 
+  /// The part of a build that depends on the keys: this rank owns `own`; `p` (built before, or
+  /// new) gets the program, `keys` the keys of all elements (owned, then ghosts), its capacity
+  /// reused. Collective over `p`'s communicator; the arguments were checked already.
+  template <transferable Key, class Needs, class Source>
+  static void fill(selective_plan& p, selective_recipe<Needs>& rc, const Source& source, std::vector<Key>& keys) {
+    // The owned keys first, read from the caller's layout once: the count and the rounds use them.
+    const std::size_t owned = source.size();
+    keys.resize(owned);
+    for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
+    const std::span<const Key> own(keys.data(), owned);
+    const grid_shape& shape = rc.shape;
+    const offset coords = rc.coords;
+    const offset_box& box = rc.box;
+    const schedule& sched = rc.sched;
+    const strategy_entry& s = rc.strategy;
+    const Needs& needs = rc.needs;
+    MPI_Comm comm = p.comm();
     // Every source counts what each holder position needs of it; the counts travel as a block
-    // exchange. The library's own selectors (a particle cutoff, a ghost width: `geometric` members)
-    // are geometric by construction: one pass over the keys, as LAMMPS's borders bins atoms by box
-    // layer. Such a selector is a product over dimensions of conditions that only shrink away from
-    // the source, so per key and dimension the positions that need it form an interval around 0,
-    // found by walking out to the first refusal, and the key counts for every position in the
-    // product of its intervals: a key deep inside the box costs two refusals per dimension, where
-    // testing every position costs 3^3 = 27 calls at reach 1 (125 at reach 2). A user's selector
-    // is tested at every position, so that one which is not geometric is caught (the keys' journey
-    // below recounts, and the final agreement reports it).
+    // exchange. A geometric selector (the library's own: a particle cutoff, a ghost width) is a
+    // product over dimensions of conditions that only shrink away from the source, so per key and
+    // dimension the positions that need it form an interval around 0, found by walking out to the
+    // first refusal of the one-dimensional test (its `interval`), and the key counts for every position in
+    // the product of its intervals: a key deep inside the box costs two comparisons per dimension,
+    // as LAMMPS's borders bins atoms by box layer. A user's selector is tested at every position,
+    // so that one which is not geometric is caught (the keys' journey below recounts, and the
+    // final agreement reports it).
     const std::size_t volume = box.volume();
     std::vector<std::uint64_t> mine(volume, 0);
-    if constexpr (requires { requires Needs::geometric; }) {
-      for (const Key& key : own) {
-        offset lo = zero_offset, hi = zero_offset;
-        for (int d = 0; d < max_dims; ++d) {
-          offset q = zero_offset;
-          for (q[d] = 1; q[d] <= box.hi[d] && needs(coords, q, key); ++q[d]) hi[d] = q[d];
-          for (q[d] = -1; q[d] >= box.lo[d] && needs(coords, q, key); --q[d]) lo[d] = q[d];
-        }
-        for (int z = lo[2]; z <= hi[2]; ++z)
-          for (int y = lo[1]; y <= hi[1]; ++y)
-            for (int x = lo[0]; x <= hi[0]; ++x) ++mine[box.index(offset{x, y, z})];
-      }
+    const int ndims = shape.ndims();
+    if constexpr (is_geometric<Needs>) {
+      count_needed<Key>(*rc.prepared, coords, box, ndims, own, mine);
     } else {
       for (int z = box.lo[2]; z <= box.hi[2]; ++z)
         for (int y = box.lo[1]; y <= box.hi[1]; ++y)
@@ -166,9 +355,7 @@ struct selective_builder {
           }
       mine[box.index(zero_offset)] = own.size();
     }
-    detail::program counting = detail::compile(
-        sched, shape, coords, r, [&](const offset&) { return volume; }, s.name);
-    shift_tags(counting, tags);
+    const detail::program& counting = rc.counting;
     std::vector<std::uint64_t> counts(counting.layout.total());
     run_forward(counting, comm, mine.data(), counts.data(), *p.resources_);
     // What the holder at position `q` from the source of the block at `o` holds of it.
@@ -177,15 +364,15 @@ struct selective_builder {
     };
     detail::program& program = *p.program_;
     program = detail::compile(
-        sched, shape, coords, r,
+        sched, shape, coords, rc.r,
         [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
         detail::own_place::first);
-    shift_tags(program, tags);
+    shift_tags(program, rc.tags);
 
     // A user's selector that is not geometric can want, at a box further on, elements a box on the
     // way never got: its sender then has no message while the receiver waits for one. Found from
     // the counts alone, on every rank together, before any key moves.
-    if constexpr (!requires { requires Needs::geometric; }) {
+    if constexpr (!is_geometric<Needs>) {
       mpi::agree(comm, [&] {
         for (std::size_t round = 0; round < sched.rounds.size(); ++round)
           for (const transfer& t : sched.rounds[round].transfers) {
@@ -207,28 +394,44 @@ struct selective_builder {
     // The keys travel round by round: each send carries, of every block it names, what the receiver
     // needs. A selector found not geometric is reported by the final agreement, not thrown here (the
     // other ranks are mid-exchange); meanwhile no message grows beyond the size its receiver expects.
-    std::vector<Key> keys(program.layout.total());
-    std::copy(own.begin(), own.end(), keys.begin());
+    keys.resize(program.layout.total());  // the owned keys stay in front
     const auto& slots = program.layout.slots();
     std::optional<std::string> not_geometric;
+    std::vector<send_part> parts;
+    std::vector<detail::element_run> runs;
     for (std::size_t round = 0; round < program.rounds.size(); ++round) {
-      for (detail::transfer_program& t : program.rounds[round].transfers) {
-        if (!t.send.exists()) continue;
-        std::vector<detail::element_run> runs;
-        std::size_t receiver_expects = 0;
-        for (int slot : t.send.slots) {
-          const detail::block_slot& b = slots[slot];
+      round_program& rp = program.rounds[round];
+      parts.clear();
+      for (std::size_t k = 0; k < rp.transfers.size(); ++k)
+        if (rp.transfers[k].send.exists())
+          for (int slot : rp.transfers[k].send.slots) {
+            const offset off = slots[static_cast<std::size_t>(slot)].off, rel = rp.transfers[k].direction - off;
+            parts.push_back({k, slot, rel, needed(off, rel), 0, {}});
+          }
+      if constexpr (is_geometric<Needs>) {
+        select_geometric(parts, slots, shape, *rc.prepared, std::span<const Key>(keys));
+      } else {
+        for (send_part& part : parts) {
+          const block_slot& b = slots[static_cast<std::size_t>(part.slot)];
           const offset source = shape.coords_of(b.source.rank);
-          const offset rel = t.direction - b.off;
-          const std::size_t expected = needed(b.off, rel);
-          receiver_expects += expected;
-          std::size_t picked = 0;
           for (std::size_t e = b.first; e < b.first + b.count; ++e)
-            if (needs(source, rel, keys[e]) && picked++ < expected) runs.push_back({e, 1});
-          if (picked != expected && !not_geometric)
+            if (needs(source, part.rel, keys[e])) part.pick(e);
+        }
+      }
+      // Each transfer's message: its parts in its slots' order (the order they were listed in).
+      for (std::size_t i = 0, next = 0; i < parts.size(); i = next) {
+        transfer_program& t = rp.transfers[parts[i].transfer];
+        runs.clear();
+        std::size_t receiver_expects = 0;
+        for (next = i; next < parts.size() && parts[next].transfer == parts[i].transfer; ++next) {
+          const send_part& part = parts[next];
+          receiver_expects += part.expected;
+          runs.insert(runs.end(), part.runs.begin(), part.runs.end());
+          if (part.picked != part.expected && !not_geometric)
             not_geometric = "strategy " + std::string(s.name) + ": the selector is not geometric: block " +
-                            to_string(b.off) + " holds " + std::to_string(picked) + " elements for the box at " +
-                            to_string(rel) + " from its source, which counted " + std::to_string(expected);
+                            to_string(slots[static_cast<std::size_t>(part.slot)].off) + " holds " +
+                            std::to_string(part.picked) + " elements for the box at " + to_string(part.rel) +
+                            " from its source, which counted " + std::to_string(part.expected);
         }
         detail::select_pieces(t.send, runs);
         // No message where the receiver expects none; where it expects some, a message even if this
@@ -240,16 +443,19 @@ struct selective_builder {
                                 {}, nullptr, round, round + 1)
           .advance(true);
     }
-    mpi::agree(comm, [&] {
-      if (not_geometric) throw error(*not_geometric);
-    });
-    for (std::size_t s = 0; s < slots.size(); ++s)
-      if (static_cast<int>(s) != program.layout.own()) p.blocks_.push_back(slots[s]);
+    // A geometric selector picks what it counted by construction (the same one-dimensional tests):
+    // no agreement needed.
+    if constexpr (!is_geometric<Needs>)
+      mpi::agree(comm, [&] {
+        if (not_geometric) throw error(*not_geometric);
+      });
+    p.blocks_.clear();
+    for (std::size_t slot = 0; slot < slots.size(); ++slot)
+      if (static_cast<int>(slot) != program.layout.own()) p.blocks_.push_back(slots[slot]);
     p.storage_ = program.layout.total();
     // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
     if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
     p.reserve(sizeof(Key));
-    return {std::move(p), std::move(keys)};
   }
 };
 

@@ -115,6 +115,9 @@ class selective_plan {
     start_reverse(data, std::move(op)).wait();
   }
 
+  /// The communicator the plan runs on: its grid's duplicate.
+  MPI_Comm comm() const noexcept { return context_->comm.get(); }
+
   /// Whether an exchange of this plan is in flight (started, not yet waited for).
   bool busy() const noexcept { return resources_ && resources_->busy; }
 
@@ -157,6 +160,18 @@ class selective_plan {
     detail::check_idle(resources_->busy, "start_forward");
     return arrays_forward_handle<Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
+  }
+  /// Starts a ghost fill of several arrays, then runs `then()` once the ghosts have arrived.
+  template <class Then, transferable... Ts>
+  exchange_handle<detail::exchange_run<detail::arrays<Ts...>, detail::store_arrivals, detail::selected_neighbor_engine>,
+                  Then>
+  start_forward_arrays_then(Then then, std::span<Ts>... data) {
+    check_built("start_forward");
+    (check_size(data.size()), ...);
+    detail::check_idle(resources_->busy, "start_forward");
+    return {{*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, false, {}, engine_.get()},
+            *resources_,
+            std::move(then)};
   }
   /// Starts a reverse of several arrays in one exchange, each combined with `op`.
   template <class Op, transferable... Ts>
@@ -207,7 +222,6 @@ class selective_plan {
   selective_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode)
       : context_(grid.context()), strategy_(strategy), mode_(mode) {}
 
-  MPI_Comm comm() const noexcept { return context_->comm.get(); }
 
   void check_built(const char* call) const {
     if (!program_)

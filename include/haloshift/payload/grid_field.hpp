@@ -65,18 +65,23 @@ struct field_plan_builder;
 /// (global coordinates in the source's frame) when the cell lies within the
 /// ghost width of that box along every dimension.
 struct within_ghost {
-  static constexpr bool geometric = true;  ///< by construction: the selective build may count in one pass
+  static constexpr bool geometric = true;  ///< a product over dimensions: the build tests each dimension alone
   const grid_shape* grid;
   field_shape shape;
+  /// The cells along `d` that the box `rel` boxes from the source at `source` needs: its interior
+  /// and ghost layers.
+  key_interval<std::int64_t> interval(int d, int source, int rel) const noexcept {
+    const std::int64_t t = source + rel;
+    return {split_lo(shape.global[d], grid->dim(d), t) - shape.ghost[d],
+            split_lo(shape.global[d], grid->dim(d), t + 1) + shape.ghost[d]};
+  }
   bool operator()(const offset& source, const offset& rel, const offset& key) const noexcept {
-    for (int d = 0; d < grid->ndims(); ++d) {
-      const std::int64_t t = source[d] + rel[d];
-      if (key[d] < split_lo(shape.global[d], grid->dim(d), t) - shape.ghost[d] ||
-          key[d] >= split_lo(shape.global[d], grid->dim(d), t + 1) + shape.ghost[d])
-        return false;
-    }
+    for (int d = 0; d < grid->ndims(); ++d)
+      if (!interval(d, source[d], rel[d]).contains(key[d])) return false;
     return true;
   }
+  /// The per-dimension test as the build runs it: this selector itself.
+  const within_ghost& prepare(const offset&, const offset_box&) const noexcept { return *this; }
 };
 
 /// A cell no other box needs lies more than `ghost` cells inside its box along

@@ -12,7 +12,9 @@
 #include <cstring>
 #include <functional>
 #include <type_traits>
-#include <map>
+#include <utility>
+#include <array>
+#include <concepts>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "../mpi/agreement.hpp"
 #include "../mpi/check.hpp"
 #include "domain.hpp"
+#include "position_views.hpp"
 
 namespace haloshift {
 
@@ -48,27 +51,34 @@ inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
 }
 
 namespace detail {
+/// Bytes for one rank, or from one: a piece of migrate's departure or arrival buffer.
+struct rank_bytes {
+  int rank = 0;
+  std::size_t first = 0, size = 0;  ///< where in the buffer
+};
+
+inline int checked_count(std::size_t bytes, int rank) {
+  if (bytes > static_cast<std::size_t>(INT_MAX))
+    throw error("migrate: " + std::to_string(bytes) + " bytes for rank " + std::to_string(rank) +
+                " exceed MPI's int count");
+  return static_cast<int>(bytes);
+}
+
 /// Sparse data exchange (Hoefler's NBX): synchronous sends to the few ranks
 /// that get something, receives by probing, and a non-blocking barrier that
 /// completes once every send was matched. O(messages) work and no O(P)
-/// memory, for any distance. Returns each source's bytes, ordered by source rank.
-/// Consecutive calls on one grid alternate between two tags (mpi/tags.hpp): a
-/// rank whose barrier completed may start the next call while another still
-/// probes for the last messages of this one.
-inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& context,
-                                                             const std::map<int, std::vector<std::byte>>& out) {
-  MPI_Comm comm = context.comm.get();
-  const int tag = sparse_exchange_tag + static_cast<int>(context.sparse_exchanges++ % 2);
+/// memory, for any distance. Fills `in` with the arrivals, ordered by source
+/// rank. `tag`: see migration_tag.
+inline void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
+                            std::vector<std::byte>& in, std::vector<rank_bytes>& from) {
   std::vector<MPI_Request> sends;
-  for (const auto& [rank, bytes] : out) {
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-      throw error("migrate: " + std::to_string(bytes.size()) + " bytes for rank " + std::to_string(rank) +
-                  " exceed MPI's int count");
+  for (const rank_bytes& m : to) {
     sends.emplace_back();
-    mpi::check(MPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, rank, tag, comm, &sends.back()),
+    mpi::check(MPI_Issend(out + m.first, checked_count(m.size, m.rank), MPI_BYTE, m.rank, tag, comm, &sends.back()),
                "MPI_Issend");
   }
-  std::map<int, std::vector<std::byte>> in;
+  in.clear();
+  from.clear();
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool barrier_started = false;
   for (;;) {
@@ -78,9 +88,10 @@ inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& conte
     if (flag) {
       int n = 0;
       mpi::check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
-      std::vector<std::byte>& bytes = in[status.MPI_SOURCE];
-      bytes.resize(static_cast<std::size_t>(n));
-      mpi::check(MPI_Recv(bytes.data(), n, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      from.push_back({status.MPI_SOURCE, in.size(), static_cast<std::size_t>(n)});
+      in.resize(in.size() + static_cast<std::size_t>(n));
+      mpi::check(MPI_Recv(in.data() + from.back().first, n, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
+                 "MPI_Recv");
       continue;
     }
     if (!barrier_started) {
@@ -97,137 +108,338 @@ inline std::map<int, std::vector<std::byte>> sparse_exchange(grid_context& conte
       if (done) break;
     }
   }
-  return in;
+  // One message per source (each rank sends one per destination): arrival order is timing, rank order is not.
+  std::sort(from.begin(), from.end(), [](const rank_bytes& a, const rank_bytes& b) { return a.rank < b.rank; });
 }
-}  // namespace detail
 
-namespace detail {
+/// The exchange when every rank sends only to the boxes around it (particles
+/// move less than a box between re-neighbourings, the usual case): sizes, then
+/// the bytes, to and from each neighbouring rank, as LAMMPS's exchange does
+/// with its six swaps, here in two steps of one message per neighbour. `near`
+/// is sorted; so are the arrivals.
+inline void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
+                               const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
+                               std::vector<rank_bytes>& from) {
+  std::vector<std::uint64_t> sizes(2 * near.size(), 0);  // sending, then receiving, per neighbour
+  std::vector<std::size_t> at(near.size(), 0);
+  for (const rank_bytes& m : to) {
+    const auto i = static_cast<std::size_t>(std::lower_bound(near.begin(), near.end(), m.rank) - near.begin());
+    sizes[i] = m.size;
+    at[i] = m.first;
+  }
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * near.size());
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    requests.emplace_back();
+    mpi::check(MPI_Irecv(&sizes[near.size() + i], 1, MPI_UINT64_T, near[i], tag, comm, &requests.back()), "MPI_Irecv");
+  }
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    requests.emplace_back();
+    mpi::check(MPI_Isend(&sizes[i], 1, MPI_UINT64_T, near[i], tag, comm, &requests.back()), "MPI_Isend");
+  }
+  mpi::check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests.clear();
+  from.clear();
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    const std::size_t n = sizes[near.size() + i];
+    if (n) from.push_back({near[i], total, n});
+    total += n;
+  }
+  in.resize(total);
+  for (const rank_bytes& m : from) {
+    requests.emplace_back();
+    mpi::check(MPI_Irecv(in.data() + m.first, checked_count(m.size, m.rank), MPI_BYTE, m.rank, tag, comm,
+                         &requests.back()),
+               "MPI_Irecv");
+  }
+  for (std::size_t i = 0; i < near.size(); ++i)
+    if (sizes[i]) {
+      requests.emplace_back();
+      mpi::check(MPI_Isend(out + at[i], checked_count(sizes[i], near[i]), MPI_BYTE, near[i], tag, comm,
+                           &requests.back()),
+                 "MPI_Isend");
+    }
+  mpi::check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+/// The ranks of the boxes around this one (offsets of at most one box along
+/// each dimension, periodic images included), without this rank, sorted.
+inline std::vector<int> neighbour_ranks(const cartesian_grid& grid) {
+  std::vector<int> ranks;
+  const int nd = grid.ndims();
+  for (int z = nd > 2 ? -1 : 0; z <= (nd > 2 ? 1 : 0); ++z)
+    for (int y = nd > 1 ? -1 : 0; y <= (nd > 1 ? 1 : 0); ++y)
+      for (int x = -1; x <= 1; ++x)
+        if (const auto n = grid.shape().neighbor_at(grid.coords(), offset{x, y, z}); n && n->rank != grid.rank())
+          ranks.push_back(n->rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+/// Where migrate's particles go, found in one pass (owners()).
+struct departures {
+  std::vector<int> owner;          ///< per particle
+  std::vector<std::size_t> leave;  ///< the particles that leave, in order
+  bool far = false;                ///< some rank sends beyond the boxes around it (agreed)
+  std::vector<int> near;           ///< neighbour_ranks()
+};
+
+/// The ownership rule, fast for the particles that stay: inside this rank's
+/// box along every dimension (edge(c) <= x < edge(c + 1), exactly the rule of
+/// domain::owner_coordinate for this box) the particle stays, and only the
+/// coordinate equal to the domain's lower bound is normalised as domain::wrap
+/// does (-0.0 becomes lo); any other particle is wrapped by owner_of, stored
+/// back in its own type inside the domain (a float that would round onto the
+/// upper bound wraps to the lower one), and owned by the value stored.
+class owner_rule {
+ public:
+  owner_rule(const cartesian_grid& grid, const domain& dom) : grid_(grid), dom_(dom) {
+    for (int d = 0; d < grid.ndims(); ++d) {
+      lo_[d] = dom.edge(grid.shape(), d, grid.coords()[d]);
+      hi_[d] = dom.edge(grid.shape(), d, grid.coords()[d] + 1);
+    }
+  }
+  /// The owner of a particle at `x` (its coordinates, stored as `F`); `store(d, value)` writes
+  /// coordinate `d` back where wrapping changed it.
+  template <std::floating_point F, class Store>
+  int place(const position& x, Store store) const {
+    bool inside = true;
+    for (int d = 0; d < grid_.ndims(); ++d) inside = inside && x[d] >= lo_[d] && x[d] < hi_[d];
+    if (inside) {
+      for (int d = 0; d < grid_.ndims(); ++d)
+        if (grid_.periodic(d) && x[d] == dom_.lo[d]) store(d, static_cast<F>(dom_.lo[d]));
+      return grid_.rank();
+    }
+    position y = x;
+    owner_of(grid_.shape(), dom_, y);  // checks, and wraps in double
+    position stored = x;
+    for (int d = 0; d < grid_.ndims(); ++d)
+      if (grid_.periodic(d)) {
+        const F f = store_inside<F>(y[d], dom_.lo[d], dom_.hi[d]);
+        store(d, f);
+        stored[d] = static_cast<double>(f);
+      }
+    return owner_of(grid_.shape(), dom_, stored);
+  }
+  /// The owner of the particle whose coordinates are `p`, wrapped in place.
+  template <coordinate_array P>
+  int operator()(P& p) const {
+    using F = typename coordinate_traits<std::remove_cv_t<P>>::type;
+    return place<F>(to_position(p), [&](int d, F value) { p[static_cast<std::size_t>(d)] = value; });
+  }
+
+ private:
+  const cartesian_grid& grid_;
+  const domain& dom_;
+  position lo_{}, hi_{};
+};
+
 /// What every form of migrate shares, once each particle's owner is known
 /// (agreed: a bad particle anywhere raised on every rank before this): the
 /// particles that stay are compacted in order (`keep(from, to)`, then
-/// `shrink(count)`), those that leave are packed per destination
-/// (`pack(i, out)` appends `record` bytes), and arrivals are appended ordered
+/// `shrink(count)`), those that leave are packed per destination in order
+/// (`pack(i, bytes)` writes `record` bytes), and arrivals are appended ordered
 /// by source rank (`append(bytes, count)`).
 template <class Keep, class Shrink, class Pack, class Append>
-void move_to_owners(const cartesian_grid& grid, const std::vector<int>& owner, std::size_t record, Keep keep,
-                    Shrink shrink, Pack pack, Append append) {
-  std::map<int, std::vector<std::byte>> out;
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < owner.size(); ++i) {
-    if (owner[i] == grid.rank()) {
-      keep(i, kept++);
-      continue;
-    }
-    pack(i, out[owner[i]]);
+void move_to_owners(const cartesian_grid& grid, const departures& where, std::size_t record, Keep keep, Shrink shrink,
+                    Pack pack, Append append) {
+  const std::size_t n = where.owner.size();
+  // Departures grouped by destination rank, each group in the particles' order (a stable counting sort).
+  std::vector<rank_bytes> to;
+  std::vector<int> ranks;
+  for (std::size_t i : where.leave) ranks.push_back(where.owner[i]);
+  std::sort(ranks.begin(), ranks.end());
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (to.empty() || to.back().rank != ranks[i]) to.push_back({ranks[i], i * record, 0});
+  std::vector<std::byte> out(where.leave.size() * record);
+  std::vector<std::size_t> filled(to.size(), 0);
+  for (std::size_t i : where.leave) {
+    const auto g = static_cast<std::size_t>(
+        std::lower_bound(to.begin(), to.end(), where.owner[i], [](const rank_bytes& m, int r) { return m.rank < r; }) -
+        to.begin());
+    pack(i, out.data() + to[g].first + filled[g]);
+    filled[g] += record;
   }
+  for (std::size_t g = 0; g < to.size(); ++g) to[g].size = filled[g];
+  // The particles that stay, in order; nothing moves before the first departure.
+  std::size_t kept = where.leave.empty() ? n : where.leave.front();
+  for (std::size_t i = kept; i < n; ++i)
+    if (where.owner[i] == grid.rank()) keep(i, kept++);
   shrink(kept);
-  for (const auto& [source, bytes] : sparse_exchange(*grid.context(), out)) append(bytes.data(), bytes.size() / record);
+
+  grid_context& context = *grid.context();
+  const int tag = sparse_exchange_tag + static_cast<int>(context.sparse_exchanges++ % 2);
+  std::vector<std::byte> in;
+  std::vector<rank_bytes> from;
+  if (where.far)
+    sparse_exchange(context.comm.get(), tag, out.data(), to, in, from);
+  else
+    neighbour_exchange(context.comm.get(), tag, where.near, out.data(), to, in, from);
+  for (const rank_bytes& m : from) append(in.data() + m.first, m.size / record);
 }
 
-/// Each particle's owner (wrapping `position_of(i)` into the domain), checked on every rank together.
-template <class PositionOf>
-std::vector<int> owners(const cartesian_grid& grid, const domain& dom, std::size_t n, PositionOf position_of,
-                        const std::function<void()>& also_check = {}) {
-  std::vector<int> owner(n);
-  mpi::agree(grid.comm(), [&] {
-    dom.validate(grid.shape());
-    if (also_check) also_check();
-    for (std::size_t i = 0; i < n; ++i) {
-      try {
-        owner[i] = owner_of(grid.shape(), dom, position_of(i));
-      } catch (const error& e) {
-        throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
-                    std::to_string(i) + ")");
-      }
-    }
-  });
-  return owner;
+/// Each particle's owner (`decide(i, rule)`: owner_rule on particle `i`'s coordinates), checked
+/// on every rank together; the same collective learns whether any rank sends
+/// beyond its neighbours.
+template <std::size_t Components, class Decide>
+departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, Decide decide,
+                  const std::function<void()>& also_check = {}) {
+  departures where;
+  where.owner.resize(n);
+  where.near = neighbour_ranks(grid);
+  mpi::spread far[1];
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        dom.validate(grid.shape());
+        if (Components < static_cast<std::size_t>(grid.ndims()))
+          throw error("migrate: positions have " + std::to_string(Components) + " coordinates, the grid " +
+                      std::to_string(grid.ndims()) + " dimensions");
+        if (also_check) also_check();
+        const owner_rule rule(grid, dom);
+        for (std::size_t i = 0; i < n; ++i) {
+          try {
+            where.owner[i] = decide(i, rule);
+          } catch (const error& e) {
+            throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
+                        std::to_string(i) + ")");
+          }
+          if (where.owner[i] == grid.rank()) continue;
+          where.leave.push_back(i);
+          if (!std::binary_search(where.near.begin(), where.near.end(), where.owner[i])) far[0].mine = 1;
+        }
+      },
+      {}, far);
+  where.far = far[0].high != 0;
+  return where;
+}
+/// Throws unless every array of `arrays` has `n` entries (as many as `what`).
+template <class... Arrays>
+void check_lengths(const char* what, std::size_t n, const Arrays&... arrays) {
+  int which = 1;
+  (
+      [&](const auto& array) {
+        if (array.size() != n)
+          throw error("migrate: array " + std::to_string(which) + " after " + what + " has " +
+                      std::to_string(array.size()) + " entries, " + what + " " + std::to_string(n));
+        ++which;
+      }(arrays),
+      ...);
+}
+
+/// Moves entry `i` of every array to `where.owner[i]`: one record per particle, each array's
+/// entry after the previous one's, packed with no alignment assumed.
+template <transferable... Ts>
+void move_arrays(const cartesian_grid& grid, const departures& where, std::vector<Ts>&... arrays) {
+  constexpr std::size_t record = (sizeof(Ts) + ...);
+  move_to_owners(
+      grid, where, record, [&](std::size_t from, std::size_t to) { ((arrays[to] = arrays[from]), ...); },
+      [&](std::size_t n) { (arrays.resize(n), ...); },
+      [&](std::size_t i, std::byte* out) {
+        auto put = [&](const auto& value) {
+          std::memcpy(out, static_cast<const void*>(&value), sizeof(value));
+          out += sizeof(value);
+        };
+        (put(arrays[i]), ...);
+      },
+      [&](const std::byte* bytes, std::size_t n) {
+        auto take = [&](auto& array) {
+          const std::size_t at = array.size();
+          array.resize(at + n);
+          using V = typename std::remove_reference_t<decltype(array)>::value_type;
+          for (std::size_t k = 0; k < n; ++k) std::memcpy(static_cast<void*>(&array[at + k]), bytes + k * record, sizeof(V));
+          bytes += sizeof(V);  // the next array's entry sits after this one in each record
+        };
+        (take(arrays), ...);
+      });
 }
 }  // namespace detail
 
 /// Moves every particle of `particles` to the rank whose box holds its
-/// position (`position_of(p)` returns a `position&`; wrapped into the domain
-/// along periodic dimensions on the way), over any distance. Collective. On
+/// position (`position_of(p)` returns a reference to a coordinate_array:
+/// hs::position, `std::array<float, 3>`, a padded `std::array<double, 4>`;
+/// wrapped into the domain along periodic dimensions on the way and stored
+/// back in its own type, a float never on the upper bound), over any
+/// distance, usually to a neighbour (then one message each way per
+/// neighbouring rank, no collective beyond the one check). Collective. On
 /// return a rank holds the particles that stayed, in their old order, then
 /// the arrivals ordered by source rank and, within a source, in its order:
 /// the result does not depend on message timing. A particle outside a
 /// non-periodic dimension raises the same haloshift::error on every rank
 /// before anything moves.
 template <transferable T, class PositionOf>
-  requires std::is_invocable_r_v<position&, PositionOf, T&>
+  requires std::is_lvalue_reference_v<std::invoke_result_t<PositionOf, T&>> &&
+           coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
-  const std::vector<int> owner = detail::owners(
-      grid, dom, particles.size(), [&](std::size_t i) -> position& { return std::invoke(position_of, particles[i]); });
-  detail::move_to_owners(
-      grid, owner, sizeof(T), [&](std::size_t from, std::size_t to) { particles[to] = particles[from]; },
-      [&](std::size_t n) { particles.resize(n); },
-      [&](std::size_t i, std::vector<std::byte>& out) {
-        const auto* p = reinterpret_cast<const std::byte*>(&particles[i]);
-        out.insert(out.end(), p, p + sizeof(T));
-      },
-      [&](const std::byte* bytes, std::size_t n) {
-        const std::size_t at = particles.size();
-        particles.resize(at + n);
-        if (n) std::memcpy(static_cast<void*>(particles.data() + at), bytes, n * sizeof(T));
-      });
+  using P = std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>;
+  const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
+      grid, dom, particles.size(),
+      [&](std::size_t i, const detail::owner_rule& rule) { return rule(std::invoke(position_of, particles[i])); });
+  detail::move_arrays(grid, where, particles);
 }
 
-/// Migration of bare positions.
-inline void migrate(const cartesian_grid& grid, const domain& dom, std::vector<position>& x) {
-  migrate(grid, dom, x, [](position& p) -> position& { return p; });
+/// Migration of bare positions (hs::position, `std::array<float, 3>`, ...).
+template <coordinate_array P>
+void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
+  migrate(grid, dom, x, [](P& p) -> P& { return p; });
 }
 
-/// Migration of a structure of arrays: `x` holds the positions, and every
-/// array of `more` (velocities, ids, types, ...) as many entries, entry `i`
-/// of each belonging to particle `i`. All move together, in the order migrate
-/// gives one array of structs. Arrays of differing lengths raise the same
-/// haloshift::error on every rank before anything moves.
-template <transferable... Ts>
+/// Migration of a structure of arrays: `x` holds the positions (a
+/// coordinate_array per particle), and every array of `more` (velocities,
+/// ids, types, ...) as many entries, entry `i` of each belonging to particle
+/// `i`. All move together, in the order migrate gives one array of structs.
+/// Arrays of differing lengths raise the same haloshift::error on every rank
+/// before anything moves.
+template <coordinate_array P, transferable... Ts>
   requires(sizeof...(Ts) >= 1)
-void migrate(const cartesian_grid& grid, const domain& dom, std::vector<position>& x, std::vector<Ts>&... more) {
-  const std::vector<int> owner = detail::owners(
-      grid, dom, x.size(), [&](std::size_t i) -> position& { return x[i]; },
+void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x, std::vector<Ts>&... more) {
+  const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
+      grid, dom, x.size(), [&](std::size_t i, const detail::owner_rule& rule) { return rule(x[i]); },
+      [&] { detail::check_lengths("the positions", x.size(), more...); });
+  detail::move_arrays(grid, where, x, more...);
+}
+
+/// One array per coordinate, for migrate: `hs::coordinates(x, y, z)` (or x, y for 2D, x for 1D).
+template <std::floating_point F, std::size_t N>
+struct coordinate_arrays {
+  std::array<std::vector<F>*, N> c;  ///< x, then y, then z
+};
+/// x alone (1D).
+template <std::floating_point F>
+coordinate_arrays<F, 1> coordinates(std::vector<F>& x) {
+  return {{&x}};
+}
+/// x and y (2D).
+template <std::floating_point F>
+coordinate_arrays<F, 2> coordinates(std::vector<F>& x, std::vector<F>& y) {
+  return {{&x, &y}};
+}
+/// x, y and z.
+template <std::floating_point F>
+coordinate_arrays<F, 3> coordinates(std::vector<F>& x, std::vector<F>& y, std::vector<F>& z) {
+  return {{&x, &y, &z}};
+}
+
+/// Migration of a structure of arrays whose positions are one array per
+/// coordinate (`hs::coordinates(x, y, z)`), with the arrays of `more`.
+template <std::floating_point F, std::size_t N, transferable... Ts>
+void migrate(const cartesian_grid& grid, const domain& dom, coordinate_arrays<F, N> c, std::vector<Ts>&... more) {
+  std::vector<F>& x = *c.c[0];
+  const detail::departures where = detail::owners<N>(
+      grid, dom, x.size(),
+      [&](std::size_t i, const detail::owner_rule& rule) {
+        position p{0, 0, 0};
+        for (std::size_t d = 0; d < N; ++d) p[d] = static_cast<double>((*c.c[d])[i]);
+        return rule.place<F>(p, [&](int d, F value) { (*c.c[static_cast<std::size_t>(d)])[i] = value; });
+      },
       [&] {
-        int which = 1;
-        (
-            [&](const auto& array) {
-              if (array.size() != x.size())
-                throw error("migrate: array " + std::to_string(which) + " after the positions has " +
-                            std::to_string(array.size()) + " entries, the positions " + std::to_string(x.size()));
-              ++which;
-            }(more),
-            ...);
+        for (std::size_t d = 1; d < N; ++d) detail::check_lengths("the x coordinates", x.size(), *c.c[d]);
+        detail::check_lengths("the coordinates", x.size(), more...);
       });
-  constexpr std::size_t record = sizeof(position) + (sizeof(Ts) + ...);
-  detail::move_to_owners(
-      grid, owner, record,
-      [&](std::size_t from, std::size_t to) {
-        x[to] = x[from];
-        ((more[to] = more[from]), ...);
-      },
-      [&](std::size_t n) {
-        x.resize(n);
-        (more.resize(n), ...);
-      },
-      [&](std::size_t i, std::vector<std::byte>& out) {
-        auto put = [&](const auto& value) {
-          const auto* p = reinterpret_cast<const std::byte*>(&value);
-          out.insert(out.end(), p, p + sizeof(value));
-        };
-        put(x[i]);
-        (put(more[i]), ...);
-      },
-      [&](const std::byte* bytes, std::size_t n) {
-        const std::size_t at = x.size();
-        auto take = [&](auto& array) {
-          array.resize(at + n);
-          using V = typename std::remove_reference_t<decltype(array)>::value_type;
-          for (std::size_t k = 0; k < n; ++k) std::memcpy(static_cast<void*>(&array[at + k]), bytes + k * record, sizeof(V));
-          bytes += sizeof(V);  // the next array's entry sits after this one in each record
-        };
-        take(x);
-        (take(more), ...);
-      });
+  [&]<std::size_t... I>(std::index_sequence<I...>) { detail::move_arrays(grid, where, *c.c[I]..., more...); }(
+      std::make_index_sequence<N>{});
 }
 
 }  // namespace haloshift

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <concepts>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -24,9 +25,29 @@
 #include "../grid/cartesian_grid.hpp"
 #include "../select/auto_hook.hpp"
 #include "../strategy_registry.hpp"
+#include "cutoff_selection.hpp"
 #include "domain.hpp"
+#include "position_views.hpp"
 
 namespace haloshift {
+
+/// What this rank sends in one message of a particle exchange (LAMMPS's
+/// `sendlist` of a swap): to `rank`, in round `round` of the strategy, the
+/// entries `indices` of the owned-then-ghosts arrays (ghosts too where the
+/// strategy forwards them: Shift's later dimensions), in message order.
+struct send_list {
+  int rank = -1;                     ///< the receiver (this rank itself for a periodic image)
+  std::size_t round = 0;             ///< the strategy's round
+  haloshift::offset direction{};     ///< where the receiver's box lies from this one (unwrapped)
+  std::vector<std::size_t> indices;  ///< array entries sent, in order
+};
+
+/// Where a ghost comes from: its owner and the owner's index of it (LAMMPS
+/// gives the same through `tag` and `map`).
+struct ghost_origin {
+  int rank = -1;          ///< the owner
+  std::size_t index = 0;  ///< the particle's index among the owner's owned particles
+};
 
 /// A block of ghosts: the particles imported from the box at `offset`.
 struct ghost_block {
@@ -41,6 +62,28 @@ struct ghost_block {
 namespace detail {
 struct particle_builder;
 
+/// Throws unless every particle of `x` lies in the box at `coords` by the ownership rule migrate
+/// uses (domain::owner_coordinate): the one box with edge(c) <= x < edge(c + 1), so comparing with
+/// this box's edges is the same rule.
+template <position_source V>
+void check_in_box(const grid_shape& shape, const offset& coords, const domain& dom, const V& x) {
+  position lo = dom.lo, hi = dom.hi;
+  for (int d = 0; d < shape.ndims(); ++d) {
+    lo[d] = dom.edge(shape, d, coords[d]);
+    hi[d] = dom.edge(shape, d, coords[d] + 1);
+  }
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const position p = x[i];
+    for (int d = 0; d < shape.ndims(); ++d)
+      if (!(p[d] >= lo[d] && p[d] < hi[d]))
+        throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(p[d]) +
+                    " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
+                    std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+  }
+}
+
+
 /// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
 template <class T, class Shift>
 struct shift_images {
@@ -54,27 +97,6 @@ struct shift_images {
   }
 };
 
-/// The particle selector: the box at `source + rel` needs a particle when the
-/// particle, as that box receives it (shifted by its periodic image), lies
-/// within `cutoff` of the box along every grid dimension: inside the box grown
-/// by the cutoff, closed (a distance equal to the cutoff is in), as LAMMPS's
-/// ghost region. `domain::cutoff_reach` bounds the boxes this can select.
-struct within_cutoff {
-  static constexpr bool geometric = true;  ///< by construction: the selective build may count in one pass
-  const grid_shape* grid;
-  domain dom;
-  position cutoff;
-  bool operator()(const offset& source, const offset& rel, const position& x) const noexcept {
-    for (int d = 0; d < grid->ndims(); ++d) {
-      const int n = grid->dim(d), c = source[d] + rel[d];
-      const int wraps = c >= 0 ? c / n : -((-c + n - 1) / n), inside = c - wraps * n;
-      // The ghost's coordinate as the receiver gets it: x + image * length with image = -wraps.
-      const double g = x[d] - static_cast<double>(wraps) * dom.length(d);
-      if (dom.edge(*grid, d, inside) - g > cutoff[d] || g - dom.edge(*grid, d, inside + 1) > cutoff[d]) return false;
-    }
-    return true;
-  }
-};
 }  // namespace detail
 
 /// A particle exchange for one rank, built from positions at re-neighbouring
@@ -134,20 +156,43 @@ class particle_plan {
   }
 
   /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
-  auto start_forward_positions(std::span<position> x) { return start_forward(x, shift_position{length_}); }
-  /// Starts forward_positions(particles, member).
-  template <transferable T>
-  auto start_forward_positions(std::span<T> particles, position T::*member) {
-    return start_forward(particles, shift_member<T>{length_, member});
+  template <coordinate_array P>
+  auto start_forward_positions(std::span<P> x) {
+    return start_forward(x, shift_array{length_});
   }
-  /// Moves positions and shifts each ghost by its block's periodic image times the domain length.
-  void forward_positions(std::span<position> x) { start_forward_positions(x).wait(); }
+  /// Starts forward_positions(particles, member).
+  template <transferable T, coordinate_array P>
+  auto start_forward_positions(std::span<T> particles, P T::*member) {
+    return start_forward(particles, shift_member<T, P>{length_, member});
+  }
+  /// Moves positions and shifts each ghost by its block's periodic image times the domain
+  /// length. Positions as the code stores them: `hs::position`, `std::array<float, 3>`, a padded
+  /// `std::array<double, 4>` (the fourth entry moves unshifted); the shift is computed in double
+  /// and stored in the array's type.
+  template <coordinate_array P>
+  void forward_positions(std::span<P> x) {
+    start_forward_positions(x).wait();
+  }
   /// forward_positions() on a whole vector, which must hold size() elements.
-  void forward_positions(std::vector<position>& x) { forward_positions(std::span<position>(x)); }
+  template <coordinate_array P>
+  void forward_positions(std::vector<P>& x) {
+    forward_positions(std::span<P>(x));
+  }
   /// The same for an array of structs: `member` is the position inside each element.
-  template <transferable T>
-  void forward_positions(std::span<T> particles, position T::*member) {
+  template <transferable T, coordinate_array P>
+  void forward_positions(std::span<T> particles, P T::*member) {
     start_forward_positions(particles, member).wait();
+  }
+  /// Starts forward_positions(x, y, z): positions as one array per coordinate, all three in one
+  /// exchange (one message per neighbour), shifted when it completes.
+  template <std::floating_point F>
+  auto start_forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
+    return plan_.start_forward_arrays_then(shift_split<F>{blocks_, {x.data(), y.data(), z.data()}, length_}, x, y, z);
+  }
+  /// forward_positions() for a structure of arrays: x, y and z, each of size() entries.
+  template <std::floating_point F>
+  void forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
+    start_forward_positions(x, y, z).wait();
   }
 
   /// Sums (or combines with `op`) every ghost's value onto its owner: what a
@@ -214,40 +259,111 @@ class particle_plan {
   /// `element_bytes`, so that not even their first exchange allocates.
   void reserve_arrays(std::size_t element_bytes) { plan_.reserve_arrays(element_bytes); }
 
+  /// What this rank sends, message by message, in the order the strategy sends them: every
+  /// message of a forward (a reverse runs them backwards, summing). Local, no communication.
+  std::vector<send_list> send_lists() const {
+    std::vector<send_list> out;
+    const detail::program& p = plan_.details();
+    for (std::size_t r = 0; r < p.rounds.size(); ++r)
+      for (const detail::transfer_program& t : p.rounds[r].transfers) {
+        if (!t.send.exists()) continue;
+        send_list l{t.send.peer, r, t.direction, {}};
+        detail::for_each_run(p.layout, t.send, [&](std::size_t first, std::size_t count) {
+          for (std::size_t e = first; e < first + count; ++e) l.indices.push_back(e);
+        });
+        out.push_back(std::move(l));
+      }
+    return out;
+  }
+  /// Each ghost's owner and the owner's index of it, in ghost order (entry `i` for the array
+  /// entry `owned() + i`). Collective: one forward of the owned indices.
+  std::vector<ghost_origin> ghost_origins() {
+    std::vector<std::uint64_t> index(size());
+    for (std::size_t i = 0; i < owned(); ++i) index[i] = i;
+    forward(std::span<std::uint64_t>(index));
+    std::vector<ghost_origin> out(ghosts());
+    for (const ghost_block& b : blocks_)
+      for (std::size_t i = b.first; i < b.first + b.count; ++i)
+        out[i - owned()] = {b.source, static_cast<std::size_t>(index[i])};
+    return out;
+  }
+
+  /// Re-neighbouring: the same plan (grid, domain, cutoff, strategy, options) for new positions
+  /// `x`, all inside this rank's box (call migrate first). Collective. Skips everything a build
+  /// decides before it looks at positions (the strategy and its schedule, the cutoff's
+  /// thresholds, the count exchange's program, the tags) and reuses the plan's buffers: one
+  /// agreement (the positions lie in their boxes, no exchange is in flight, on every rank), the
+  /// count exchange and the rounds that move the ghosts' positions.
+  template <position_source V>
+  void rebuild(const V& x) {
+    if (!recipe_) throw error("rebuild: the plan was moved from (use the plan it was moved to, or build a new one)");
+    mpi::agree(plan_.comm(), [&] {
+      detail::check_idle(plan_.busy(), "rebuild");
+      detail::check_components(x, recipe_->shape.ndims());
+      detail::check_in_box(recipe_->shape, recipe_->coords, dom_, x);
+    });
+    detail::selective_builder::fill(plan_, *recipe_, x, positions_);
+    adopt_blocks();
+  }
+
  private:
   friend struct detail::particle_builder;
+  using recipe = detail::selective_recipe<detail::within_cutoff>;
 
-  particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach)
-      : plan_(std::move(plan)), positions_(std::move(x)), reach_(reach) {
+  particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach,
+                std::unique_ptr<recipe> rc)
+      : plan_(std::move(plan)), positions_(std::move(x)), reach_(reach), dom_(dom), recipe_(std::move(rc)) {
     for (int d = 0; d < max_dims; ++d) length_[d] = dom.length(d);
+    adopt_blocks();
+  }
+
+  /// The ghost blocks of the plan just built, the ghosts' positions shifted by their images.
+  void adopt_blocks() {
+    blocks_.clear();
     for (const detail::block_slot& b : plan_.blocks())
       blocks_.push_back({b.off, b.source.rank, b.source.image, b.first, b.count});
     for (const ghost_block& b : blocks_)
-      for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(positions_[i], b.image, length_);
+      for (std::size_t i = b.first; i < b.first + b.count; ++i) detail::shift_by_image(positions_[i], b.image, length_);
     plan_.reserve(sizeof(position));  // positions, forces: no exchange of them allocates
   }
 
-  static void shift(position& p, const offset& image, const position& length) noexcept {
-    for (int d = 0; d < max_dims; ++d) p[d] += image[d] * length[d];
-  }
-  /// A ghost position moved by its periodic image.
-  struct shift_position {
+  /// A ghost's coordinates moved by its periodic image.
+  struct shift_array {
     position length;
-    void operator()(position& p, const offset& image) const noexcept { shift(p, image, length); }
+    template <coordinate_array P>
+    void operator()(P& p, const offset& image) const noexcept {
+      detail::shift_by_image(p, image, length);
+    }
   };
-  /// The same for the position inside a struct.
-  template <class T>
+  /// The same for the coordinates inside a struct.
+  template <class T, class P>
   struct shift_member {
     position length;
-    position T::*member;
-    void operator()(T& p, const offset& image) const noexcept { shift(p.*member, image, length); }
+    P T::*member;
+    void operator()(T& p, const offset& image) const noexcept { detail::shift_by_image(p.*member, image, length); }
+  };
+  /// The same for one array per coordinate, over the ghost blocks that wrapped.
+  template <class F>
+  struct shift_split {
+    std::span<const ghost_block> blocks;
+    std::array<F*, 3> c;
+    position length;
+    void operator()() const noexcept {
+      for (const ghost_block& b : blocks)
+        for (std::size_t d = 0; d < 3; ++d)
+          if (b.image[d] != 0)
+            for (std::size_t i = b.first; i < b.first + b.count; ++i)
+              c[d][i] = static_cast<F>(static_cast<double>(c[d][i]) + b.image[d] * length[d]);
+    }
   };
 
   selective_plan plan_;
   std::vector<position> positions_;
   offset reach_{0, 0, 0};
   position length_{0, 0, 0};
+  domain dom_{};
   std::vector<ghost_block> blocks_;
+  std::unique_ptr<recipe> recipe_;  ///< what rebuild() reuses (behind a pointer: its selector points into it)
 };
 
 /// The box `[lo, hi)` of this rank within `dom`.
@@ -277,8 +393,8 @@ inline std::vector<mpi::agreed_value> agreed_particle_values(const grid_shape& s
 
 /// Checks a particle plan's arguments on this rank (no communication) and
 /// returns how many boxes the cutoff reaches per dimension.
-inline offset checked_particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                                     std::span<const position> x) {
+template <position_source V>
+offset checked_particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x) {
   const grid_shape& shape = grid.shape();
   offset reach{0, 0, 0};
   dom.validate(shape);
@@ -291,15 +407,8 @@ inline offset checked_particle_reach(const cartesian_grid& grid, const domain& d
       throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
                   " spans more than a million boxes");
   }
-  const auto [lo, hi] = box_of(grid, dom);
-  for (std::size_t i = 0; i < x.size(); ++i)
-    for (int d = 0; d < shape.ndims(); ++d)
-      // The ownership rule migrate uses (domain::owner_coordinate), not a separate comparison.
-      if (!(x[i][d] >= dom.lo[d] && x[i][d] < dom.hi[d] &&
-            dom.owner_coordinate(shape, d, x[i][d]) == grid.coords()[d]))
-        throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(x[i][d]) +
-                    " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
-                    std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+  check_components(x, shape.ndims());
+  check_in_box(shape, grid.coords(), dom, x);
   return reach;
 }
 
@@ -317,33 +426,41 @@ inline std::vector<mpi::agreed_value> particle_agreement(const grid_shape& shape
 
 /// The checks of a particle plan, collectively (the same error on every rank),
 /// for Auto, which needs the reach before it chooses the strategy: the same
-/// agreement as the build's first (values and spreads), so that a rank asking
-/// Auto and one asking a strategy both raise.
-inline offset particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x, const plan_options& options, std::string_view requested) {
+/// agreement as the build's first (values and as many spreads), so that a
+/// rank asking Auto and one asking a strategy both raise. Also returns the
+/// largest particle count on any rank (in a spread the build uses otherwise).
+template <position_source V>
+std::pair<offset, std::uint64_t> particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                                const V& x, const plan_options& options, std::string_view requested) {
   offset reach{0, 0, 0};
-  mpi::spread unused[selective_builder::spread_count];
+  mpi::spread spreads[selective_builder::spread_count];
+  spreads[0].mine = static_cast<std::int64_t>(x.size());
   mpi::agree(
       grid.comm(),
       [&] {
         check_plan_options(options);
         reach = checked_particle_reach(grid, dom, cutoff, x);
       },
-      particle_agreement(grid.shape(), dom, cutoff, options, requested), unused);
-  return reach;
+      particle_agreement(grid.shape(), dom, cutoff, options, requested), spreads);
+  return {reach, static_cast<std::uint64_t>(spreads[0].high)};
 }
 
 struct particle_builder {
   /// One agreement checks the arguments on every rank (the domain, cutoff and
   /// options agree, every particle lies in its rank's box) and starts the build.
-  static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                             std::span<const position> x, plan_options options, const strategy_request& request) {
+  template <position_source V>
+  static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
+                             plan_options options, const strategy_request& request) {
     offset reach{0, 0, 0};
-    within_cutoff needs{&grid.shape(), dom, cutoff};
-    auto [plan, keys] = selective_builder::build<position>(
+    auto rc = std::make_unique<particle_plan::recipe>(selective_builder::prepare(
         grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
-        particle_agreement(grid.shape(), dom, cutoff, options, request.name), x, needs, options, request);
-    return particle_plan(std::move(plan), std::move(keys), dom, reach);
+        particle_agreement(grid.shape(), dom, cutoff, options, request.name),
+        within_cutoff{&grid.shape(), dom, cutoff}, options, request));
+    rc->needs.grid = &rc->shape;  // the plan may outlive the grid
+    selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options.mode);
+    std::vector<position> keys;
+    selective_builder::fill(plan, *rc, x, keys);
+    return particle_plan(std::move(plan), std::move(keys), dom, reach, std::move(rc));
   }
 };
 }  // namespace detail
@@ -355,9 +472,12 @@ struct particle_builder {
 /// Strategies: Shift, SingleHop, TtlMultiHop, NeighborAlltoall, custom
 /// strategies whose blocks move away from their source, and Auto (with
 /// <haloshift/auto.hpp>; see docs/particles.md).
-template <strategy S>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                                 std::span<const position> x, plan_options options = {}) {
+/// Positions: a vector or span of hs::position, or any position_source
+/// (array_positions, strided_positions, split_positions, member_positions:
+/// float or double, as the code stores them).
+template <strategy S, position_source V>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
+                                 plan_options options = {}) {
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, entry_of<S>()});
 }
 
@@ -388,14 +508,13 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 /// positions' bytes and the largest owned count, and broadcasts the choice).
 /// One plan type for every strategy, so choosing at run time instantiates
 /// the plan code once.
-inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
-                                        const position& cutoff, std::span<const position> x,
-                                        plan_options options = {}) {
+template <position_source V>
+particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
+                                 const position& cutoff, const V& x, plan_options options = {}) {
   if (!strategy_registry::same_name(strategy, Auto::name))
     return detail::particle_builder::build(grid, dom, cutoff, x, options, {strategy, std::nullopt});
-  detail::particle_reach(grid, dom, cutoff, x, options, strategy);  // Auto sizes its model from checked arguments
-  std::uint64_t largest = x.size();
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+  // Auto sizes its model from checked arguments and the largest count, in one agreement.
+  const std::uint64_t largest = detail::particle_reach(grid, dom, cutoff, x, options, strategy).second;
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
   const strategy_choice choice = choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
@@ -403,15 +522,16 @@ inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
-inline particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
-                                        double cutoff, std::span<const position> x, plan_options options = {}) {
+template <position_source V>
+particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
+                                 double cutoff, const V& x, plan_options options = {}) {
   return make_particle_plan(grid, strategy, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
 /// The same cutoff along every dimension.
-template <class S>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff,
-                                 std::span<const position> x, plan_options options = {}) {
+template <class S, position_source V>
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff, const V& x,
+                                 plan_options options = {}) {
   return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
