@@ -186,6 +186,12 @@ TEST_CASE("particle grids split space with the smallest surface when given the d
   std::vector<int> dims{grid.dim(0), grid.dim(1), grid.dim(2)};
   CHECK(dims == hs::smallest_surface_dims(size, {2, 2, 2}, {0, 0, 0}));
   if (size == 2) CHECK(dims == std::vector<int>{1, 1, 2});
+  // make_particle_grid: the same from the domain; 2D and a long domain too.
+  const hs::cartesian_grid from_domain = hs::make_particle_grid(MPI_COMM_WORLD, {{0, 0, 0}, {2, 2, 2}});
+  CHECK(std::vector<int>{from_domain.dim(0), from_domain.dim(1), from_domain.dim(2)} == dims);
+  const hs::cartesian_grid flat =
+      hs::make_particle_grid(MPI_COMM_WORLD, {{0, 0, 0}, {8, 1, 1}}, {.dims = {0, 0}, .periodic = {true, false}});
+  CHECK(std::vector<int>{flat.dim(0), flat.dim(1)} == hs::smallest_surface_dims(size, {8, 1}, {0, 0}));
   CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, true}, .lengths = {1}}),
                     Catch::Contains("lengths must be empty or have one entry per dimension"));
   const int rank = world_rank();

@@ -6,7 +6,9 @@
 
 namespace haloshift::detail {
 
-/// The values `lo <= x < hi` of one coordinate of a key.
+/// The values `lo <= x < hi` of one coordinate of a key. For a box up from a
+/// key's source only `lo` can refuse a key of the source box (and only `hi`
+/// for a box down): the build compares with that bound alone.
 template <class T>
 struct key_interval {
   T lo, hi;  ///< the first value in, and the first value above it that is out

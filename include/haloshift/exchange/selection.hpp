@@ -14,6 +14,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -114,36 +115,75 @@ struct selective_recipe {
 };
 
 struct selective_builder {
+  /// How far along one dimension the boxes that need a key reach, up and down from its source:
+  /// the number of the selector's intervals (`1, 2, ...` boxes up, and down) that hold its
+  /// coordinate. They are nested (a box farther away needs fewer), so the count is the walk to the
+  /// first refusal, taken without branches; and a key of the source box lies on the near side of
+  /// every other box, so only each interval's near bound can refuse it: one comparison each.
+  template <class T>
+  struct axis_reach {
+    int d = 0;
+    std::vector<T> up, down;  ///< near bounds: the lowest coordinate needed `j + 1` boxes up, the first refused below
+    /// Classes of keys along this dimension: (boxes down, boxes up).
+    std::size_t classes() const noexcept { return (up.size() + 1) * (down.size() + 1); }
+    /// The class of `key`: `down * (up.size() + 1) + up`.
+    template <class Key>
+    std::size_t class_of(const Key& key) const noexcept {
+      const auto x = key[static_cast<std::size_t>(d)];
+      if (near_) {  // one box each way at most (a cutoff within a box): two comparisons, no loop
+        const std::size_t u = x >= up1_ ? 1 : 0, w = x < down1_ ? 1 : 0;
+        return w * up_width_ + u;
+      }
+      std::size_t u = 0, w = 0;
+      for (const T& bound : up) u += x >= bound ? 1 : 0;
+      for (const T& bound : down) w += x < bound ? 1 : 0;
+      return w * (up.size() + 1) + u;
+    }
+    /// The intervals of a prepared selector `per_dim` for keys from the source at `source`,
+    /// `boxes_up` up and `boxes_down` down.
+    template <class Prepared>
+    axis_reach(const Prepared& per_dim, int dim, int source, int boxes_up, int boxes_down) : d(dim) {
+      for (int j = 1; j <= boxes_up; ++j) up.push_back(per_dim.interval(d, source, j).lo);
+      for (int j = 1; j <= boxes_down; ++j) down.push_back(per_dim.interval(d, source, -j).hi);
+      near_ = up.size() <= 1 && down.size() <= 1;
+      up_width_ = up.size() + 1;
+      // A missing side never counts: no coordinate reaches +max up, none lies below -max down.
+      up1_ = up.empty() ? std::numeric_limits<T>::max() : up[0];
+      down1_ = down.empty() ? std::numeric_limits<T>::lowest() : down[0];
+      if constexpr (std::numeric_limits<T>::has_infinity) {
+        if (up.empty()) up1_ = std::numeric_limits<T>::infinity();
+        if (down.empty()) down1_ = -std::numeric_limits<T>::infinity();
+      }
+    }
+
+   private:
+    bool near_ = false;
+    std::size_t up_width_ = 1;
+    T up1_{}, down1_{};
+  };
+  template <class Prepared>
+  using bound_type = decltype(std::declval<const Prepared&>().interval(0, 0, 0).lo);
+
   /// For a geometric selector: per holder position in `box` (relative to this rank, the source),
-  /// how many of the keys `own` it needs, added to `mine` (indexed by box.index). Along each
-  /// dimension a key is needed `up` boxes up and `down` boxes down, each the number of the
-  /// selector's intervals that contain its coordinate (they are nested: a box farther away needs
-  /// fewer, so the count is the walk to the first refusal, without branches); keys are binned by
-  /// those counts, and each bin adds to the product of its ranges.
+  /// how many of the keys `own` it needs, added to `mine` (indexed by box.index): keys are binned
+  /// by their classes along every dimension (axis_reach), and each bin adds to the product of
+  /// its ranges.
   template <class Key, class Prepared>
   static void count_needed(const Prepared& per_dim, const offset& coords, const offset_box& box, int ndims,
                            std::span<const Key> own, std::vector<std::uint64_t>& mine) {
-    using interval = decltype(per_dim.interval(0, 0, 0));
-    std::vector<interval> up[max_dims], down[max_dims];
+    std::vector<axis_reach<bound_type<Prepared>>> axes;
     std::size_t bins = 1, stride[max_dims] = {0, 0, 0};
     for (int d = 0; d < ndims; ++d) {
-      for (int j = 1; j <= box.hi[d]; ++j) up[d].push_back(per_dim.interval(d, coords[d], j));
-      for (int j = -1; j >= box.lo[d]; --j) down[d].push_back(per_dim.interval(d, coords[d], j));
+      axes.emplace_back(per_dim, d, coords[d], box.hi[d], -box.lo[d]);
       stride[d] = bins;
-      bins *= (up[d].size() + 1) * (down[d].size() + 1);
+      bins *= axes.back().classes();
     }
     // Four interleaved histograms: most keys fall in one bin (deep inside), and consecutive
     // increments of one counter would wait on each other.
     std::vector<std::uint64_t> binned(4 * bins, 0);
     for (std::size_t i = 0; i < own.size(); ++i) {
-      const Key& key = own[i];
       std::size_t bin = 0;
-      for (int d = 0; d < ndims; ++d) {
-        std::size_t u = 0, w = 0;
-        for (const interval& i : up[d]) u += i.contains(key[d]) ? 1 : 0;
-        for (const interval& i : down[d]) w += i.contains(key[d]) ? 1 : 0;
-        bin += (w * (up[d].size() + 1) + u) * stride[d];
-      }
+      for (int d = 0; d < ndims; ++d) bin += axes[static_cast<std::size_t>(d)].class_of(own[i]) * stride[d];
       ++binned[(i % 4) * bins + bin];
     }
     for (std::size_t bin = 0; bin < bins; ++bin) {
@@ -151,9 +191,10 @@ struct selective_builder {
       if (keys == 0) continue;
       offset lo = zero_offset, hi = zero_offset;
       for (int d = 0; d < ndims; ++d) {
-        const std::size_t c = bin / stride[d] % ((up[d].size() + 1) * (down[d].size() + 1));
-        hi[d] = static_cast<int>(c % (up[d].size() + 1));
-        lo[d] = -static_cast<int>(c / (up[d].size() + 1));
+        const axis_reach<bound_type<Prepared>>& axis = axes[static_cast<std::size_t>(d)];
+        const std::size_t c = bin / stride[d] % axis.classes();
+        hi[d] = static_cast<int>(c % (axis.up.size() + 1));
+        lo[d] = -static_cast<int>(c / (axis.up.size() + 1));
       }
       for (int z = lo[2]; z <= hi[2]; ++z)
         for (int y = lo[1]; y <= hi[1]; ++y)
@@ -180,54 +221,45 @@ struct selective_builder {
   /// A geometric selector's picks for one round, one pass over each block however many transfers
   /// send it (SingleHop sends the own block to every neighbour). This rank holds every key of a
   /// block, so its own position `-off` needed it along every dimension; along the dimensions a
-  /// transfer moves, a key's class (how many boxes up and down from its source need it: nested
-  /// intervals, counted without branches) decides, through a bit set per class and dimension,
-  /// which of the block's transfers take it.
+  /// transfer moves, a key's class (axis_reach) decides, through a bit set per class and
+  /// dimension, which of the block's transfers take it.
   template <class Key, class Prepared>
   static void select_geometric(std::vector<send_part>& parts, const std::vector<block_slot>& slots,
                                const grid_shape& shape, const Prepared& per_dim, std::span<const Key> keys) {
-    using interval = decltype(per_dim.interval(0, 0, 0));
     std::vector<std::size_t> order(parts.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parts[a].slot < parts[b].slot; });
+    std::vector<axis_reach<bound_type<Prepared>>> axes;
+    std::vector<std::uint64_t> takers[max_dims];
     // A group: up to 64 parts (transfers) sending the same block, one bit each.
     for (std::size_t g = 0, end = 0; g < order.size(); g = end) {
       for (end = g; end < order.size() && end - g < 64 && parts[order[end]].slot == parts[order[g]].slot; ++end) {}
       const block_slot& b = slots[static_cast<std::size_t>(parts[order[g]].slot)];
       const offset source = shape.coords_of(b.source.rank);
-      // Per dimension moved: how far up and down the transfers reach, those intervals, and per
-      // class (down count, up count) the transfers that take a key of that class.
-      int dims[max_dims], moved = 0, up[max_dims] = {0, 0, 0}, down[max_dims] = {0, 0, 0};
+      // Per dimension moved: how far up and down the transfers reach, and per class the
+      // transfers that take a key of that class.
+      axes.clear();
       for (int d = 0; d < shape.ndims(); ++d) {
+        int up = 0, down = 0;
         for (std::size_t m = g; m < end; ++m) {
-          up[d] = std::max(up[d], parts[order[m]].rel[d]);
-          down[d] = std::max(down[d], -parts[order[m]].rel[d]);
+          up = std::max(up, parts[order[m]].rel[d]);
+          down = std::max(down, -parts[order[m]].rel[d]);
         }
-        if (up[d] > 0 || down[d] > 0) dims[moved++] = d;
-      }
-      std::vector<interval> reach_up[max_dims], reach_down[max_dims];
-      std::vector<std::uint64_t> takers[max_dims];
-      for (int i = 0; i < moved; ++i) {
-        const int d = dims[i];
-        for (int j = 1; j <= up[d]; ++j) reach_up[i].push_back(per_dim.interval(d, source[d], j));
-        for (int j = 1; j <= down[d]; ++j) reach_down[i].push_back(per_dim.interval(d, source[d], -j));
-        takers[i].assign(static_cast<std::size_t>((up[d] + 1) * (down[d] + 1)), 0);
-        for (int w = 0; w <= down[d]; ++w)
-          for (int u = 0; u <= up[d]; ++u)
+        if (up == 0 && down == 0) continue;
+        const axis_reach<bound_type<Prepared>>& axis = axes.emplace_back(per_dim, d, source[d], up, down);
+        std::vector<std::uint64_t>& take = takers[axes.size() - 1];
+        take.assign(axis.classes(), 0);
+        for (int w = 0; w <= down; ++w)
+          for (int u = 0; u <= up; ++u)
             for (std::size_t m = g; m < end; ++m) {
               const int r = parts[order[m]].rel[d];
-              if (r <= u && -r <= w) takers[i][static_cast<std::size_t>(w * (up[d] + 1) + u)] |= std::uint64_t{1} << (m - g);
+              if (r <= u && -r <= w) take[static_cast<std::size_t>(w * (up + 1) + u)] |= std::uint64_t{1} << (m - g);
             }
       }
+      const std::size_t moved = axes.size();
       for (std::size_t e = b.first; e < b.first + b.count; ++e) {
         std::uint64_t take = ~std::uint64_t{0};
-        for (int i = 0; i < moved && take != 0; ++i) {
-          const auto x = keys[e][dims[i]];
-          std::size_t u = 0, w = 0;
-          for (const interval& in : reach_up[i]) u += in.contains(x) ? 1 : 0;
-          for (const interval& in : reach_down[i]) w += in.contains(x) ? 1 : 0;
-          take &= takers[i][w * static_cast<std::size_t>(up[dims[i]] + 1) + u];
-        }
+        for (std::size_t i = 0; i < moved; ++i) take &= takers[i][axes[i].class_of(keys[e])];
         for (; take != 0; take &= take - 1) parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(e);
       }
     }

@@ -366,6 +366,18 @@ class particle_plan {
   std::unique_ptr<recipe> recipe_;  ///< what rebuild() reuses (behind a pointer: its selector points into it)
 };
 
+/// A grid for particles in `dom`: as `cartesian_grid(comm, options)`, with the
+/// dims left at 0 chosen for the smallest surface between boxes, as MD codes
+/// split space (a cube over 2 ranks is 1x1x2, over 4 ranks 1x2x2; see
+/// grid_options::lengths), unless `options.lengths` says otherwise.
+/// Collective.
+inline cartesian_grid make_particle_grid(MPI_Comm comm, const domain& dom, grid_options options = {}) {
+  if (options.lengths.empty())
+    for (std::size_t d = 0; d < options.dims.size() && d < static_cast<std::size_t>(max_dims); ++d)
+      options.lengths.push_back(dom.length(static_cast<int>(d)));
+  return cartesian_grid(comm, options);
+}
+
 /// The box `[lo, hi)` of this rank within `dom`.
 inline std::pair<position, position> box_of(const cartesian_grid& grid, const domain& dom) {
   position lo = dom.lo, hi = dom.hi;
