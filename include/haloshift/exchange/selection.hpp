@@ -32,8 +32,8 @@
 #include "../strategy.hpp"
 #include "exchange_handle.hpp"
 #include "exchange_run.hpp"
+#include "geometric_selection.hpp"
 #include "halo.hpp"
-#include "key_interval.hpp"
 #include "neighbor_collective.hpp"
 #include "plan.hpp"
 #include "program.hpp"
@@ -79,23 +79,6 @@ inline void check_away_from_source(const schedule& s, std::string_view strategy)
 
 namespace detail {
 
-/// A geometric selector: `geometric` set, and `prepare(coords, box)` gives `interval(d, source,
-/// rel)`, the key_interval of coordinate `d` of the keys that the box `rel` boxes from the source
-/// at `source` needs along `d`; the selector is the conjunction over the grid's dimensions.
-template <class Needs>
-constexpr bool is_geometric = requires { requires Needs::geometric; };
-template <class Needs>
-struct prepared_of {
-  using type = int;  // a selector tested whole: nothing to prepare
-};
-template <class Needs>
-  requires is_geometric<Needs>
-struct prepared_of<Needs> {
-  using type = std::remove_cvref_t<decltype(std::declval<const Needs&>().prepare(offset{}, offset_box{}))>;
-};
-template <class Needs>
-using prepared_selector = typename prepared_of<Needs>::type;
-
 /// What a selective build decides before it looks at the keys (the strategy,
 /// its schedule, the boxes a block can reach, the count exchange, the
 /// selector prepared for this rank): a plan that rebuilds from new keys
@@ -115,156 +98,6 @@ struct selective_recipe {
 };
 
 struct selective_builder {
-  /// How far along one dimension the boxes that need a key reach, up and down from its source:
-  /// the number of the selector's intervals (`1, 2, ...` boxes up, and down) that hold its
-  /// coordinate. They are nested (a box farther away needs fewer), so the count is the walk to the
-  /// first refusal, taken without branches; and a key of the source box lies on the near side of
-  /// every other box, so only each interval's near bound can refuse it: one comparison each.
-  template <class T>
-  struct axis_reach {
-    int d = 0;
-    std::vector<T> up, down;  ///< near bounds: the lowest coordinate needed `j + 1` boxes up, the first refused below
-    /// Classes of keys along this dimension: (boxes down, boxes up).
-    std::size_t classes() const noexcept { return (up.size() + 1) * (down.size() + 1); }
-    /// The class of `key`: `down * (up.size() + 1) + up`.
-    template <class Key>
-    std::size_t class_of(const Key& key) const noexcept {
-      const auto x = key[static_cast<std::size_t>(d)];
-      if (near_) {  // one box each way at most (a cutoff within a box): two comparisons, no loop
-        const std::size_t u = x >= up1_ ? 1 : 0, w = x < down1_ ? 1 : 0;
-        return w * up_width_ + u;
-      }
-      std::size_t u = 0, w = 0;
-      for (const T& bound : up) u += x >= bound ? 1 : 0;
-      for (const T& bound : down) w += x < bound ? 1 : 0;
-      return w * (up.size() + 1) + u;
-    }
-    /// The intervals of a prepared selector `per_dim` for keys from the source at `source`,
-    /// `boxes_up` up and `boxes_down` down.
-    template <class Prepared>
-    axis_reach(const Prepared& per_dim, int dim, int source, int boxes_up, int boxes_down) : d(dim) {
-      for (int j = 1; j <= boxes_up; ++j) up.push_back(per_dim.interval(d, source, j).lo);
-      for (int j = 1; j <= boxes_down; ++j) down.push_back(per_dim.interval(d, source, -j).hi);
-      near_ = up.size() <= 1 && down.size() <= 1;
-      up_width_ = up.size() + 1;
-      // A missing side never counts: no coordinate reaches +max up, none lies below -max down.
-      up1_ = up.empty() ? std::numeric_limits<T>::max() : up[0];
-      down1_ = down.empty() ? std::numeric_limits<T>::lowest() : down[0];
-      if constexpr (std::numeric_limits<T>::has_infinity) {
-        if (up.empty()) up1_ = std::numeric_limits<T>::infinity();
-        if (down.empty()) down1_ = -std::numeric_limits<T>::infinity();
-      }
-    }
-
-   private:
-    bool near_ = false;
-    std::size_t up_width_ = 1;
-    T up1_{}, down1_{};
-  };
-  template <class Prepared>
-  using bound_type = decltype(std::declval<const Prepared&>().interval(0, 0, 0).lo);
-
-  /// For a geometric selector: per holder position in `box` (relative to this rank, the source),
-  /// how many of the keys `own` it needs, added to `mine` (indexed by box.index): keys are binned
-  /// by their classes along every dimension (axis_reach), and each bin adds to the product of
-  /// its ranges.
-  template <class Key, class Prepared>
-  static void count_needed(const Prepared& per_dim, const offset& coords, const offset_box& box, int ndims,
-                           std::span<const Key> own, std::vector<std::uint64_t>& mine) {
-    std::vector<axis_reach<bound_type<Prepared>>> axes;
-    std::size_t bins = 1, stride[max_dims] = {0, 0, 0};
-    for (int d = 0; d < ndims; ++d) {
-      axes.emplace_back(per_dim, d, coords[d], box.hi[d], -box.lo[d]);
-      stride[d] = bins;
-      bins *= axes.back().classes();
-    }
-    // Four interleaved histograms: most keys fall in one bin (deep inside), and consecutive
-    // increments of one counter would wait on each other.
-    std::vector<std::uint64_t> binned(4 * bins, 0);
-    for (std::size_t i = 0; i < own.size(); ++i) {
-      std::size_t bin = 0;
-      for (int d = 0; d < ndims; ++d) bin += axes[static_cast<std::size_t>(d)].class_of(own[i]) * stride[d];
-      ++binned[(i % 4) * bins + bin];
-    }
-    for (std::size_t bin = 0; bin < bins; ++bin) {
-      const std::uint64_t keys = binned[bin] + binned[bins + bin] + binned[2 * bins + bin] + binned[3 * bins + bin];
-      if (keys == 0) continue;
-      offset lo = zero_offset, hi = zero_offset;
-      for (int d = 0; d < ndims; ++d) {
-        const axis_reach<bound_type<Prepared>>& axis = axes[static_cast<std::size_t>(d)];
-        const std::size_t c = bin / stride[d] % axis.classes();
-        hi[d] = static_cast<int>(c % (axis.up.size() + 1));
-        lo[d] = -static_cast<int>(c / (axis.up.size() + 1));
-      }
-      for (int z = lo[2]; z <= hi[2]; ++z)
-        for (int y = lo[1]; y <= hi[1]; ++y)
-          for (int x = lo[0]; x <= hi[0]; ++x) mine[box.index(offset{x, y, z})] += keys;
-    }
-  }
-
-  /// What one transfer of a key round sends of one block: the keys the receiver, `rel` from the
-  /// block's source, needs (it counted `expected` of them).
-  struct send_part {
-    std::size_t transfer = 0;
-    int slot = 0;
-    offset rel{0, 0, 0};
-    std::size_t expected = 0, picked = 0;
-    std::vector<element_run> runs;
-    /// Adds element `e` (in increasing order); never more than the receiver expects.
-    void pick(std::size_t e) {
-      if (picked++ >= expected) return;
-      if (!runs.empty() && runs.back().first + runs.back().count == e) ++runs.back().count;
-      else runs.push_back({e, 1});
-    }
-  };
-
-  /// A geometric selector's picks for one round, one pass over each block however many transfers
-  /// send it (SingleHop sends the own block to every neighbour). This rank holds every key of a
-  /// block, so its own position `-off` needed it along every dimension; along the dimensions a
-  /// transfer moves, a key's class (axis_reach) decides, through a bit set per class and
-  /// dimension, which of the block's transfers take it.
-  template <class Key, class Prepared>
-  static void select_geometric(std::vector<send_part>& parts, const std::vector<block_slot>& slots,
-                               const grid_shape& shape, const Prepared& per_dim, std::span<const Key> keys) {
-    std::vector<std::size_t> order(parts.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parts[a].slot < parts[b].slot; });
-    std::vector<axis_reach<bound_type<Prepared>>> axes;
-    std::vector<std::uint64_t> takers[max_dims];
-    // A group: up to 64 parts (transfers) sending the same block, one bit each.
-    for (std::size_t g = 0, end = 0; g < order.size(); g = end) {
-      for (end = g; end < order.size() && end - g < 64 && parts[order[end]].slot == parts[order[g]].slot; ++end) {}
-      const block_slot& b = slots[static_cast<std::size_t>(parts[order[g]].slot)];
-      const offset source = shape.coords_of(b.source.rank);
-      // Per dimension moved: how far up and down the transfers reach, and per class the
-      // transfers that take a key of that class.
-      axes.clear();
-      for (int d = 0; d < shape.ndims(); ++d) {
-        int up = 0, down = 0;
-        for (std::size_t m = g; m < end; ++m) {
-          up = std::max(up, parts[order[m]].rel[d]);
-          down = std::max(down, -parts[order[m]].rel[d]);
-        }
-        if (up == 0 && down == 0) continue;
-        const axis_reach<bound_type<Prepared>>& axis = axes.emplace_back(per_dim, d, source[d], up, down);
-        std::vector<std::uint64_t>& take = takers[axes.size() - 1];
-        take.assign(axis.classes(), 0);
-        for (int w = 0; w <= down; ++w)
-          for (int u = 0; u <= up; ++u)
-            for (std::size_t m = g; m < end; ++m) {
-              const int r = parts[order[m]].rel[d];
-              if (r <= u && -r <= w) take[static_cast<std::size_t>(w * (up + 1) + u)] |= std::uint64_t{1} << (m - g);
-            }
-      }
-      const std::size_t moved = axes.size();
-      for (std::size_t e = b.first; e < b.first + b.count; ++e) {
-        std::uint64_t take = ~std::uint64_t{0};
-        for (std::size_t i = 0; i < moved; ++i) take &= takers[i][axes[i].class_of(keys[e])];
-        for (; take != 0; take &= take - 1) parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(e);
-      }
-    }
-  }
-
   /// Spreads reduced in the build's first agreement (a caller that agrees in its place reduces as many).
   static constexpr std::size_t spread_count = 2 * max_dims;
 

@@ -213,7 +213,12 @@ class owner_rule {
       return grid_.rank();
     }
     position y = x;
-    owner_of(grid_.shape(), dom_, y);  // checks, and wraps in double
+    const int owner = owner_of(grid_.shape(), dom_, y);  // checks, and wraps in double
+    if constexpr (std::is_same_v<F, double>) {  // stored exactly as wrapped: that owner stands
+      for (int d = 0; d < grid_.ndims(); ++d)
+        if (grid_.periodic(d)) store(d, y[d]);
+      return owner;
+    }
     position stored = x;
     for (int d = 0; d < grid_.ndims(); ++d)
       if (grid_.periodic(d)) {

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file particle_checks.hpp
+/// @brief A particle plan's arguments: checked on each rank (positions in the
+/// rank's box, a finite cutoff, the reach it gives) and what all ranks must
+/// agree on, in the build's one agreement.
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../mpi/agreement.hpp"
+#include "domain.hpp"
+#include "position_views.hpp"
+
+namespace haloshift::detail {
+
+/// Throws unless every particle of `x` lies in the box at `coords` by the ownership rule migrate
+/// uses (domain::owner_coordinate): the one box with edge(c) <= x < edge(c + 1), so comparing with
+/// this box's edges is the same rule.
+template <position_source V>
+void check_in_box(const grid_shape& shape, const offset& coords, const domain& dom, const V& x) {
+  position lo = dom.lo, hi = dom.hi;
+  for (int d = 0; d < shape.ndims(); ++d) {
+    lo[d] = dom.edge(shape, d, coords[d]);
+    hi[d] = dom.edge(shape, d, coords[d] + 1);
+  }
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const position p = x[i];
+    for (int d = 0; d < shape.ndims(); ++d)
+      if (!(p[d] >= lo[d] && p[d] < hi[d]))
+        throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(p[d]) +
+                    " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
+                    std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+  }
+}
+
+
+/// What a particle plan's ranks must agree on besides the plan options: the domain and the cutoff
+/// (doubles compared through their bit patterns, equal values, equal bits, and reported as numbers).
+inline std::vector<mpi::agreed_value> agreed_particle_values(const grid_shape& shape, const domain& dom,
+                                                             const position& cutoff) {
+  static const char* names[max_dims][3] = {{"domain.lo[0]", "domain.hi[0]", "cutoff[0]"},
+                                           {"domain.lo[1]", "domain.hi[1]", "cutoff[1]"},
+                                           {"domain.lo[2]", "domain.hi[2]", "cutoff[2]"}};
+  std::vector<mpi::agreed_value> agreed;
+  for (int d = 0; d < shape.ndims(); ++d)
+    for (int i = 0; i < 3; ++i)
+      agreed.push_back(mpi::real_value(names[d][i], i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d]));
+  return agreed;
+}
+
+/// Checks a particle plan's arguments on this rank (no communication) and
+/// returns how many boxes the cutoff reaches per dimension.
+template <position_source V>
+offset checked_particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x) {
+  const grid_shape& shape = grid.shape();
+  offset reach{0, 0, 0};
+  dom.validate(shape);
+  for (int d = 0; d < shape.ndims(); ++d) {
+    if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
+      throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " + std::to_string(cutoff[d]));
+    constexpr int max_boxes = 1000000;
+    reach[d] = dom.cutoff_reach(shape, d, cutoff[d], max_boxes);  // at least 1: a zero cutoff takes the border
+    if (reach[d] > max_boxes)
+      throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
+                  " spans more than a million boxes");
+  }
+  check_components(x, shape.ndims());
+  check_in_box(shape, grid.coords(), dom, x);
+  return reach;
+}
+
+/// Everything a particle plan's ranks must agree on: the domain, the cutoff,
+/// the options and the requested strategy. The same list for Auto and for a
+/// strategy, so that ranks asking for each meet in the same collective.
+inline std::vector<mpi::agreed_value> particle_agreement(const grid_shape& shape, const domain& dom,
+                                                         const position& cutoff, const plan_options& options,
+                                                         std::string_view requested) {
+  auto values = agreed_particle_values(shape, dom, cutoff);
+  const auto plan_values = agreed_plan_values(zero_offset, options, requested, sizeof(position));
+  values.insert(values.end(), plan_values.begin(), plan_values.end());
+  return values;
+}
+
+/// The checks of a particle plan, collectively (the same error on every rank),
+/// for Auto, which needs the reach before it chooses the strategy: the same
+/// agreement as the build's first (values and as many spreads), so that a
+/// rank asking Auto and one asking a strategy both raise. Also returns the
+/// largest particle count on any rank (in a spread the build uses otherwise).
+template <position_source V>
+std::pair<offset, std::uint64_t> particle_reach(const cartesian_grid& grid, const domain& dom, const position& cutoff,
+                                                const V& x, const plan_options& options, std::string_view requested) {
+  offset reach{0, 0, 0};
+  mpi::spread spreads[selective_builder::spread_count];
+  spreads[0].mine = static_cast<std::int64_t>(x.size());
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        check_plan_options(options);
+        reach = checked_particle_reach(grid, dom, cutoff, x);
+      },
+      particle_agreement(grid.shape(), dom, cutoff, options, requested), spreads);
+  return {reach, static_cast<std::uint64_t>(spreads[0].high)};
+}
+
+}  // namespace haloshift::detail

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file particle_grid.hpp
+/// @brief The grid particle codes use (the smallest surface between boxes)
+/// and a rank's box in the domain.
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "../grid/cartesian_grid.hpp"
+#include "domain.hpp"
+
+namespace haloshift {
+
+/// A grid for particles in `dom`: as `cartesian_grid(comm, options)`, with the
+/// dims left at 0 chosen for the smallest surface between boxes, as MD codes
+/// split space (a cube over 2 ranks is 1x1x2, over 4 ranks 1x2x2; see
+/// grid_options::lengths), unless `options.lengths` says otherwise.
+/// Collective.
+inline cartesian_grid make_particle_grid(MPI_Comm comm, const domain& dom, grid_options options = {}) {
+  if (options.lengths.empty())
+    for (std::size_t d = 0; d < options.dims.size() && d < static_cast<std::size_t>(max_dims); ++d)
+      options.lengths.push_back(dom.length(static_cast<int>(d)));
+  return cartesian_grid(comm, options);
+}
+
+/// The box `[lo, hi)` of this rank within `dom`.
+inline std::pair<position, position> box_of(const cartesian_grid& grid, const domain& dom) {
+  position lo = dom.lo, hi = dom.hi;
+  for (int d = 0; d < grid.ndims(); ++d) {
+    lo[d] = dom.edge(grid.shape(), d, grid.coords()[d]);
+    hi[d] = dom.edge(grid.shape(), d, grid.coords()[d] + 1);
+  }
+  return {lo, hi};
+}
+
+}  // namespace haloshift
