@@ -3,6 +3,9 @@
 /// @file error.hpp
 /// @brief The one exception type of haloshift.
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,5 +34,19 @@ private:
   std::string routine_;
   int code_ = MPI_SUCCESS;
 };
+
+namespace detail {
+/// A double as error messages print it: the shortest of "%g" and "%.17g" that
+/// reads back as the same value ("0.1", "1e+300", "0.10000000000000002"),
+/// "nan", "inf" or "-inf" (std::to_string would print 1e-9 as "0.000000").
+inline std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char text[40];
+  std::snprintf(text, sizeof text, "%g", v);
+  if (std::strtod(text, nullptr) != v) std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+}  // namespace detail
 
 }  // namespace haloshift

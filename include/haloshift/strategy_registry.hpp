@@ -36,6 +36,10 @@ struct strategy_entry {
   bool auto_candidate = true;
   /// Auto also tries TeamShift's team sizes for it (the `team` parameter).
   bool team_sizes = false;
+  /// Can carry particle and grid-field payloads (selective plans): false for
+  /// strategies that declare `blocks_only` (TeamShift), whose schedules move
+  /// blocks back towards their source.
+  bool selective_payloads = true;
 };
 
 /// The entry of a strategy type (a tag type meeting the `strategy` concept).
@@ -47,6 +51,7 @@ strategy_entry entry_of(bool auto_candidate = true) {
     return schedule_of<S>(g, r, p);
   };
   if constexpr (requires { requires S::neighbor_collective; }) e.neighbor_collective = true;
+  if constexpr (requires { requires S::blocks_only; }) e.selective_payloads = false;
   e.auto_candidate = auto_candidate;
   return e;
 }

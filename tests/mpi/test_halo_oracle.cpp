@@ -2,6 +2,7 @@
 // Every strategy, every configuration of the sweep: forward halos equal the
 // oracle bit for bit, reverse sums equal a serial sum over all holders.
 
+#include "../support/driving.hpp"
 #include "../support/catch.hpp"
 #include <cstring>
 #include <haloshift/haloshift.hpp>
@@ -69,18 +70,6 @@ std::string compare_forward(const hs::halo<double>& got, const oracle::grid& g, 
   return {};
 }
 
-/// How an exchange is driven: blocking, or split phase with progress() once
-/// and then wait(), or test() until it is done.
-enum class driving { blocking, progress_once, test_until_done };
-
-template <class Handle>
-void drive(Handle h, driving how) {
-  if (how == driving::progress_once) h.progress();
-  if (how == driving::test_until_done)
-    while (!h.test()) {
-    }
-  h.wait();
-}
 
 std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& g, int me, const oracle::coords& k,
                                     bool eighth, sweep::payload pl, driving how) {

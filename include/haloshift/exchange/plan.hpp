@@ -24,6 +24,7 @@
 #include "../strategy.hpp"
 #include "../strategy_registry.hpp"
 #include "../select/auto_hook.hpp"
+#include "argument_checks.hpp"
 #include "exchange_handle.hpp"
 #include "exchange_run.hpp"
 #include "halo.hpp"
@@ -55,6 +56,9 @@ struct plan_options {
   shell kind = shell::full;
   /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
   offset team{0, 0, 0};
+  /// How forward, reverse and start check their arguments: locally, or agreed
+  /// per call so that a mistake on one rank raises on all (argument_checks.hpp).
+  argument_checks checks = argument_checks::from_environment;
 };
 
 /// A compiled exchange for one rank: which blocks travel where, with which
@@ -93,9 +97,11 @@ class plan {
   /// block in `out`. `out` is off-limits until then (`mine` is not: it was copied).
   forward_handle start_forward(std::span<const T> mine, halo<T>& out) {
     check_built("start_forward");
-    detail::check_idle(resources_->busy, "start_forward");
-    check_mine(mine.size());
-    check_halo(out);
+    detail::check_call(comm(), collective_checks_, [&] {
+      detail::check_idle(resources_->busy, "start_forward");
+      check_mine(mine.size());
+      check_halo(out);
+    });
     T* buffer = out.buffer_.data();
     if (!mine.empty()) std::memcpy(buffer + own_slot().first, mine.data(), mine.size_bytes());
     return forward_handle(
@@ -118,9 +124,11 @@ class plan {
   template <class Op = std::plus<>>
   reverse_handle<Op> start_reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     check_built("start_reverse");
-    detail::check_idle(resources_->busy, "start_reverse");
-    check_mine(own.size());
-    check_halo(contributions);
+    detail::check_call(comm(), collective_checks_, [&] {
+      detail::check_idle(resources_->busy, "start_reverse");
+      check_mine(own.size());
+      check_halo(contributions);
+    });
     T* buffer = contributions.buffer_.data();
     const auto& slots = program_->layout.slots();
     for (std::size_t s = 0; s < slots.size(); ++s)
@@ -148,7 +156,12 @@ class plan {
   friend struct detail::plan_builder;
 
   plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
-      : context_(grid.context()), strategy_(strategy), range_(r), options_(options) {}
+      : context_(grid.context()),
+        strategy_(strategy),
+        range_(r),
+        options_(options),
+        collective_checks_(detail::resolved_checks(options.checks) ==
+                           static_cast<std::int64_t>(argument_checks::collective)) {}
 
   MPI_Comm comm() const noexcept { return context_->comm.get(); }
 
@@ -171,6 +184,7 @@ class plan {
   std::string_view strategy_;
   haloshift::range range_;
   plan_options options_;
+  bool collective_checks_ = false;  ///< agree the arguments of every call (plan_options::checks)
   std::shared_ptr<const detail::program> program_;
   /// Staging and requests, sized at build; behind a pointer so that moving the plan keeps them in place.
   std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
@@ -208,6 +222,7 @@ inline void check_plan_options(const plan_options& options) {
   if (options.kind != shell::full && options.kind != shell::eighth)
     throw error("plan_options.kind: invalid shell value " + std::to_string(static_cast<long long>(options.kind)) +
                 " (use shell::full or shell::eighth)");
+  check_argument_checks(options.checks);
 }
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
@@ -222,7 +237,8 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"sizeof(T)", static_cast<std::int64_t>(element_size)},
           {"team[0]", options.team[0]},
           {"team[1]", options.team[1]},
-          {"team[2]", options.team[2]}};
+          {"team[2]", options.team[2]},
+          {"checks", resolved_checks(options.checks)}};
 }
 
 struct plan_builder {

@@ -122,15 +122,15 @@ struct selective_builder {
                                                            std::span<const Key> own, const Needs& needs,
                                                            plan_options options, const strategy_request& request) {
     selective_recipe<Needs> recipe = prepare(grid, range_k, values, needs, options, request);
-    selective_plan p = new_plan(grid, recipe.strategy.name, options.mode);
+    selective_plan p = new_plan(grid, recipe.strategy.name, options);
     std::vector<Key> keys;
     fill(p, recipe, own, keys);
     return {std::move(p), std::move(keys)};
   }
 
   /// A plan with no program yet, for fill().
-  static selective_plan new_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode) {
-    return selective_plan(grid, strategy, mode);
+  static selective_plan new_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options) {
+    return selective_plan(grid, strategy, options);
   }
 
   /// The part of a build that does not depend on the keys, in its one agreement.
@@ -150,6 +150,11 @@ struct selective_builder {
           check_plan_options(options);
           const offset k = range_k();
           rc.strategy = request.resolve();
+          if (!rc.strategy.selective_payloads)
+            throw error("strategy " + std::string(rc.strategy.name) +
+                        " carries block payloads only (its team rounds move blocks back towards their source, "
+                        "which a particle or field selection cannot follow); use Shift, SingleHop, TtlMultiHop, "
+                        "NeighborAlltoall or Auto");
           if (rc.strategy.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(rc.strategy.name) +
                         " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");

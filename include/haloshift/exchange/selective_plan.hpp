@@ -20,6 +20,7 @@
 
 #include "../error.hpp"
 #include "../grid/cartesian_grid.hpp"
+#include "argument_checks.hpp"
 #include "exchange_handle.hpp"
 #include "exchange_run.hpp"
 #include "halo.hpp"
@@ -69,9 +70,16 @@ class selective_plan {
   /// not be touched.
   template <transferable T, class Then = detail::no_epilogue>
   forward_handle<T, Then> start_forward(std::span<T> data, Then then = {}) {
-    check_built("start_forward");
-    check_size(data.size());
-    return start_forward_with(*program_, data.data(), std::move(then));
+    check_call(
+        "start_forward",
+        [&] {
+          check_size(data.size());
+          detail::check_idle(resources_->busy, "start_forward");
+        },
+        sizeof(T));
+    return forward_handle<T, Then>(
+        {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, false, {}, engine_.get()},
+        *resources_, std::move(then));
   }
   /// Ghost fill (start_forward(data).wait()).
   template <transferable T>
@@ -84,8 +92,7 @@ class selective_plan {
   /// collective). `p` must outlive the exchange.
   template <transferable T, class Then = detail::no_epilogue>
   forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
-    check_built("start_forward");
-    detail::check_idle(resources_->busy, "start_forward");
+    check_call("start_forward", [&] { detail::check_idle(resources_->busy, "start_forward"); });
     return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
                                    *resources_, std::move(then));
   }
@@ -95,15 +102,21 @@ class selective_plan {
   /// is off-limits until then.
   template <transferable T, class Op = std::plus<>>
   reverse_handle<T, Op> start_reverse(std::span<T> data, Op op = {}) {
-    check_built("start_reverse");
-    check_size(data.size());
-    return start_reverse_with(*program_, data.data(), std::move(op));
+    check_call(
+        "start_reverse",
+        [&] {
+          check_size(data.size());
+          detail::check_idle(resources_->busy, "start_reverse");
+        },
+        sizeof(T));
+    return reverse_handle<T, Op>(
+        {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, true, std::move(op), engine_.get()},
+        *resources_);
   }
   /// Starts `p` (this plan's program in other units or another layout) backwards.
   template <transferable T, class Op = std::plus<>>
   reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
-    check_built("start_reverse");
-    detail::check_idle(resources_->busy, "start_reverse");
+    check_call("start_reverse", [&] { detail::check_idle(resources_->busy, "start_reverse"); });
     return reverse_handle<T, Op>(
         {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
@@ -113,6 +126,19 @@ class selective_plan {
   template <transferable T, class Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
     start_reverse(data, std::move(op)).wait();
+  }
+
+  /// Runs `local`, a call's argument checks: on this rank, or agreed with
+  /// every rank when the plan was built with collective argument checks
+  /// (plan_options::checks), so that a failure anywhere raises everywhere.
+  /// `element_bytes`, when not 0, is agreed too (the bytes per element of
+  /// the call's arrays). Raises if the plan was moved from (on this rank
+  /// only: it has no peers left).
+  template <class Local>
+  void check_call(const char* call, Local&& local, std::size_t element_bytes = 0) const {
+    check_built(call);
+    detail::check_call(comm(), collective_checks_, std::forward<Local>(local),
+                       static_cast<std::int64_t>(element_bytes));
   }
 
   /// The communicator the plan runs on: its grid's duplicate.
@@ -149,15 +175,12 @@ class selective_plan {
   /// exchange: every message carries each array's elements in turn.
   template <transferable... Ts>
   arrays_forward_handle<Ts...> start_forward_arrays(std::span<Ts>... data) {
-    check_built("start_forward");
-    (check_size(data.size()), ...);
-    return start_forward_arrays_with(*program_, data.data()...);
+    return start_forward_arrays_then(detail::no_epilogue{}, data...);
   }
   /// The same with `p`, this plan's program in another layout (a field view's).
   template <transferable... Ts>
   arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_built("start_forward");
-    detail::check_idle(resources_->busy, "start_forward");
+    check_call("start_forward", [&] { detail::check_idle(resources_->busy, "start_forward"); });
     return arrays_forward_handle<Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
   }
@@ -166,9 +189,13 @@ class selective_plan {
   exchange_handle<detail::exchange_run<detail::arrays<Ts...>, detail::store_arrivals, detail::selected_neighbor_engine>,
                   Then>
   start_forward_arrays_then(Then then, std::span<Ts>... data) {
-    check_built("start_forward");
-    (check_size(data.size()), ...);
-    detail::check_idle(resources_->busy, "start_forward");
+    check_call(
+        "start_forward",
+        [&] {
+          (check_size(data.size()), ...);
+          detail::check_idle(resources_->busy, "start_forward");
+        },
+        (sizeof(Ts) + ...));
     return {{*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, false, {}, engine_.get()},
             *resources_,
             std::move(then)};
@@ -176,15 +203,22 @@ class selective_plan {
   /// Starts a reverse of several arrays in one exchange, each combined with `op`.
   template <class Op, transferable... Ts>
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays(Op op, std::span<Ts>... data) {
-    check_built("start_reverse");
-    (check_size(data.size()), ...);
-    return start_reverse_arrays_with(*program_, std::move(op), data.data()...);
+    check_call(
+        "start_reverse",
+        [&] {
+          (check_size(data.size()), ...);
+          detail::check_idle(resources_->busy, "start_reverse");
+        },
+        (sizeof(Ts) + ...));
+    return arrays_reverse_handle<Op, Ts...>(
+        {*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, true, std::move(op),
+         engine_.get()},
+        *resources_);
   }
   /// The same with `p`, this plan's program in another layout.
   template <class Op, transferable... Ts>
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_built("start_reverse");
-    detail::check_idle(resources_->busy, "start_reverse");
+    check_call("start_reverse", [&] { detail::check_idle(resources_->busy, "start_reverse"); });
     return arrays_reverse_handle<Op, Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
         *resources_);
@@ -219,8 +253,12 @@ class selective_plan {
 
  private:
   friend struct detail::selective_builder;
-  selective_plan(const cartesian_grid& grid, std::string_view strategy, protocol mode)
-      : context_(grid.context()), strategy_(strategy), mode_(mode) {}
+  selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)
+      : context_(grid.context()),
+        strategy_(strategy),
+        mode_(options.mode),
+        collective_checks_(detail::resolved_checks(options.checks) ==
+                           static_cast<std::int64_t>(argument_checks::collective)) {}
 
 
   void check_built(const char* call) const {
@@ -236,6 +274,7 @@ class selective_plan {
   std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
   std::string_view strategy_;
   protocol mode_ = protocol::overlapping;
+  bool collective_checks_ = false;  ///< agree the arguments of every call (plan_options::checks)
   /// Behind pointers, so that moving the plan keeps what an exchange in flight uses in place.
   std::unique_ptr<detail::program> program_ = std::make_unique<detail::program>();
   std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();

@@ -24,14 +24,7 @@ inline constexpr int max_model_k = 1 << 20;
 inline constexpr double max_model_blocks = 1 << 30;
 
 /// A double printed as a number ("nan", "inf", "-1e+300", "0.5").
-inline std::string value_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char text[40];
-  std::snprintf(text, sizeof text, "%g", v);
-  if (std::strtod(text, nullptr) != v) std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
+inline std::string value_text(double v) { return number_text(v); }
 
 /// `name` must be a finite number of bytes >= 0.
 inline void check_bytes(const char* where, const char* name, double bytes) {

@@ -110,17 +110,6 @@ inline void save_calibration(const calibration& c, const std::string& path) {
 }
 
 namespace detail {
-/// A double as it would be written in a file (17 significant digits, "nan", "inf").
-inline std::string number_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  // The shortest of %.17g and %g that reads back the same value.
-  char short_text[40];
-  std::snprintf(short_text, sizeof short_text, "%g", v);
-  return std::strtod(short_text, nullptr) == v ? short_text : text;
-}
 /// A JSON value for an error message: its type, and the value itself when it is short
 /// (never dumps arrays or objects, which may be nested deeper than the stack).
 inline std::string json_value_text(const nlohmann::json& v) {

@@ -58,8 +58,8 @@ public:
   /// `alpha` seconds, `beta` seconds per byte, `gamma` seconds per extra message in a burst (default: alpha).
   hockney(double alpha, double beta, double gamma = -1)
       : pieces_{{0, alpha, beta}}, gamma_(gamma < 0 ? alpha : gamma) {
-    if (!(alpha >= 0)) throw error("hockney: alpha must be >= 0, got " + std::to_string(alpha));
-    if (!(beta >= 0)) throw error("hockney: beta must be >= 0, got " + std::to_string(beta));
+    if (!(alpha >= 0)) throw error("hockney: alpha must be >= 0, got " + detail::number_text(alpha));
+    if (!(beta >= 0)) throw error("hockney: beta must be >= 0, got " + detail::number_text(beta));
     validate();
   }
 
@@ -136,7 +136,7 @@ public:
 
 private:
   hockney with(double hockney::*field, const char* name, double value) const {
-    if (!(value >= 0)) throw error(std::string("hockney: ") + name + " must be >= 0, got " + std::to_string(value));
+    if (!(value >= 0)) throw error(std::string("hockney: ") + name + " must be >= 0, got " + detail::number_text(value));
     hockney h = *this;
     h.*field = value;
     return h;
@@ -152,10 +152,10 @@ private:
       const piece& p = pieces_[i];
       // Measured tables may dip (noise), so slopes may be negative; they must be numbers.
       if (!(p.alpha == p.alpha) || !(p.beta == p.beta) || std::isinf(p.gamma) || p.from_bytes < 0)
-        throw error("hockney: piece " + std::to_string(i) + " has invalid alpha " + std::to_string(p.alpha) +
-                    ", beta " + std::to_string(p.beta) + " or gamma " + std::to_string(p.gamma));
+        throw error("hockney: piece " + std::to_string(i) + " has invalid alpha " + detail::number_text(p.alpha) +
+                    ", beta " + detail::number_text(p.beta) + " or gamma " + detail::number_text(p.gamma));
       if (p.gamma + p.beta * p.from_bytes < 0)
-        throw error("hockney: piece " + std::to_string(i) + " has gamma " + std::to_string(p.gamma) +
+        throw error("hockney: piece " + std::to_string(i) + " has gamma " + detail::number_text(p.gamma) +
                     ": a message of " + std::to_string(p.from_bytes) + " bytes would take negative time to inject");
       if (i && p.from_bytes <= pieces_[i - 1].from_bytes)
         throw error("hockney: pieces must start at increasing sizes");

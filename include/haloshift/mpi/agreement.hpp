@@ -7,11 +7,10 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
-#include <ios>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,8 +26,8 @@ namespace haloshift::mpi {
 enum class value_kind { integer, real };
 
 /// A value that must be equal on all ranks, with the name used in messages.
-/// Doubles are compared by bit pattern (equal values, equal bits) but reported
-/// as numbers: build them with real_value().
+/// Doubles are compared by bit pattern (equal values, equal bits; -0.0 taken
+/// as 0.0) but reported as numbers: build them with real_value().
 struct agreed_value {
   const char* name;
   std::int64_t value;
@@ -36,8 +35,9 @@ struct agreed_value {
 };
 
 /// An agreed double: compared through its bits, printed as a number.
+/// -0.0 counts as 0.0 (equal values, so they agree); NaNs agree only with the same bits.
 inline agreed_value real_value(const char* name, double v) noexcept {
-  return {name, std::bit_cast<std::int64_t>(v), value_kind::real};
+  return {name, std::bit_cast<std::int64_t>(v == 0 ? 0.0 : v), value_kind::real};
 }
 
 namespace detail {
@@ -54,13 +54,10 @@ inline std::int64_t from_order_key(std::uint64_t key, value_kind kind) noexcept 
 }
 }  // namespace detail
 
-/// A value as text: integers in decimal, doubles as numbers with every significant digit.
+/// A value as text: integers in decimal, doubles as the shortest number that reads back the same.
 inline std::string value_text(std::int64_t value, value_kind kind) {
   if (kind == value_kind::integer) return std::to_string(value);
-  std::ostringstream out;
-  out.precision(std::numeric_limits<double>::max_digits10);
-  out << std::bit_cast<double>(value);
-  return out.str();
+  return haloshift::detail::number_text(std::bit_cast<double>(value));
 }
 
 /// A value that may differ across ranks, reduced in the same collective as
@@ -99,13 +96,18 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
   // MPICH 4.0.2 (Debian 12) returned wrong minima for MPI_UINT64_T with MPI_MIN.
   const auto as_signed = [](std::uint64_t key) { return static_cast<std::int64_t>(key ^ (std::uint64_t{1} << 63)); };
   const auto as_key = [](std::int64_t v) { return static_cast<std::uint64_t>(v) ^ (std::uint64_t{1} << 63); };
-  std::vector<std::int64_t> packed{failure ? rank : size};
-  for (const agreed_value& v : values) packed.push_back(as_signed(detail::order_key(v.value, v.kind)));
-  for (const agreed_value& v : values) packed.push_back(~as_signed(detail::order_key(v.value, v.kind)));
-  for (const spread& v : spreads) packed.push_back(v.mine);
-  for (const spread& v : spreads) packed.push_back(~v.mine);  // min of the complement: the max, without overflow
-  check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_INT64_T, MPI_MIN, comm),
-        "MPI_Allreduce");
+  // On the stack when it fits: a plan with collective argument checks agrees on every call.
+  const std::size_t count = 1 + 2 * values.size() + 2 * spreads.size();
+  std::int64_t small[16];
+  std::vector<std::int64_t> large(count > std::size(small) ? count : 0);
+  std::int64_t* packed = large.empty() ? small : large.data();
+  std::size_t at = 0;
+  packed[at++] = failure ? rank : size;
+  for (const agreed_value& v : values) packed[at++] = as_signed(detail::order_key(v.value, v.kind));
+  for (const agreed_value& v : values) packed[at++] = ~as_signed(detail::order_key(v.value, v.kind));
+  for (const spread& v : spreads) packed[at++] = v.mine;
+  for (const spread& v : spreads) packed[at++] = ~v.mine;  // min of the complement: the max, without overflow
+  check(MPI_Allreduce(MPI_IN_PLACE, packed, static_cast<int>(count), MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
   const int failed = static_cast<int>(packed[0]);
   if (failed < size) {
     std::string text = failure.value_or(std::string());

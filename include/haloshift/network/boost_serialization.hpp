@@ -13,7 +13,10 @@
 #include <boost/serialization/vector.hpp>
 
 #include <cstring>
+#include <exception>
+#include <string>
 
+#include "../error.hpp"
 #include "message_codec.hpp"
 
 namespace haloshift {
@@ -40,14 +43,27 @@ struct message_codec<T> {
   }
   /// Always true: packed values have no fixed size.
   static bool decodes(std::span<const std::byte>) { return true; }
-  /// Unpacks the value `in` holds (packed on `comm`).
+  /// Unpacks the value `in` holds (packed on `comm`). The bytes come from
+  /// another rank: what Boost throws on bytes that are not a packed T (a
+  /// corrupted size it cannot allocate: std::bad_alloc or std::length_error; an
+  /// MPI_Unpack error in heterogeneous builds) becomes a haloshift::error.
+  /// Caution: Boost.MPI built homogeneous (BOOST_MPI_HOMOGENEOUS, as Debian's
+  /// 1.74 is) checks reads past the end of the buffer only with assert(), so
+  /// such bytes may also be read past (docs/fuzzing.md, "Not fuzzed").
   static T decode(std::span<const std::byte> in, MPI_Comm comm) {
     boost::mpi::packed_iarchive::buffer_type buffer(in.size());
     if (!in.empty()) std::memcpy(buffer.data(), in.data(), in.size());
-    boost::mpi::packed_iarchive archive(comm, buffer);
-    T value;
-    archive >> value;
-    return value;
+    try {
+      boost::mpi::packed_iarchive archive(comm, buffer);
+      T value;
+      archive >> value;
+      return value;
+    } catch (const error&) {
+      throw;  // from the type's own serialize()
+    } catch (const std::exception& e) {
+      throw error("network message: " + std::to_string(in.size()) + " bytes do not unpack as the message type (" +
+                  e.what() + ")");
+    }
   }
 };
 

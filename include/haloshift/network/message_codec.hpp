@@ -7,10 +7,13 @@
 #include <cstddef>
 #include <cstring>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include <mpi.h>
+
+#include "../error.hpp"
 
 namespace haloshift {
 
@@ -26,6 +29,10 @@ template <class T>
 struct message_codec;
 
 /// Trivially copyable types travel as their object representation (sizeof(T) bytes).
+/// The bytes come from another rank: their number is checked, and a `bool`
+/// must be 0 or 1 (any other byte would be an invalid bool, undefined to use).
+/// Other types with invalid object representations (an enum without a fixed
+/// underlying type, a struct holding a bool) are trusted as sent.
 template <class T>
   requires std::is_trivially_copyable_v<T>
 struct message_codec<T> {
@@ -34,10 +41,23 @@ struct message_codec<T> {
     const auto* first = reinterpret_cast<const std::byte*>(&value);
     out.insert(out.end(), first, first + sizeof(T));
   }
-  /// Whether `in` can be decoded: exactly sizeof(T) bytes.
-  static bool decodes(std::span<const std::byte> in) { return in.size() == sizeof(T); }
-  /// The value whose bytes `in` holds.
+  /// Whether `in` can be decoded: exactly sizeof(T) bytes (for bool, the byte 0 or 1).
+  static bool decodes(std::span<const std::byte> in) {
+    if constexpr (std::is_same_v<std::remove_cv_t<T>, bool>)
+      return in.size() == 1 && std::to_integer<unsigned>(in[0]) <= 1;
+    else
+      return in.size() == sizeof(T);
+  }
+  /// The value whose bytes `in` holds; throws haloshift::error unless decodes(in)
+  /// (checked here too, so that a caller who skips decodes() cannot read past `in`).
   static T decode(std::span<const std::byte> in, MPI_Comm) {
+    if (!decodes(in)) {
+      if (std::is_same_v<std::remove_cv_t<T>, bool> && in.size() == 1)
+        throw error("network message: a bool must be the byte 0 or 1, got " +
+                    std::to_string(std::to_integer<unsigned>(in[0])));
+      throw error("network message: " + std::to_string(in.size()) + " bytes do not decode as a type of " +
+                  std::to_string(sizeof(T)) + " bytes");
+    }
     T value;
     std::memcpy(&value, in.data(), sizeof(T));
     return value;

@@ -29,6 +29,85 @@
 
 namespace haloshift {
 
+namespace detail {
+
+/// One message of an MsnAnnounce package as it travels over a link.
+struct msn_wire_message {
+  int origin;                          ///< the rank that posted it
+  std::uint32_t sequence;              ///< its number among the origin's posts
+  int ttl;                             ///< hops it may still take, as sent
+  std::span<const std::byte> payload;  ///< the encoded message
+};
+
+/// Appends one message to a package (after its 4-byte message count):
+/// origin, sequence, ttl, payload length, payload.
+inline void put_msn_message(byte_buffer& package, int origin, std::uint32_t sequence, int ttl,
+                            std::span<const std::byte> payload) {
+  put(package, origin);
+  put(package, sequence);
+  put(package, ttl);
+  put(package, static_cast<std::uint32_t>(payload.size()));
+  package.insert(package.end(), payload.begin(), payload.end());
+}
+
+/// Bytes of a message before its payload: origin, sequence, ttl, payload length.
+inline constexpr std::size_t msn_message_header = 16;
+
+/// The messages of a package that arrived from rank `from` in step `step`
+/// (from 0) over an MSN of `ranks` ranks whose TTL is `max_ttl`, into `out`
+/// (cleared first; the payloads point into `package`). The bytes come from
+/// another rank and are checked against what every sender guarantees, so that
+/// step() never acts on a corrupted package: the count fits the bytes, every
+/// field and payload is complete, nothing is left over, the origin is a rank,
+/// the TTL is 1 to `max_ttl` (a copy with 0 left is never sent; one with less
+/// than 0 would otherwise circulate forever, as `ttl - 1` never reaches 0) and
+/// the hops it implies fit in the steps so far. Throws haloshift::error naming
+/// what is wrong. No MPI: the fuzz target calls it on arbitrary bytes.
+inline void read_msn_package(std::span<const std::byte> package, int from, int ranks, int max_ttl, long step,
+                             std::vector<msn_wire_message>& out) {
+  out.clear();
+  wire_reader read(package, "msn_announce: a package", from);
+  const auto count = read.get<std::uint32_t>("the message count");
+  // Checked before reading on, so that a corrupted count fails at once with the count in the message.
+  if (count > read.left() / msn_message_header)
+    throw error(read.what() + ": " + std::to_string(count) + " messages of at least " +
+                std::to_string(msn_message_header) + " bytes do not fit in the " + bytes_text(read.left()) + " left");
+  for (std::uint32_t i = 0; i < count; ++i) {
+    msn_wire_message m;
+    m.origin = read.get<int>("an origin");
+    m.sequence = read.get<std::uint32_t>("a sequence number");
+    m.ttl = read.get<int>("a ttl");
+    m.payload = read.take(read.get<std::uint32_t>("a payload length"), "a payload");
+    const auto bad = [&](const std::string& what) {
+      return error(read.what() + ": message " + std::to_string(i + 1) + " of " + std::to_string(count) + " " + what);
+    };
+    if (m.origin < 0 || m.origin >= ranks)
+      throw bad("has origin " + std::to_string(m.origin) + ", not a rank of the " + std::to_string(ranks));
+    if (m.ttl < 1 || m.ttl > max_ttl)
+      throw bad("has ttl " + std::to_string(m.ttl) + ", outside 1 to " + std::to_string(max_ttl) +
+                " (the network's ttl)");
+    // One hop per step, the first in the step of the post: at most step + 1 hops by now.
+    if (const int hops = max_ttl - m.ttl + 1; hops > step + 1)
+      throw bad("has ttl " + std::to_string(m.ttl) + " of " + std::to_string(max_ttl) + ", so " +
+                std::to_string(hops) + " hops by step " + std::to_string(step) + " (one hop per step, from step 0)");
+    out.push_back(m);
+  }
+  read.expect_end();
+}
+
+/// The announcement of a message that took `hops` hops to arrive in step
+/// `step`; throws if `payload` does not decode as a T.
+template <network_message T>
+announcement<T> make_announcement(int origin, std::uint32_t sequence, long step, int hops,
+                                  std::span<const std::byte> payload, MPI_Comm comm) {
+  if (!message_codec<T>::decodes(payload))
+    throw error("msn_announce: a message of " + std::to_string(payload.size()) + " bytes from rank " +
+                std::to_string(origin) + " does not decode as the message type");
+  return {origin, sequence, step - std::max(hops - 1, 0), hops, message_codec<T>::decode(payload, comm)};
+}
+
+}  // namespace detail
+
 /// Options of msn_announce; they must be the same on all ranks.
 struct msn_options {
   /// Hops a message may travel; 0 means the network's true diameter (the
@@ -105,29 +184,19 @@ public:
     byte_buffer& package = package_;  // kept between steps: its capacity is reused, not allocated anew
     package.clear();
     detail::put(package, static_cast<std::uint32_t>(forwarding_.size()));
-    for (const record& r : forwarding_) {
-      detail::put(package, r.origin);
-      detail::put(package, r.sequence);
-      detail::put(package, r.ttl);
-      detail::put(package, static_cast<std::uint32_t>(r.payload.size()));
-      package.insert(package.end(), r.payload.begin(), r.payload.end());
-    }
+    for (const record& r : forwarding_) detail::put_msn_message(package, r.origin, r.sequence, r.ttl, r.payload);
     forwarding_.clear();
     const std::vector<std::span<const std::byte>> same_to_all(sends_.size(), package);
     detail::exchange_packages(comm_.get(), sends_, same_to_all, receives_, arrived_);
 
-    for (const byte_buffer& in : arrived_) {
-      detail::wire_reader read(in);
-      for (auto n = read.get<std::uint32_t>(); n > 0; --n) {
-        record r;
-        r.origin = read.get<int>();
-        r.sequence = read.get<std::uint32_t>();
-        r.ttl = read.get<int>() - 1;  // after this hop
-        const auto payload = read.take(read.get<std::uint32_t>());
+    for (std::size_t j = 0; j < arrived_.size(); ++j) {
+      detail::read_msn_package(arrived_[j], receives_[j].peer, comm_.size(), ttl_, step_, incoming_);
+      for (const detail::msn_wire_message& m : incoming_) {
+        record r{m.origin, m.sequence, m.ttl - 1, {}};  // ttl after this hop: 0 to ttl_ - 1 (checked)
         if (!live_.try_emplace(key(r), step_ + r.ttl).second) continue;  // a copy we already have
-        deliver(r, payload, ttl_ - r.ttl);
+        deliver(r, m.payload, ttl_ - r.ttl);
         if (r.ttl == 0) continue;
-        r.payload.assign(payload.begin(), payload.end());  // copied only to be forwarded
+        r.payload.assign(m.payload.begin(), m.payload.end());  // copied only to be forwarded
         forwarding_.push_back(std::move(r));
       }
     }
@@ -168,11 +237,7 @@ private:
 
   /// Decodes `payload` (r's, or still in the arrived package) into delivered_.
   void deliver(const record& r, std::span<const std::byte> payload, int hops) {
-    if (!message_codec<T>::decodes(payload))
-      throw error("msn_announce: a message of " + std::to_string(payload.size()) + " bytes from rank " +
-                  std::to_string(r.origin) + " does not decode as the message type");
-    delivered_.push_back({r.origin, r.sequence, step_ - std::max(hops - 1, 0), hops,
-                          message_codec<T>::decode(payload, comm_.get())});
+    delivered_.push_back(detail::make_announcement<T>(r.origin, r.sequence, step_, hops, payload, comm_.get()));
   }
 
   mpi::communicator comm_;
@@ -182,6 +247,7 @@ private:
   std::vector<detail::link> sends_, receives_;
   std::vector<record> posted_, forwarding_;
   std::vector<byte_buffer> arrived_;
+  std::vector<detail::msn_wire_message> incoming_;  // one arrived package, decoded; kept for its capacity
   byte_buffer package_;
   std::unordered_map<std::uint64_t, long> live_;
   std::vector<announcement<T>> delivered_;

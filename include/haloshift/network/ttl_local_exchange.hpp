@@ -46,6 +46,105 @@ struct local_message {
   T value;
 };
 
+namespace detail {
+
+/// One message of a ttl_local_exchange package as it travels over a link.
+struct ttl_wire_message {
+  int origin;                          ///< the poster's rank
+  std::uint32_t sequence;              ///< its number among the poster's posts
+  offset travelled;                    ///< the sum of its hops so far, this one included
+  std::span<const std::byte> payload;  ///< the encoded message
+};
+
+/// Appends one message to a package (after its 4-byte message count):
+/// origin, sequence, the three components of travelled, payload length, payload.
+inline void put_ttl_message(byte_buffer& package, int origin, std::uint32_t sequence, const offset& travelled,
+                            std::span<const std::byte> payload) {
+  put(package, origin);
+  put(package, sequence);
+  for (int t : travelled) put(package, t);
+  put(package, static_cast<std::uint32_t>(payload.size()));
+  package.insert(package.end(), payload.begin(), payload.end());
+}
+
+/// Bytes of a message before its payload: origin, sequence, travelled (3 ints), payload length.
+inline constexpr std::size_t ttl_message_header = 24;
+
+/// The messages of a package that arrived from rank `from` in step `step`
+/// (from 0) at the box `coords` of `shape` over the link along `moved`, in a
+/// network of TTL `max_hops`, into `out` (cleared first; the payloads point
+/// into `package`). The bytes come from another rank and are checked against
+/// what every sender guarantees, so that step() never acts on a corrupted
+/// package (negating or taking |.| of INT_MIN is undefined, and an offset
+/// leaving the grid has no box to deliver from): the count fits the bytes,
+/// every field and payload is complete, nothing is left over, the offset
+/// travelled has 1 to `max_hops` hops and no more than the steps so far
+/// allow, ends with a hop along `moved` (the forwarding tree's last hop,
+/// ttl::last_hop), and starts at a box of the grid owned by the origin.
+/// Throws haloshift::error naming what is wrong. No MPI: the fuzz target
+/// calls it on arbitrary bytes.
+inline void read_ttl_package(std::span<const std::byte> package, int from, const grid_shape& shape,
+                             const offset& coords, const offset& moved, int max_hops, long step,
+                             std::vector<ttl_wire_message>& out) {
+  out.clear();
+  wire_reader read(package, "ttl_local_exchange: a package", from);
+  const auto count = read.get<std::uint32_t>("the message count");
+  // Checked before reading on, so that a corrupted count fails at once with the count in the message.
+  if (count > read.left() / ttl_message_header)
+    throw error(read.what() + ": " + std::to_string(count) + " messages of at least " +
+                std::to_string(ttl_message_header) + " bytes do not fit in the " + bytes_text(read.left()) + " left");
+  for (std::uint32_t i = 0; i < count; ++i) {
+    ttl_wire_message m;
+    m.origin = read.get<int>("an origin");
+    m.sequence = read.get<std::uint32_t>("a sequence number");
+    for (int& t : m.travelled) t = read.get<int>("an offset travelled");
+    m.payload = read.take(read.get<std::uint32_t>("a payload length"), "a payload");
+    const auto bad = [&](const std::string& what) {
+      return error(read.what() + ": message " + std::to_string(i + 1) + " of " + std::to_string(count) +
+                   " has travelled " + to_string(m.travelled) + ", " + what);
+    };
+    int hops = 0;
+    for (int t : m.travelled) {
+      if (t < -max_hops || t > max_hops)  // first: |t| and -t are defined from here on
+        throw bad("more than the network's " + std::to_string(max_hops) + " hops");
+      hops = std::max(hops, std::abs(t));
+    }
+    if (hops == 0) throw bad("no hop at all");
+    // One hop per step, the first in the step of the post: at most step + 1 hops by now.
+    if (hops > step + 1) throw bad("too far by step " + std::to_string(step) + " (one hop per step, from step 0)");
+    // Keeps grid_shape::neighbor_at's int arithmetic (coordinate + offset, floor division) far from
+    // overflow; a real message gets there only after 2^30 steps.
+    if (hops > (1 << 30)) throw bad("beyond 2^30 hops");
+    const offset poster_at = -m.travelled;
+    if (ttl::last_hop(poster_at, hops) != moved)
+      throw bad("which does not end with a hop along " + to_string(moved) + ", the link it came over");
+    const auto poster = shape.neighbor_at(coords, poster_at);
+    if (!poster) throw bad("from outside the grid");
+    if (poster->rank != m.origin)
+      throw bad("from the box of rank " + std::to_string(poster->rank) + ", but names rank " +
+                std::to_string(m.origin) + " as its origin");
+    out.push_back(m);
+  }
+  read.expect_end();
+}
+
+/// The delivery of `m`, as read_ttl_package returned it with the same shape,
+/// coords and step (so its offset is checked: |.|, negation and the poster's
+/// box are defined); throws if its payload does not decode as a T.
+template <network_message T>
+local_message<T> make_local_message(const ttl_wire_message& m, const grid_shape& shape, const offset& coords,
+                                    long step, MPI_Comm comm) {
+  const int hops = std::max({std::abs(m.travelled[0]), std::abs(m.travelled[1]), std::abs(m.travelled[2])});
+  if (!message_codec<T>::decodes(m.payload))
+    throw error("ttl_local_exchange: a message of " + std::to_string(m.payload.size()) + " bytes from rank " +
+                std::to_string(m.origin) + " does not decode as the message type");
+  const offset from = -m.travelled;
+  return {from, m.origin, shape.neighbor_at(coords, from)->image, hops, step - hops + 1,
+          message_codec<T>::decode(m.payload, comm)};
+}
+
+}  // namespace detail
+
 /// Data-aware TTL multi-hop exchange. `post` from any rank; every rank calls
 /// `step()` once per simulation step. A message posted before step `s` reaches
 /// the box at every offset `o` with `0 < max_i |o_i| <= hops` exactly once per
@@ -103,24 +202,13 @@ public:
 
     for (std::size_t j = 0; j < arrived_.size(); ++j) {
       const offset& moved = links_.directions[receive_direction_[j]];
-      detail::wire_reader read(arrived_[j]);
-      for (auto n = read.get<std::uint32_t>(); n > 0; --n) {
-        const int origin = read.get<int>();
-        const auto sequence = read.get<std::uint32_t>();
-        offset travelled{};
-        for (int& t : travelled) t = read.get<int>();
-        const auto payload = read.take(read.get<std::uint32_t>());
-        const int hops = std::max({std::abs(travelled[0]), std::abs(travelled[1]), std::abs(travelled[2])});
-        if (!message_codec<T>::decodes(payload))
-          throw error("ttl_local_exchange: a message of " + std::to_string(payload.size()) + " bytes from rank " +
-                      std::to_string(origin) + " does not decode as the message type");
-        const offset from = -travelled;
-        delivered_.push_back({from, origin, shape_.neighbor_at(coords_, from)->image, hops, step_ - hops + 1,
-                              message_codec<T>::decode(payload, comm_.get())});
-        if (hops < hops_)
+      detail::read_ttl_package(arrived_[j], receives_[j].peer, shape_, coords_, moved, hops_, step_, incoming_);
+      for (const detail::ttl_wire_message& m : incoming_) {
+        delivered_.push_back(detail::make_local_message<T>(m, shape_, coords_, step_, comm_.get()));
+        if (delivered_.back().hops < hops_)
           for (std::size_t i : send_direction_)
             if (ttl::forwards(moved, links_.directions[i]))
-              enqueue(i, origin, sequence, travelled + links_.directions[i], payload);
+              enqueue(i, m.origin, m.sequence, m.travelled + links_.directions[i], m.payload);
       }
     }
     ++step_;
@@ -143,11 +231,7 @@ private:
                std::span<const std::byte> payload) {
     package& p = outgoing_[direction];
     ++p.records;
-    detail::put(p.data, origin);
-    detail::put(p.data, sequence);
-    for (int t : travelled) detail::put(p.data, t);
-    detail::put(p.data, static_cast<std::uint32_t>(payload.size()));
-    p.data.insert(p.data.end(), payload.begin(), payload.end());
+    detail::put_ttl_message(p.data, origin, sequence, travelled, payload);
   }
 
   void reset_outgoing() {
@@ -166,6 +250,7 @@ private:
   std::vector<std::size_t> send_direction_, receive_direction_;
   std::vector<package> outgoing_;
   std::vector<byte_buffer> posted_, arrived_;
+  std::vector<detail::ttl_wire_message> incoming_;  // one arrived package, decoded; kept for its capacity
   std::vector<local_message<T>> delivered_;
   std::uint32_t next_sequence_ = 0;
   long step_ = 0;

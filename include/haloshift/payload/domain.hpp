@@ -136,8 +136,8 @@ struct domain {
   void validate(const grid_shape& grid) const {
     for (int d = 0; d < grid.ndims(); ++d)
       if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d]))
-        throw error("domain: lo[" + std::to_string(d) + "] = " + std::to_string(lo[d]) + " must be below hi[" +
-                    std::to_string(d) + "] = " + std::to_string(hi[d]));
+        throw error("domain: lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]) + " must be below hi[" +
+                    std::to_string(d) + "] = " + detail::number_text(hi[d]));
   }
 
  private:

@@ -123,7 +123,7 @@ class field_plan {
   /// read; cells deeper inside are free to compute on (see docs/overlap.md).
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
-    check(f.shape(), "forward");
+    plan_.check_call("start_forward", [&] { check(f.shape(), "forward"); }, sizeof(T));
     return plan_.start_forward(f.storage());
   }
 
@@ -135,8 +135,13 @@ class field_plan {
   /// Starts forward(b), for every field of the bundle in one exchange.
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
-    check(b.shape(), "forward");
-    detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+    plan_.check_call(
+        "start_forward",
+        [&] {
+          check(b.shape(), "forward");
+          detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+        },
+        (sizeof(Ts) + ...));
     return plan_.start_forward_with(bytes_program(b.parts()), b.base());
   }
 
@@ -154,7 +159,7 @@ class field_plan {
   template <transferable T, class Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
-    check(f.shape(), "reverse");
+    plan_.check_call("start_reverse", [&] { check(f.shape(), "reverse"); }, sizeof(T));
     return plan_.start_reverse(f.storage(), std::move(op));
   }
   /// Whether an exchange of this plan is in flight.
@@ -163,7 +168,8 @@ class field_plan {
   /// Fills the ghost layers of the caller's own array (see field_view): the
   /// same cells as a grid_field of the plan's shape, in place. The view is
   /// checked on this rank only (a bad view on one rank cannot be reported to
-  /// the others, which then wait: docs/overlap.md).
+  /// the others, which then wait: docs/overlap.md), or on every rank together
+  /// with collective argument checks (plan_options::checks).
   template <transferable T>
   void forward(const field_view<T>& v) {
     start_forward(v).wait();
@@ -171,8 +177,13 @@ class field_plan {
   /// Starts forward(v).
   template <transferable T>
   auto start_forward(const field_view<T>& v) {
-    detail::checked_view(v, shape_, "forward");
-    detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+    plan_.check_call(
+        "start_forward",
+        [&] {
+          detail::checked_view(v, shape_, "forward");
+          detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
+        },
+        sizeof(T));
     return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
   }
   /// Fills the ghosts of several views in one exchange (one message per
@@ -188,8 +199,14 @@ class field_plan {
   template <transferable... Ts>
     requires(sizeof...(Ts) >= 2)
   auto start_forward(const field_view<Ts>&... views) {
-    const auto& layout = shared_layout("forward", views...);
-    detail::check_idle(plan_.busy(), "start_forward");
+    std::pair<offset, std::array<std::size_t, 3>> layout;
+    plan_.check_call(
+        "start_forward",
+        [&] {
+          layout = shared_layout("forward", views...);
+          detail::check_idle(plan_.busy(), "start_forward");
+        },
+        (sizeof(Ts) + ...));
     return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
   }
   /// Combines the ghosts of several views onto their owners in one exchange, each with `op`.
@@ -202,8 +219,14 @@ class field_plan {
   template <class Op, transferable... Ts>
     requires(sizeof...(Ts) >= 1 && !std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(Op op, const field_view<Ts>&... views) {
-    const auto& layout = shared_layout("reverse", views...);
-    detail::check_idle(plan_.busy(), "start_reverse");
+    std::pair<offset, std::array<std::size_t, 3>> layout;
+    plan_.check_call(
+        "start_reverse",
+        [&] {
+          layout = shared_layout("reverse", views...);
+          detail::check_idle(plan_.busy(), "start_reverse");
+        },
+        (sizeof(Ts) + ...));
     return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
   }
 
@@ -217,15 +240,20 @@ class field_plan {
   template <transferable T, class Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(const field_view<T>& v, Op op = {}) {
-    detail::checked_view(v, shape_, "reverse");
-    detail::check_idle(plan_.busy(), "start_reverse");
+    plan_.check_call(
+        "start_reverse",
+        [&] {
+          detail::checked_view(v, shape_, "reverse");
+          detail::check_idle(plan_.busy(), "start_reverse");
+        },
+        sizeof(T));
     return plan_.start_reverse_with(view_program(v.ghost, v.stride), v.data, std::move(op));
   }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
   template <transferable T>
   void reverse(grid_field<T>& f, take_ghost_value) {
-    check(f.shape(), "reverse");
+    plan_.check_call("reverse", [&] { check(f.shape(), "reverse"); }, sizeof(T));
     struct ranked {
       std::uint64_t priority;  ///< 0: the owner's own value; else (holder rank + 1, storage index)
       T value;

@@ -37,13 +37,14 @@ inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
   offset c{0, 0, 0};
   for (int d = 0; d < grid.ndims(); ++d) {
     if (!std::isfinite(x[d]))
-      throw error("migrate: a particle has a non-finite coordinate along dimension " + std::to_string(d));
+      throw error("migrate: a particle has the non-finite coordinate " + detail::number_text(x[d]) +
+                  " along dimension " + std::to_string(d));
     if (grid.periodic(d)) {
       x[d] = dom.wrap(d, x[d]);  // exact: always inside [lo, hi), a value that rounds to hi becomes lo
     } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
-      throw error("migrate: a particle at coordinate " + std::to_string(x[d]) + " along dimension " +
-                  std::to_string(d) + " left the non-periodic domain [" + std::to_string(dom.lo[d]) + ", " +
-                  std::to_string(dom.hi[d]) + ")");
+      throw error("migrate: a particle at coordinate " + detail::number_text(x[d]) + " along dimension " +
+                  std::to_string(d) + " left the non-periodic domain [" + detail::number_text(dom.lo[d]) + ", " +
+                  detail::number_text(dom.hi[d]) + ")");
     }
     c[d] = dom.owner_coordinate(grid, d, x[d]);
   }
@@ -295,6 +296,15 @@ departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, 
   where.owner.resize(n);
   where.near = neighbour_ranks(grid);
   mpi::spread far[1];
+  // The domain decides every owner: ranks that disagree on it would send particles to ranks that
+  // do not think they own them. Agreed here, in the same collective as the checks.
+  std::vector<mpi::agreed_value> agreed;
+  static const char* names[max_dims][2] = {
+      {"domain.lo[0]", "domain.hi[0]"}, {"domain.lo[1]", "domain.hi[1]"}, {"domain.lo[2]", "domain.hi[2]"}};
+  for (int d = 0; d < grid.ndims(); ++d) {
+    agreed.push_back(mpi::real_value(names[d][0], dom.lo[d]));
+    agreed.push_back(mpi::real_value(names[d][1], dom.hi[d]));
+  }
   mpi::agree(
       grid.comm(),
       [&] {
@@ -316,14 +326,14 @@ departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, 
           if (!std::binary_search(where.near.begin(), where.near.end(), where.owner[i])) far[0].mine = 1;
         }
       },
-      {}, far);
+      agreed, far);
   where.far = far[0].high != 0;
   return where;
 }
 /// Throws unless every array of `arrays` has `n` entries (as many as `what`).
 template <class... Arrays>
-void check_lengths(const char* what, std::size_t n, const Arrays&... arrays) {
-  int which = 1;
+void check_lengths([[maybe_unused]] const char* what, [[maybe_unused]] std::size_t n, const Arrays&... arrays) {
+  [[maybe_unused]] int which = 1;  // no arrays (migrate of coordinates alone): nothing to check
   (
       [&](const auto& array) {
         if (array.size() != n)

@@ -37,9 +37,9 @@ void check_in_box(const grid_shape& shape, const offset& coords, const domain& d
     const position p = x[i];
     for (int d = 0; d < shape.ndims(); ++d)
       if (!(p[d] >= lo[d] && p[d] < hi[d]))
-        throw error("particle " + std::to_string(i) + " at coordinate " + std::to_string(p[d]) +
+        throw error("particle " + std::to_string(i) + " at coordinate " + number_text(p[d]) +
                     " along dimension " + std::to_string(d) + " lies outside this rank's box [" +
-                    std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "): call migrate first");
+                    number_text(lo[d]) + ", " + number_text(hi[d]) + "): call migrate first");
   }
 }
 
@@ -58,6 +58,12 @@ inline std::vector<mpi::agreed_value> agreed_particle_values(const grid_shape& s
   return agreed;
 }
 
+/// Raises unless the cutoff along `d` is a finite number >= 0.
+inline void check_cutoff(int d, double cutoff) {
+  if (!(std::isfinite(cutoff) && cutoff >= 0))
+    throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " + number_text(cutoff));
+}
+
 /// Checks a particle plan's arguments on this rank (no communication) and
 /// returns how many boxes the cutoff reaches per dimension.
 template <position_source V>
@@ -66,12 +72,11 @@ offset checked_particle_reach(const cartesian_grid& grid, const domain& dom, con
   offset reach{0, 0, 0};
   dom.validate(shape);
   for (int d = 0; d < shape.ndims(); ++d) {
-    if (!(std::isfinite(cutoff[d]) && cutoff[d] >= 0))
-      throw error("cutoff[" + std::to_string(d) + "] must be finite and >= 0, got " + std::to_string(cutoff[d]));
+    check_cutoff(d, cutoff[d]);
     constexpr int max_boxes = 1000000;
     reach[d] = dom.cutoff_reach(shape, d, cutoff[d], max_boxes);  // at least 1: a zero cutoff takes the border
     if (reach[d] > max_boxes)
-      throw error("cutoff[" + std::to_string(d) + "] = " + std::to_string(cutoff[d]) +
+      throw error("cutoff[" + std::to_string(d) + "] = " + number_text(cutoff[d]) +
                   " spans more than a million boxes");
   }
   check_components(x, shape.ndims());

@@ -20,10 +20,15 @@ namespace haloshift {
 /// grid_options::lengths), unless `options.lengths` says otherwise.
 /// Collective.
 inline cartesian_grid make_particle_grid(MPI_Comm comm, const domain& dom, grid_options options = {}) {
-  if (options.lengths.empty())
-    for (std::size_t d = 0; d < options.dims.size() && d < static_cast<std::size_t>(max_dims); ++d)
-      options.lengths.push_back(dom.length(static_cast<int>(d)));
-  return cartesian_grid(comm, options);
+  if (!options.lengths.empty()) return cartesian_grid(comm, options);
+  for (std::size_t d = 0; d < options.dims.size() && d < static_cast<std::size_t>(max_dims); ++d)
+    options.lengths.push_back(dom.length(static_cast<int>(d)));
+  try {
+    return cartesian_grid(comm, options);
+  } catch (const error& e) {  // raised on every rank alike (the grid agrees first): say where the lengths came from
+    throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) +
+                " (make_particle_grid takes the lengths from the domain: hi - lo)");
+  }
 }
 
 /// The box `[lo, hi)` of this rank within `dom`.

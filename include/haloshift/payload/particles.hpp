@@ -359,7 +359,7 @@ struct particle_builder {
         particle_agreement(grid.shape(), dom, cutoff, options, request.name),
         within_cutoff{&grid.shape(), dom, cutoff}, options, request));
     rc->needs.grid = &rc->shape;  // the plan may outlive the grid
-    selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options.mode);
+    selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options);
     std::vector<position> keys;
     selective_builder::fill(plan, *rc, x, keys);
     return particle_plan(std::move(plan), std::move(keys), dom, reach, std::move(rc));
@@ -394,12 +394,14 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
                                             std::size_t particles, std::size_t bytes_per_particle) {
   particle_sizing out;
   double fraction = 0;
+  dom.validate(grid);
+  for (int d = 0; d < grid.ndims(); ++d) check_cutoff(d, cutoff[d]);
   for (int d = 0; d < grid.ndims(); ++d) {
     const double width = dom.length(d) / grid.dim(d);
     out.reach[d] = std::min(dom.cutoff_reach(grid, d, cutoff[d]), 1000000);
     fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
   }
-  out.bytes = static_cast<double>(particles * bytes_per_particle) * fraction;
+  out.bytes = static_cast<double>(particles) * static_cast<double>(bytes_per_particle) * fraction;  // no overflow
   return out;
 }
 }  // namespace detail

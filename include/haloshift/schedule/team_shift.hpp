@@ -38,6 +38,11 @@ namespace haloshift {
 struct TeamShift {
   /// The strategy's name (make_plan(grid, "TeamShift", ...), the registry, explain()).
   static constexpr std::string_view name = "TeamShift";
+  /// Team rounds gather blocks inside a team, also back towards their
+  /// source: a particle or field selection cannot follow them, so particle
+  /// and field plans refuse TeamShift (whatever the team size) instead of
+  /// running Shift under its name.
+  static constexpr bool blocks_only = true;
 
   /// The team sizes used for `requested` (zeros resolved); throws
   /// haloshift::error for sizes that cannot work, naming the dimension.

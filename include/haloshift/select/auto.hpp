@@ -76,6 +76,7 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   setup.block_bytes = [bytes](int) { return bytes; };
   std::vector<prediction> out;
   auto add = [&](const strategy_entry& e, const offset& team) {
+    if (payload == payload_kind::selective && !e.selective_payloads) return;
     const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
     if (payload == payload_kind::selective && !carries_selective(s)) return;
     const double closed = closed_form_of(e.name, grid, r, team, bytes, cost, mode);

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Grid fields: global size, ghost widths, views and element types; plans of
+// strategies that cannot select; per-call shape checks, on every rank or
+// (with collective argument checks) on one.
+
+#include "battery.hpp"
+
+#include <haloshift/auto.hpp>
+
+#include <climits>
+#include <vector>
+
+namespace hs = haloshift;
+
+namespace misuse {
+
+namespace {
+hs::cartesian_grid field_grid(const world& w) { return hs::cartesian_grid(w.comm, {.dims = {0, 0, 0}}); }
+hs::plan_options field_collective() {
+  hs::plan_options o;
+  o.checks = hs::argument_checks::collective;
+  return o;
+}
+const hs::offset eight{8, 8, 8};
+/// Splits evenly over 1-4 ranks in any layout: a view's mistake then reads the same on every rank.
+const hs::offset twelve{12, 12, 12};
+}  // namespace
+
+void register_field_cases() {
+  add("fields/ghost-negative", {"ghost[1] must be >= 0, got -1"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), eight, hs::offset{1, -1, 1}); }, 1, true);
+  add("fields/global-zero", {"global[0] must be >= 1, got 0"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), hs::offset{0, 8, 8}, 1); });
+  add("fields/global-negative-one-rank", {"global[2] must be >= 1, got -8"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), hs::offset{8, 8, w.on_last(-8, 8)}, 1); });
+  add("fields/ghost-huge", {"ghost[0] = 2147483647 makes the padded extent", "more than INT_MAX"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), eight, hs::offset{INT_MAX, 1, 1}); }, 1, true);
+  add("fields/cells-overflow-size-t", {"overflows size_t"}, [](const world& w) {
+    hs::grid_field<double>(field_grid(w), hs::offset{INT_MAX, INT_MAX, INT_MAX}, hs::offset{0, 0, 0});
+  });
+  add("fields/ghost-beyond-int", {"more than INT_MAX"}, [](const world& w) {
+    hs::grid_field<double>(field_grid(w), hs::offset{64, 64, 64}, hs::offset{INT_MAX / 2, 1, 1});
+  });
+  add("fields/ghost-without-interior", {"without interior cells", "cannot be filled"}, [](const world& w) {
+    const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
+    hs::grid_field<double>(g, hs::offset{w.size - 1 > 0 ? w.size - 1 : 0, 1, 1}, hs::offset{1, 0, 0});
+  }, 2);
+  add("fields/extra-dimension", {"but the grid has only 1 dimension(s)"}, [](const world& w) {
+    const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
+    hs::grid_field<double>(g, hs::offset{8, 8, 1}, hs::offset{1, 0, 0});
+  });
+  add("fields/global-differ", {"global[0] must be the same on all ranks, got values from 8 to 9"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), hs::offset{w.first_or(8, 9), 8, 8}, 1); }, 2, true);
+  add("fields/ghost-differ", {"ghost[2] must be the same on all ranks, got values from 1 to 2"},
+      [](const world& w) { hs::grid_field<double>(field_grid(w), eight, hs::offset{1, 1, w.first_or(1, 2)}); }, 2);
+  add("fields/element-type-differ-at-construction", {"sizeof(T) must be the same on all ranks"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        if (w.first()) hs::grid_field<float>(g, eight, 1);
+        else hs::grid_field<double>(g, eight, 1);
+      }, 2);
+  add("fields/teamshift", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::make_field_plan<hs::TeamShift>(f);
+  }, 1, true);
+  add("fields/teamshift-by-name", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::make_field_plan(g, "TEAMSHIFT", f.shape());
+  });
+  add("fields/strategy-unknown", {"strategy \"Stencil\" is not known"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::make_field_plan(g, "Stencil", f.shape());
+  });
+  add("fields/strategy-differ", {"strategy must be the same on all ranks"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::make_field_plan(g, w.first_or("Auto", "SingleHop"), f.shape());
+  }, 2);
+  add("fields/protocol-invalid", {"plan_options.mode: invalid protocol value 3"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::plan_options o;
+    o.mode = static_cast<hs::protocol>(3);
+    hs::make_field_plan<hs::Shift>(f, o);
+  });
+  add("fields/plan-shape-differ", {"global[1] must be the same on all ranks"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1), b(g, hs::offset{8, 9, 8}, 1);
+    hs::make_field_plan<hs::Shift>(g, w.first() ? a.shape() : b.shape());
+  }, 2);
+  add("fields/forward-other-shape", {"forward: the field has", "but the plan was built for"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1), b(g, eight, 2);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    p.forward(b);
+  }, 1, true);
+  add("fields/reverse-other-shape", {"reverse: the field has", "but the plan was built for"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1), b(g, hs::offset{9, 8, 8}, 1);
+    auto p = hs::make_field_plan<hs::SingleHop>(a);
+    p.reverse(b);
+  });
+  add("fields/forward-other-shape-one-rank-collective", {"forward: the field has", "but the plan was built for"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> a(g, eight, 1), b(g, eight, 2);
+        auto p = hs::make_field_plan<hs::Shift>(a, field_collective());
+        p.forward(w.last() ? b : a);
+      }, 1, true);
+  add("fields/element-type-differ-collective",
+      {"the element size (bytes) must be the same on all ranks, got values from 4 to 8"}, [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> d(g, eight, 1);
+        hs::grid_field<float> f(g, eight, 1);
+        auto p = hs::make_field_plan<hs::TtlMultiHop>(d, field_collective());
+        if (w.first()) p.forward(f);
+        else p.forward(d);
+      }, 2, true);
+  add("fields/view-interior-zero", {"make_field_view: dimension 0 has interior 0"}, [](const world&) {
+    std::vector<double> a(10);
+    hs::make_field_view(a.data(), hs::offset{0, 1, 1}, hs::offset{1, 0, 0});
+  });
+  add("fields/view-ghost-negative", {"make_field_view: dimension 2 has interior 1, ghost -1"}, [](const world&) {
+    std::vector<double> a(10);
+    hs::make_field_view(a.data(), hs::offset{1, 1, 1}, hs::offset{0, 0, -1});
+  });
+  add("fields/view-order-invalid", {"make_field_view: invalid storage_order value 5"}, [](const world&) {
+    std::vector<double> a(27);
+    hs::make_field_view(a.data(), hs::offset{1, 1, 1}, hs::offset{1, 1, 1}, static_cast<hs::storage_order>(5));
+  });
+  add("fields/view-wrong-interior", {"interior", "but this rank's interior is"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, twelve, 1);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    hs::offset wrong = a.shape().interior;
+    wrong[0] += 1;
+    std::vector<double> storage(static_cast<std::size_t>((wrong[0] + 2) * (wrong[1] + 2) * (wrong[2] + 2)));
+    p.forward(hs::make_field_view(storage.data(), wrong, hs::offset{1, 1, 1}));
+  });
+  add("fields/view-narrow-ghost", {"is narrower than the plan's ghost"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 2);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    const hs::offset in = a.shape().interior;
+    std::vector<double> storage(static_cast<std::size_t>((in[0] + 2) * (in[1] + 2) * (in[2] + 2)));
+    p.forward(hs::make_field_view(storage.data(), in, hs::offset{1, 1, 1}));
+  });
+  add("fields/view-narrow-ghost-one-rank-collective", {"is narrower than the plan's ghost"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 2);
+    auto p = hs::make_field_plan<hs::SingleHop>(a, field_collective());
+    const hs::offset in = a.shape().interior;
+    std::vector<double> storage(static_cast<std::size_t>((in[0] + 4) * (in[1] + 4) * (in[2] + 4)));
+    const int ghost = w.on_last(1, 2);
+    p.forward(hs::make_field_view(storage.data(), in, hs::offset{ghost, ghost, ghost}));
+  });
+  add("fields/views-differ-in-layout", {"views exchanged together must share their layout"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, twelve, 1);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    const hs::offset in = a.shape().interior;
+    std::vector<double> u(static_cast<std::size_t>((in[0] + 2) * (in[1] + 2) * (in[2] + 2)));
+    std::vector<float> v(static_cast<std::size_t>((in[0] + 4) * (in[1] + 4) * (in[2] + 4)));
+    p.forward(hs::make_field_view(u.data(), in, hs::offset{1, 1, 1}), hs::make_field_view(v.data(), in, hs::offset{2, 2, 2}));
+  });
+}
+
+}  // namespace misuse

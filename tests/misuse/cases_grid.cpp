@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Grid construction: dims, periodic and lengths, wrong on every rank, on one
+// rank, or differing across ranks. Checked in one agreement on the user's
+// communicator before anything else is communicated.
+
+#include "battery.hpp"
+
+#include <haloshift/haloshift.hpp>
+
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace hs = haloshift;
+
+namespace misuse {
+
+void register_grid_cases() {
+  using V = std::vector<int>;
+  using B = std::vector<bool>;
+  add("grid/dims-empty", {"dims must have 1, 2 or 3 entries, got 0"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{}, .periodic = B{}}); }, 1, true);
+  add("grid/dims-four", {"dims must have 1, 2 or 3 entries, got 4"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0, 0}, .periodic = B(4, true)}); });
+  add("grid/dims-negative", {"dims[0] must be >= 1 (or 0 to choose), got -2"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{-2}, .periodic = B{true}}); }, 1, true);
+  add("grid/dims-negative-one-rank", {"dims[1] must be >= 1 (or 0 to choose), got -1"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0, w.on_last(-1, 0)}, .periodic = B{true, true}}); });
+  add("grid/dims-product-too-large", {"dims multiply to", "but the communicator has"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{w.size + 1}, .periodic = B{true}});
+  });
+  add("grid/dims-product-one-rank", {"dims multiply to", "but the communicator has"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{w.size, w.on_last(2, 1)}, .periodic = B{true, true}});
+  });
+  add("grid/dims-not-dividing", {"fixed dims multiply to", "which does not divide the communicator size"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{w.size + 1, 0}, .periodic = B{true, true}}); });
+  add("grid/dims-overflow", {"dims multiply to more than 2147483647", "2147483647"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{INT_MAX, INT_MAX, INT_MAX}, .periodic = B{true, true, true}});
+  });
+  add("grid/periodic-too-short", {"periodic must have one entry per dimension (2), got 1"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .periodic = B{true}}); });
+  add("grid/periodic-too-long", {"periodic must have one entry per dimension (1), got 3"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0}, .periodic = B{true, true, true}}); });
+  add("grid/periodic-short-one-rank", {"periodic must have one entry per dimension (2), got 1"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .periodic = w.on_last(B{true}, B{true, true})});
+      });
+  add("grid/dims-differ", {"grid_options.dims[0] must be the same on all ranks, got values from 1 to"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = w.first_or(V{w.size, 1}, V{1, w.size}), .periodic = B{true, true}});
+      },
+      2, true);
+  add("grid/dims-count-differ", {"grid_options.dims.size() must be the same on all ranks, got values from 1 to 2"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = w.first_or(V{0}, V{0, 0}), .periodic = w.first_or(B{true}, B{true, true})});
+      },
+      2);
+  add("grid/periodic-differ", {"grid_options.periodic[0] must be the same on all ranks, got values from 0 to 1"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0}, .periodic = B{w.first()}}); }, 2, true);
+  add("grid/periodic-differ-last-dimension",
+      {"grid_options.periodic[2] must be the same on all ranks, got values from 0 to 1"}, [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0}, .periodic = B{true, true, w.last()}});
+      },
+      2);
+  add("grid/lengths-negative", {"lengths[0] must be finite and > 0, got -1"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0}, .periodic = B{true, true, true}, .lengths = {-1.0, 1.0, 1.0}});
+  });
+  add("grid/lengths-zero", {"lengths[1] must be finite and > 0, got 0"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0}, .periodic = B{true, true, true}, .lengths = {1.0, 0.0, 1.0}});
+  });
+  add("grid/lengths-nan", {"lengths[2] must be finite and > 0, got nan"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0},
+                                .periodic = B{true, true, true},
+                                .lengths = {1.0, 1.0, std::numeric_limits<double>::quiet_NaN()}});
+  });
+  add("grid/lengths-infinite", {"lengths[0] must be finite and > 0, got inf"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{0, 0},
+                                .periodic = B{true, true},
+                                .lengths = {std::numeric_limits<double>::infinity(), 1.0}});
+  });
+  add("grid/lengths-count", {"lengths must be empty or have one entry per dimension (3), got 2"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0}, .periodic = B{true, true, true}, .lengths = {1.0, 1.0}});
+      });
+  add("grid/lengths-negative-one-rank", {"lengths[0] must be finite and > 0, got -3.5"}, [](const world& w) {
+    hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .periodic = B{true, true}, .lengths = {w.on_last(-3.5, 2.0), 1.0}});
+  });
+  add("grid/lengths-differ", {"grid_options.lengths[0] must be the same on all ranks, got values from 1 to 2.5"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .periodic = B{true, true}, .lengths = {w.first_or(1.0, 2.5), 1.0}});
+      },
+      2);
+  add("grid/comm-null", {"communicator: MPI_COMM_NULL is not a valid communicator"},
+      [](const world&) { hs::cartesian_grid(MPI_COMM_NULL, {.dims = V{0}, .periodic = B{true}}); }, 1, true);
+}
+
+}  // namespace misuse
