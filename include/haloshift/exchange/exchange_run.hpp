@@ -147,11 +147,25 @@ class exchange_run {
 
   /// Lets go of the messages in flight without waiting for them (an
   /// exception is unwinding the caller; its peers may never answer).
+  /// Receives are cancelled and completed (a cancelled receive completes
+  /// locally): freed instead, one could still land in arrays the caller is
+  /// about to destroy (AddressSanitizer caught exactly that). Sends cannot be
+  /// cancelled portably and are freed; they read only the plan's staging or
+  /// the caller's own entries.
   void abandon() noexcept {
     if (engine_) engine_->forget_requests();
-    for (MPI_Request& r : res_->requests)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-    res_->requests.clear();
+    std::vector<MPI_Request>& requests = res_->requests;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      MPI_Request& r = requests[i];
+      if (r == MPI_REQUEST_NULL) continue;
+      if (i < receives_ && !engine_) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request_free(&r);
+      }
+    }
+    requests.clear();
     next_ = end_;
   }
 
@@ -269,6 +283,7 @@ class exchange_run {
           mpi::check(MPI_Irecv(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
                      "MPI_Irecv");
         }
+        receives_ = requests.size();
         for (const direct_post& c : r.direct->sends) {
           requests.emplace_back();
           mpi::check(MPI_Isend(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
@@ -285,6 +300,7 @@ class exchange_run {
       mpi::check(MPI_Irecv(target(t, cursor), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
                  "MPI_Irecv");
     }
+    receives_ = requests.size();  // every post puts its receives first: abandon() cancels those
     for (const transfer_program& t : r.transfers) {
       const message& out = outgoing(t);
       if (!out.exists()) continue;
@@ -365,6 +381,7 @@ class exchange_run {
   Engine* engine_;
   std::size_t next_ = 0, end_ = 0;
   bool posted_ = false;
+  std::size_t receives_ = 0;  ///< the current round's receives: the first requests (post puts them first)
 };
 
 /// A blocking forward exchange inside a plan build (the counts, the keys):
