@@ -32,7 +32,8 @@ struct no_epilogue {
 /// Destroying a handle whose exchange has not completed finishes the exchange
 /// and then throws haloshift::error (every rank does the same, so none hangs);
 /// while an exception is already unwinding, it lets go of the messages in
-/// flight instead, and the plan must not be used again.
+/// flight instead (receives cancelled, so none lands in arrays being
+/// destroyed; sends freed), and the plan must not be used again.
 template <class Run, class Epilogue = detail::no_epilogue>
 class [[nodiscard]] exchange_handle {
  public:
