@@ -298,9 +298,8 @@ int main(int argc, char** argv) {
                                    : periodic == "0" ? " non-periodic"
                                                      : " periodic " + periodic) +
                                   ", " + protocol + ", " + shell + " shell";
-    std::printf("haloshift-advise: grid %s (%d ranks; %s)\nmodel: %s (%s)\n\n", grid_text.c_str(), request.grid.size(),
-                request.grid.size() <= 4096 ? "max-plus simulation" : "closed forms", model_text(cost).c_str(),
-                source.c_str());
+    std::printf("haloshift-advise: grid %s (%d ranks; max-plus simulation)\nmodel: %s (%s)\n\n", grid_text.c_str(),
+                request.grid.size(), model_text(cost).c_str(), source.c_str());
     print_table(map);
     print_boundary(map);
     std::printf("\nNeighborAlltoall sends exactly SingleHop's messages; the model predicts it as SingleHop.\n");

@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../exchange/program.hpp"
@@ -19,6 +20,7 @@
 #include "../schedule/schedule.hpp"
 #include "arguments.hpp"
 #include "hockney.hpp"
+#include "rank_classes.hpp"
 
 namespace haloshift {
 
@@ -53,13 +55,20 @@ struct simulation_setup {
 
 namespace detail {
 /// The setup's protocol is an enumerator and every rank's block a finite number of bytes >= 0.
-inline void check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
+/// Returns whether every rank's block has the same size.
+inline bool check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
   check_protocol(where, setup.mode);
   if (!setup.block_bytes) throw error(std::string(where) + ": setup.block_bytes is empty");
-  for (int rank = 0; rank < grid.size(); ++rank)
-    if (const double b = setup.block_bytes(rank); !std::isfinite(b) || b < 0)
+  bool uniform = true;
+  const double first = grid.size() ? setup.block_bytes(0) : 0.0;
+  for (int rank = 0; rank < grid.size(); ++rank) {
+    const double b = setup.block_bytes(rank);
+    if (!std::isfinite(b) || b < 0)
       throw error(std::string(where) + ": setup.block_bytes(" + std::to_string(rank) +
                   ") must be >= 0 bytes and finite, got " + value_text(b));
+    uniform = uniform && b == first;
+  }
+  return uniform;
 }
 }  // namespace detail
 
@@ -100,6 +109,305 @@ inline double local_copy_bytes(const grid_shape& grid, const offset& c, int s, c
 
 }  // namespace detail
 
+namespace detail {
+
+/// One simulation over the classes of ranks a schedule cannot tell apart
+/// (model/rank_classes.hpp): every class is simulated once, by its
+/// representative, and a message between ranks is looked up from the
+/// receiver's side, so each class reads the times of its partners' classes.
+/// With every rank its own class this is the plain max-plus simulation of
+/// every rank; with coarser classes it computes the same numbers, bit for
+/// bit, because the operations each class performs are those of each of its
+/// members, in the same order.
+class class_simulation {
+ public:
+  /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
+  class_simulation(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
+                   double uniform_bytes)
+      : grid_(grid), s_(s), setup_(setup), classes_(std::move(classes)), n_(classes_.size()),
+        uniform_bytes_(uniform_bytes) {
+    now_.assign(static_cast<std::size_t>(n_), 0.0);
+    for (int c = 0; c < n_; ++c) rank_.push_back(grid_.rank_of(classes_.representative(c)));
+    // Every block of every message exists when no block lies across a non-periodic dimension.
+    every_box_exists_ = true;
+    for (const schedule_round& r : s.rounds)
+      for (const transfer& t : r.transfers)
+        for (const offset& o : t.blocks)
+          for (int d = 0; d < max_dims; ++d) every_box_exists_ = every_box_exists_ && (o[d] == 0 || grid.periodic(d));
+  }
+
+  simulation_result run() {
+    for (std::size_t round = 0; round < s_.rounds.size(); ++round) {
+      if (setup_.mode == protocol::overlapping)
+        overlapping_round(round);
+      else
+        for (std::size_t ti = 0; ti < s_.rounds[round].transfers.size(); ++ti) rendezvous_transfer(round, ti);
+    }
+    simulation_result out;
+    out.messages = messages_;
+    out.bytes = bytes_;
+    const int ranks = grid_.size();
+    out.finish.resize(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) out.finish[static_cast<std::size_t>(r)] = now_[at(grid_.coords_of(r))];
+    out.makespan = n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0;
+    return out;
+  }
+
+ private:
+  /// A class's send in one transfer, as its representative makes it.
+  struct send {
+    bool exists = false;
+    std::size_t to = 0;  ///< the receiver's class
+    double bytes = 0, seconds = 0;
+    double depart = 0;   ///< overlapping: when it leaves (after the earlier sends' injection and its packing)
+  };
+
+  std::size_t at(const offset& coords) const { return static_cast<std::size_t>(classes_.class_of(coords)); }
+  const offset& coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
+
+  unsigned staging(std::size_t c, std::size_t round, std::size_t ti) const {
+    return setup_.staging && setup_.cost.copy_beta() > 0 ? setup_.staging(rank_[c], round, ti) : 0u;
+  }
+
+  /// The box at `o` from class c's representative: its coordinates, or false beyond a non-periodic border.
+  bool box_at(std::size_t c, const offset& o, offset& target) const {
+    const offset& x = coords(c);
+    for (int d = 0; d < max_dims; ++d) {
+      const int n = grid_.dim(d);
+      int y = x[d] + o[d];
+      if (y < 0 || y >= n) {
+        if (!grid_.periodic(d)) return false;
+        y = ((y % n) + n) % n;
+      }
+      target[d] = y;
+    }
+    return true;
+  }
+
+  /// Class c's send in transfer `t` (none to itself, none without bytes), counted once per member.
+  /// With blocks of one size a message's bytes are that size times the blocks that exist, so ranks
+  /// are not looked up block by block.
+  send send_of(std::size_t c, const transfer& t) {
+    send out;
+    const offset& x = coords(c);
+    offset to{};
+    if (!t.senders.contains(x) || !box_at(c, t.direction, to) || to == x) return out;
+    double bytes = 0;
+    if (uniform_bytes_ >= 0) {
+      std::size_t existing = t.blocks.size();
+      if (!every_box_exists_) {
+        existing = 0;
+        for (const offset& o : t.blocks) existing += grid_.exists(x, o);
+      }
+      bytes = uniform_bytes_ * static_cast<double>(existing);
+    } else {
+      for (const offset& o : t.blocks)
+        if (const auto owner = grid_.neighbor_at(x, o)) bytes += setup_.block_bytes(owner->rank);
+    }
+    if (bytes <= 0) return out;
+    out.exists = true;
+    out.to = at(to);
+    out.bytes = bytes;
+    out.seconds = setup_.link_time ? setup_.link_time(rank_[c], grid_.rank_of(to), bytes) : setup_.cost.time(bytes);
+    const auto members = classes_.members(static_cast<int>(c));
+    messages_ += static_cast<std::size_t>(members);
+    bytes_ += static_cast<double>(members) * bytes;
+    return out;
+  }
+  /// The class that sends to class c in transfer `t` (the rank at -direction), if it sends to c.
+  bool sender_of(std::size_t c, const transfer& t, const std::vector<send>& sends, std::size_t ti, std::size_t stride,
+                 std::size_t& from) const {
+    offset peer{};
+    if (!box_at(c, -t.direction, peer) || peer == coords(c)) return false;
+    from = at(peer);
+    return sends[from * stride + ti].exists;
+  }
+  double copy_bytes(std::size_t c, const transfer& t) const {
+    return local_copy_bytes(grid_, coords(c), rank_[c], t, setup_.block_bytes);
+  }
+
+  /// Overlapping: each class posts its sends in order (packing, then gap + beta m each), a message
+  /// completes `time(m)` after both ends are in the round, a class's round ends with its last message,
+  /// then the round's delta (if it communicated) and the unpacking of its staged receives.
+  void overlapping_round(std::size_t round) {
+    const schedule_round& r = s_.rounds[round];
+    const std::size_t transfers = r.transfers.size(), n = static_cast<std::size_t>(n_);
+    const double copy_beta = setup_.cost.copy_beta();
+    sends_.assign(n * transfers, send{});
+    next_ = now_;
+    for (std::size_t c = 0; c < n; ++c)
+      for (std::size_t ti = 0; ti < transfers; ++ti) sends_[c * transfers + ti] = send_of(c, r.transfers[ti]);
+    for (std::size_t c = 0; c < n; ++c) {
+      // The gap grows with the messages a class posts in the round: counted only when it matters.
+      double posted = 1;
+      if (setup_.cost.gamma_growth() > 0) {
+        posted = 0;
+        for (std::size_t ti = 0; ti < transfers; ++ti) posted += sends_[c * transfers + ti].exists;
+      }
+      double port = 0;
+      for (std::size_t ti = 0; ti < transfers; ++ti) {
+        send& x = sends_[c * transfers + ti];
+        if (!x.exists) {
+          if (copy_beta > 0) {  // a copy delays the class's later sends and its end of round
+            port += copy_beta * copy_bytes(c, r.transfers[ti]);
+            next_[c] = std::max(next_[c], now_[c] + port);
+          }
+          continue;
+        }
+        if (staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
+        x.depart = now_[c] + port;
+        next_[c] = std::max(next_[c], std::max(x.depart, now_[x.to]) + x.seconds);
+        port += setup_.cost.gap(x.bytes, posted) + setup_.cost.beta(x.bytes) * x.bytes;
+      }
+    }
+    const double delta = setup_.cost.round_delta();
+    for (std::size_t c = 0; c < n; ++c) {
+      bool active = false;
+      double unpack = 0;
+      for (std::size_t ti = 0; ti < transfers; ++ti) {
+        active = active || sends_[c * transfers + ti].exists;
+        std::size_t from = 0;
+        if (!sender_of(c, r.transfers[ti], sends_, ti, transfers, from)) continue;
+        const send& x = sends_[from * transfers + ti];
+        next_[c] = std::max(next_[c], std::max(x.depart, now_[c]) + x.seconds);
+        if (staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
+        active = true;
+      }
+      if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
+      next_[c] += unpack;
+    }
+    now_.swap(next_);
+  }
+
+  /// Rendezvous, one transfer: every class has at most a send and a receive, in its colour's order; a
+  /// synchronous message starts when both ends have reached it and is a dependency step of both.
+  void rendezvous_transfer(std::size_t round, std::size_t ti) {
+    const transfer& t = s_.rounds[round].transfers[ti];
+    const std::size_t n = static_cast<std::size_t>(n_);
+    const double copy_beta = setup_.cost.copy_beta();
+    sends_.assign(n, send{});
+    for (std::size_t c = 0; c < n; ++c) sends_[c] = send_of(c, t);
+    from_.assign(n, none);
+    first_send_.assign(n, 0);
+    done_.assign(n, 0.0);
+    state_.assign(n, 0);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (copy_beta > 0 && !sends_[c].exists) now_[c] += copy_beta * copy_bytes(c, t);
+      std::size_t from = 0;
+      if (sender_of(c, t, sends_, 0, 1, from)) from_[c] = from;
+      first_send_[c] = sends_first(grid_, coords(c), t.direction);
+    }
+    next_ = now_;
+    for (std::size_t c = 0; c < n; ++c) {
+      const bool sends = sends_[c].exists, receives = from_[c] != none;
+      if (sends && (!receives || first_send_[c]))
+        next_[c] = receives ? received(c, round, ti) : sent(c, round, ti);
+      else if (receives)
+        next_[c] = sends ? sent(c, round, ti) : received(c, round, ti);
+    }
+    now_.swap(next_);
+  }
+
+  /// When class c's receive completes (after unpacking).
+  double received(std::size_t c, std::size_t round, std::size_t ti) {
+    const double done = sent(from_[c], round, ti);
+    return done + (staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * sends_[from_[c]].bytes : 0.0);
+  }
+  /// When class c's send completes: it starts when c has reached it (its receive done first, if its
+  /// colour says so) and the receiver has reached its receive (its send done first, likewise).
+  double sent(std::size_t c, std::size_t round, std::size_t ti) {
+    if (state_[c] == 2) return done_[c];
+    if (state_[c] == 1) {
+      const transfer& t = s_.rounds[round].transfers[ti];
+      throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank_[c]) +
+                  " (transfer along " + to_string(t.direction) + ")");
+    }
+    state_[c] = 1;
+    const send& x = sends_[c];
+    const bool c_receives_first = from_[c] != none && !first_send_[c];
+    const double ready = c_receives_first ? received(c, round, ti) : now_[c];
+    const std::size_t to = x.to;
+    const bool to_sends_first = sends_[to].exists && first_send_[to];
+    const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
+    const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
+    done_[c] = std::max(ready + pack, partner) + x.seconds + setup_.cost.round_delta();
+    state_[c] = 2;
+    return done_[c];
+  }
+
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  const grid_shape& grid_;
+  const schedule& s_;
+  const simulation_setup& setup_;
+  rank_classes classes_;
+  int n_ = 0;
+  std::vector<int> rank_;  // the representative's rank, per class
+  std::vector<double> now_, next_, done_;
+  std::vector<send> sends_;
+  std::vector<std::size_t> from_;
+  std::vector<char> first_send_, state_;
+  double uniform_bytes_ = -1;
+  bool every_box_exists_ = false;
+  std::size_t messages_ = 0;
+  double bytes_ = 0;
+};
+
+}  // namespace detail
+
+namespace detail {
+
+/// Rounds [first, last) that move blocks along one dimension only.
+struct phase {
+  std::size_t first = 0, last = 0;
+  int dim = -1;
+};
+
+/// The phases of a dimension-by-dimension schedule (Shift, TeamShift), when
+/// its times add up phase by phase; empty otherwise. That needs (1) every
+/// round's transfers to move along one dimension, consecutive rounds of the
+/// same dimension forming its phase, no dimension in two phases, and (2)
+/// every rank to hold every block (each dimension periodic or of one box),
+/// so a message's size is the same wherever its line lies. A phase then
+/// couples ranks only along the lines of its dimension, and each line starts
+/// it at one time (what the earlier phases added depends on the other
+/// coordinates only); max-plus time is shift-invariant (every step is a
+/// maximum of sums), so the phase adds to each rank a time that depends on
+/// its coordinate along the phase's dimension alone, and the slowest rank
+/// of the whole schedule is the sum of each phase's slowest.
+inline std::vector<phase> separable_phases(const grid_shape& grid, const schedule& s) {
+  for (int d = 0; d < max_dims; ++d)
+    if (!grid.periodic(d) && grid.dim(d) > 1) return {};
+  std::vector<phase> out;
+  for (std::size_t i = 0; i < s.rounds.size(); ++i) {
+    int dim = -1;
+    for (const transfer& t : s.rounds[i].transfers)
+      for (int d = 0; d < max_dims; ++d)
+        if (t.direction[d] != 0) {
+          if (dim >= 0 && dim != d) return {};
+          dim = d;
+        }
+    if (!out.empty() && (dim < 0 || dim == out.back().dim)) {
+      out.back().last = i + 1;  // a round that sends nothing joins the phase before it
+      continue;
+    }
+    for (const phase& p : out)
+      if (p.dim == dim) return {};
+    out.push_back({i, i + 1, dim});
+  }
+  return out;
+}
+
+}  // namespace detail
+
+namespace detail {
+/// Every rank simulated on its own: the reference the classes are tested against, and what `simulate`
+/// does for blocks of different sizes or per-link times.
+inline simulation_result simulate_every_rank(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+  const bool uniform = check_simulation_setup("simulate", grid, setup);
+  return class_simulation(grid, s, setup, rank_classes::each_rank(grid), uniform ? setup.block_bytes(0) : -1).run();
+}
+}  // namespace detail
+
 /// Predicts the time of schedule `s` on every rank of `grid`. Overlapping
 /// mode: in each round a rank posts its sends in order; the i-th leaves after
 /// the injection of the earlier ones (gamma + beta * m each) and completes
@@ -116,135 +424,47 @@ inline double local_copy_bytes(const grid_shape& grid, const offset& c, int s, c
 /// before it leaves and unpacking a receive costs the receiver as much after
 /// its round's messages are in (overlapping) or after the message
 /// (rendezvous), as the executor does it.
+///
+/// Ranks the schedule cannot tell apart are simulated once per class
+/// (model/rank_classes.hpp) when every block has the same size and no
+/// `link_time` is set: exactly the times of simulating every rank, at a cost
+/// that no longer grows with the grid on periodic grids (a million ranks in
+/// tens of milliseconds); otherwise every rank is its own class. `setup.staging` must
+/// then give the same bits to ranks of one class, as detail::staging_of does.
+/// On periodic grids a dimension-by-dimension schedule is simulated phase
+/// by phase (detail::separable_phases), each phase on its own classes; the
+/// times then equal those of the whole simulation up to the rounding of the
+/// sums (relative 1e-15).
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
-  const int n = grid.size();
-  detail::check_simulation_setup("simulate", grid, setup);
+  const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
+  const bool colours = setup.mode == protocol::rendezvous;
+  if (!uniform || setup.link_time)
+    return detail::class_simulation(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
+  const std::vector<detail::phase> phases = detail::separable_phases(grid, s);
+  const double bytes = setup.block_bytes(0);
+  if (phases.size() < 2)
+    return detail::class_simulation(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();
+  // Phase by phase: each starts from the same time on every rank of a line along its dimension, so
+  // what it adds depends on the coordinate along that dimension only, and its own classes are those
+  // of a one-dimensional ring (module docs).
   simulation_result out;
-  std::vector<double> now(n, 0.0), next(n, 0.0), port(n, 0.0), posted(n, 0.0);
-  std::vector<char> active(n, 0);
-  const double delta = setup.cost.round_delta();
-  auto message_time = [&](const detail::sim_message& m) {
-    return setup.link_time ? setup.link_time(m.from, m.to, m.bytes) : setup.cost.time(m.bytes);
-  };
-  detail::sim_message m;
-  const double copy_beta = setup.cost.copy_beta();
-  std::vector<double> unpack(n, 0.0);
-  std::size_t round_index = 0;
-  // Staging bits of the message `rank` sends in transfer `ti`: bit 1 from the
-  // sender's program, bit 2 from the receiver's.
-  auto message_staging = [&](int rank, std::size_t round, std::size_t ti, int to) -> unsigned {
-    if (!setup.staging || copy_beta <= 0) return 0;
-    return (setup.staging(rank, round, ti) & 1u) | (setup.staging(to, round, ti) & 2u);
-  };
-  for (const schedule_round& r : s.rounds) {
-    if (setup.mode == protocol::overlapping) {
-      next = now;
-      std::fill(port.begin(), port.end(), 0.0);
-      std::fill(active.begin(), active.end(), 0);
-      // The gap depends on how many messages a rank posts in the round: count them first (only
-      // when it matters, so the papers' model keeps its single pass).
-      std::fill(posted.begin(), posted.end(), 1.0);
-      if (setup.cost.gamma_growth() > 0) {
-        std::fill(posted.begin(), posted.end(), 0.0);
-        for (const transfer& t : r.transfers)
-          for (int rank = 0; rank < n; ++rank)
-            posted[rank] += detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m);
-      }
-      std::fill(unpack.begin(), unpack.end(), 0.0);
-      for (std::size_t ti = 0; ti < r.transfers.size(); ++ti)
-        for (int rank = 0; rank < n; ++rank) {
-          const transfer& t = r.transfers[ti];
-          if (!detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
-            if (copy_beta > 0) {  // a copy delays the rank's later sends and its end of round
-              port[rank] += copy_beta * detail::local_copy_bytes(grid, grid.coords_of(rank), rank, t, setup.block_bytes);
-              next[rank] = std::max(next[rank], now[rank] + port[rank]);
-            }
-            continue;
-          }
-          const unsigned staged = message_staging(rank, round_index, ti, m.to);
-          if (staged & 1u) port[rank] += copy_beta * m.bytes;  // packed before it leaves
-          if (staged & 2u) unpack[m.to] += copy_beta * m.bytes;  // unpacked after the Waitall
-          const double depart = now[rank] + port[rank];
-          const double done = std::max(depart, now[m.to]) + message_time(m);
-          port[rank] += setup.cost.gap(m.bytes, posted[rank]) + setup.cost.beta(m.bytes) * m.bytes;
-          next[rank] = std::max(next[rank], done);
-          next[m.to] = std::max(next[m.to], done);
-          active[rank] = active[m.to] = 1;
-          ++out.messages;
-          out.bytes += m.bytes;
-        }
-      for (int rank = 0; rank < n; ++rank) {
-        if (delta > 0 && active[rank]) next[rank] += delta;  // each communicating rank's Waitall: one dependency step
-        next[rank] += unpack[rank];
-      }
-      ++round_index;
-      now.swap(next);
-      continue;
-    }
-    // Rendezvous: per transfer, every rank has at most a send and a receive, in its colour's order.
-    for (std::size_t ti = 0; ti < r.transfers.size(); ++ti) {
-      const transfer& t = r.transfers[ti];
-      std::vector<detail::sim_message> sends(n), recvs(n);
-      std::vector<char> has_send(n, 0), has_recv(n, 0), first_send(n, 0), step(n, 0);
-      for (int rank = 0; rank < n; ++rank)
-        if (detail::message_of(grid, grid.coords_of(rank), rank, t, setup.block_bytes, m)) {
-          sends[rank] = m;
-          has_send[rank] = 1;
-          recvs[m.to] = m;
-          has_recv[m.to] = 1;
-        }
-      if (copy_beta > 0)
-        for (int rank = 0; rank < n; ++rank)
-          if (!has_send[rank])
-            now[rank] += copy_beta * detail::local_copy_bytes(grid, grid.coords_of(rank), rank, t, setup.block_bytes);
-      std::deque<int> ready;
-      for (int rank = 0; rank < n; ++rank) {
-        first_send[rank] = detail::sends_first(grid, grid.coords_of(rank), t.direction);
-        if (has_send[rank] || has_recv[rank]) ready.push_back(rank);
-      }
-      // The operation a rank is blocked in: 0 its send, 1 its receive, -1 none left.
-      auto op = [&](int rank) -> int {
-        while (step[rank] < 2) {
-          const bool send_now = (step[rank] == 0) == static_cast<bool>(first_send[rank]);
-          if (send_now ? has_send[rank] : has_recv[rank]) return send_now ? 0 : 1;
-          ++step[rank];
-        }
-        return -1;
+  out.finish.assign(static_cast<std::size_t>(grid.size()), 0.0);
+  for (const detail::phase& p : phases) {
+    schedule part;
+    part.rounds.assign(s.rounds.begin() + static_cast<std::ptrdiff_t>(p.first),
+                       s.rounds.begin() + static_cast<std::ptrdiff_t>(p.last));
+    simulation_setup own = setup;
+    if (setup.staging)
+      own.staging = [&setup, first = p.first](int rank, std::size_t round, std::size_t transfer) {
+        return setup.staging(rank, first + round, transfer);
       };
-      // A synchronous message starts when both ends are blocked in it.
-      auto fire = [&](int from) {  // each synchronous message is a dependency step of both ends
-        const detail::sim_message& sm = sends[from];
-        const unsigned staged = message_staging(from, round_index, ti, sm.to);
-        const double pack = staged & 1u ? copy_beta * sm.bytes : 0.0;
-        const double done = std::max(now[from] + pack, now[sm.to]) + message_time(sm) + delta;
-        now[from] = done;
-        now[sm.to] = done + (staged & 2u ? copy_beta * sm.bytes : 0.0);
-        ++step[from];
-        ++step[sm.to];
-        ++out.messages;
-        out.bytes += sm.bytes;
-        ready.push_back(from);
-        ready.push_back(sm.to);
-      };
-      while (!ready.empty()) {
-        const int rank = ready.front();
-        ready.pop_front();
-        const int o = op(rank);
-        if (o == 0 && op(sends[rank].to) == 1 && recvs[sends[rank].to].from == rank) fire(rank);
-        if (o == 1) {
-          const int from = recvs[rank].from;
-          if (op(from) == 0 && sends[from].to == rank) fire(from);
-        }
-      }
-      for (int rank = 0; rank < n; ++rank)
-        if (op(rank) != -1)
-          throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank) +
-                      " (transfer along " + to_string(t.direction) + ")");
-    }
-    ++round_index;
+    const simulation_result added =
+        detail::class_simulation(grid, part, own, detail::rank_classes::of(grid, part, colours), bytes).run();
+    out.makespan += added.makespan;
+    out.messages += added.messages;
+    out.bytes += added.bytes;
+    for (std::size_t r = 0; r < out.finish.size(); ++r) out.finish[r] += added.finish[r];
   }
-  out.finish = now;
-  out.makespan = n ? *std::max_element(now.begin(), now.end()) : 0.0;
   return out;
 }
 

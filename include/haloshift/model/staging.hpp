@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../schedule/schedule.hpp"
+#include "rank_classes.hpp"
 
 namespace haloshift::detail {
 
@@ -22,52 +24,55 @@ namespace haloshift::detail {
 /// of one element each: whether a message is contiguous depends only on which
 /// blocks it carries and the rank's layout, not on their size.
 ///
-/// Grids of up to `exact_ranks` ranks compile every rank's program; larger
-/// ones compile one rank at the grid's centre and use its bits for all (exact
-/// on periodic grids where all ranks hold the same offsets; an estimate near
-/// non-periodic borders and for TeamShift, whose senders depend on the
-/// position in the team).
+/// A rank's program depends on its coordinates only through what
+/// rank_classes tells apart (its sender classes and which boxes exist around
+/// it), so one program is compiled per class, when a rank of the class is
+/// first asked about: exact for every rank, borders and TeamShift's members
+/// included, and one compilation on a periodic grid of any size.
 class staging_table {
  public:
-  staging_table(const grid_shape& grid, const schedule& s, const range& wanted, std::string_view strategy,
-                int exact_ranks = 16) {
-    const int n = grid.size();
-    const bool exact = n <= exact_ranks;
-    offset centre{0, 0, 0};
-    for (int d = 0; d < max_dims; ++d) centre[d] = grid.dim(d) / 2;
-    const int ranks = exact ? n : 1;
-    bits_.resize(static_cast<std::size_t>(ranks));
-    representative_ = !exact;
-    for (int i = 0; i < ranks; ++i) {
-      const offset coords = exact ? grid.coords_of(i) : centre;
-      const program p =
-          compile(s, grid, coords, wanted, [](const offset&) { return std::size_t{1}; }, strategy);
-      auto& rounds = bits_[static_cast<std::size_t>(i)];
-      rounds.resize(p.rounds.size());
-      for (std::size_t r = 0; r < p.rounds.size(); ++r) {
-        rounds[r].assign(s.rounds[r].transfers.size(), 0);
-        for (const transfer_program& t : p.rounds[r].transfers) {
-          if (t.self) continue;  // copies to the rank itself are charged as copies
-          const auto index = static_cast<std::size_t>(t.tag);  // compile tags a transfer by its index
-          if (index >= rounds[r].size()) continue;             // beyond 32767 transfers the tag wraps: no charge
-          std::uint8_t b = 0;
-          if (t.send.exists() && !t.send.contiguous) b |= 1u;
-          if (t.recv.exists() && !t.recv.contiguous) b |= 2u;
-          rounds[r][index] = b;
-        }
-      }
-    }
-  }
+  staging_table(const grid_shape& grid, const schedule& s, const range& wanted, std::string_view strategy)
+      : grid_(grid), s_(s), wanted_(wanted), strategy_(strategy), classes_(rank_classes::of(grid, s, false)),
+        bits_(static_cast<std::size_t>(classes_.size())), compiled_(static_cast<std::size_t>(classes_.size()), 0) {}
 
   /// The bits of `rank` in transfer `transfer` of round `round`.
   unsigned operator()(int rank, std::size_t round, std::size_t transfer) const {
-    const auto& rounds = bits_[representative_ ? 0 : static_cast<std::size_t>(rank)];
+    const auto c = static_cast<std::size_t>(classes_.class_of(grid_.coords_of(rank)));
+    if (!compiled_[c]) compile_class(c);
+    const auto& rounds = bits_[c];
     return round < rounds.size() && transfer < rounds[round].size() ? rounds[round][transfer] : 0u;
   }
 
  private:
-  std::vector<std::vector<std::vector<std::uint8_t>>> bits_;  // [rank][round][transfer]
-  bool representative_ = false;
+  void compile_class(std::size_t c) const {
+    const program p = compile(s_, grid_, classes_.representative(static_cast<int>(c)), wanted_,
+                              [](const offset&) { return std::size_t{1}; }, strategy_);
+    auto& rounds = bits_[c];
+    rounds.resize(p.rounds.size());
+    for (std::size_t r = 0; r < p.rounds.size(); ++r) {
+      rounds[r].assign(s_.rounds[r].transfers.size(), 0);
+      for (const transfer_program& t : p.rounds[r].transfers) {
+        if (t.self) continue;  // copies to the rank itself are charged as copies
+        const auto index = static_cast<std::size_t>(t.tag);  // compile tags a transfer by its index
+        if (index >= rounds[r].size()) continue;             // beyond 32767 transfers the tag wraps: no charge
+        std::uint8_t b = 0;
+        if (t.send.exists() && !t.send.contiguous) b |= 1u;
+        if (t.recv.exists() && !t.recv.contiguous) b |= 2u;
+        rounds[r][index] = b;
+      }
+    }
+    compiled_[c] = 1;
+  }
+
+  grid_shape grid_;
+  schedule s_;
+  range wanted_;
+  std::string strategy_;
+  rank_classes classes_;
+  // Filled on first use of a class ([class][round][transfer]); the callback that owns the table is
+  // called by one simulation at a time.
+  mutable std::vector<std::vector<std::vector<std::uint8_t>>> bits_;
+  mutable std::vector<char> compiled_;
 };
 
 /// The simulator's `staging` callback for `s` (shares the table).

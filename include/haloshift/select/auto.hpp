@@ -18,7 +18,6 @@
 #include "auto_hook.hpp"
 #include "../model/calibration.hpp"
 #include "../model/arguments.hpp"
-#include "../model/closed_form.hpp"
 #include "../model/simulator.hpp"
 #include "../model/staging.hpp"
 #include "../schedule/shift.hpp"
@@ -47,18 +46,6 @@ inline bool carries_selective(const schedule& s) {
   }
 }
 
-/// The closed form of a built-in strategy (for grids too large to simulate), or a negative time.
-inline double closed_form_of(std::string_view name, const grid_shape& grid, const range& r, const offset& team,
-                             double bytes, const hockney& cost, protocol mode) {
-  int ndims = 0;
-  for (int d = 0; d < max_dims; ++d) ndims += r.k[d] > 0;
-  if (name == Shift::name) return closed_form::shift(r, bytes, cost, mode);
-  if (name == SingleHop::name) return closed_form::single_hop(r, bytes, cost, mode);
-  if (name == TtlMultiHop::name) return closed_form::ttl_multi_hop(r, ndims, bytes, cost, mode);
-  if (name == TeamShift::name) return closed_form::team_shift(grid, r, team, bytes, cost, mode);
-  return -1;
-}
-
 /// Every Auto candidate of the registry (TeamShift once per team size), with
 /// its predicted time, cheapest first; `selective` keeps only the schedules
 /// that can carry particles and grid fields.
@@ -69,7 +56,6 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   detail::check_range(where, grid, r);
   detail::check_bytes(where, "bytes", bytes);
   detail::check_protocol(where, mode);
-  const bool simulate_all = grid.size() <= 4096;
   simulation_setup setup;
   setup.cost = cost;
   setup.mode = mode;
@@ -79,8 +65,6 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
     if (payload == payload_kind::selective && !e.selective_payloads) return;
     const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
     if (payload == payload_kind::selective && !carries_selective(s)) return;
-    const double closed = closed_form_of(e.name, grid, r, team, bytes, cost, mode);
-    if (!simulate_all && closed >= 0) return out.push_back({std::string(e.name), team, closed});
     simulation_setup own = setup;
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
     out.push_back({std::string(e.name), team, simulate(grid, s, own).makespan});
@@ -114,9 +98,10 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// Predicted time of every Auto candidate in the strategy registry (the
 /// built-in Shift, SingleHop, TtlMultiHop and TeamShift per team size, and
 /// registered custom strategies) for blocks of `bytes` per rank on `grid`,
-/// cheapest first. Grids up to 4096 ranks are simulated exactly (max-plus,
-/// borders included); larger ones use the closed forms of a periodic grid for
-/// the built-in strategies. Pure and deterministic: the same inputs give the
+/// cheapest first, each simulated exactly (max-plus, borders included) at
+/// any grid size: ranks the schedule cannot tell apart are simulated once
+/// (model/rank_classes.hpp), so a periodic grid of a million ranks costs
+/// about as much as a small one. Pure and deterministic: the same inputs give the
 /// same ranking. `only`, when not empty, restricts the candidates to those
 /// names (the advisor's Shift / TeamShift boundary needs just two, many times).
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,

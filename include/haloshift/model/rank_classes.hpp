@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file rank_classes.hpp
+/// @brief The ranks of a grid that a schedule cannot tell apart: the
+/// simulator's symmetry classes (docs/model.md, "Simulation at any scale").
+///
+/// What a rank does in a schedule, and when, depends on the coordinates only
+/// through a few properties per dimension: which transfers it sends in
+/// (TeamShift's members, the coordinate modulo the team size), its rendezvous
+/// colour (sends_first), and which boxes exist around it (non-periodic
+/// borders). In the max-plus simulation a rank's times after the whole
+/// schedule depend on those properties of the ranks within a bounded
+/// distance: a round of posted messages couples a rank with its partners one
+/// direction away, a synchronous transfer with the ranks up to three steps
+/// along its chains (two on a properly coloured chain, three across the seam
+/// of an odd ring). So two coordinates along a dimension whose properties
+/// agree within that distance (their "windows") hold ranks with equal times,
+/// in every round; and since the properties are per dimension, so do two
+/// ranks whose coordinates agree in that sense along every dimension.
+///
+/// Classes are products of per-dimension classes. On a periodic dimension
+/// whose properties repeat with a period p dividing its length, the class is
+/// the coordinate modulo p (exact: translating by p maps the ring and the
+/// schedule onto themselves); otherwise coordinates are grouped by their
+/// windows: the bulk of a non-periodic dimension collapses into a few
+/// classes, only the coordinates near its borders (or near the seam of an odd
+/// ring under the rendezvous colouring) stay classes of their own. A uniform
+/// periodic 100 x 100 x 100 grid is one class for Shift, SingleHop and
+/// TtlMultiHop (eight in rendezvous mode, the colours), `c^3` for TeamShift.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <vector>
+
+#include "../exchange/program.hpp"
+#include "../grid/grid_shape.hpp"
+#include "../schedule/schedule.hpp"
+
+namespace haloshift::detail {
+
+/// A partition of a grid's ranks into classes of equal simulated times, with
+/// one representative rank per class and the number of ranks it stands for.
+class rank_classes {
+ public:
+  /// Every rank a class of its own (non-uniform blocks or links).
+  static rank_classes each_rank(const grid_shape& grid) {
+    rank_classes out;
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = axis::identity(grid.dim(d));
+    out.finish();
+    return out;
+  }
+
+  /// The classes of schedule `s` on `grid`, for blocks of the same size on
+  /// every rank and the same message time on every link. `colours`: the
+  /// ranks run the rendezvous protocol, whose colouring tells ranks apart
+  /// and whose synchronous chains couple ranks further than a round does.
+  static rank_classes of(const grid_shape& grid, const schedule& s, bool colours) {
+    rank_classes out;
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours);
+    out.finish();
+    return out;
+  }
+
+  /// Number of classes.
+  int size() const noexcept { return static_cast<int>(representatives_.size()); }
+  /// The class of the rank at `coords`.
+  int class_of(const offset& coords) const noexcept {
+    int c = 0;
+    for (int d = 0; d < max_dims; ++d) c = c * axes_[d].classes() + axes_[d].of[coords[d]];
+    return c;
+  }
+  /// Coordinates of the representative of class `c` (a real rank of the class).
+  const offset& representative(int c) const noexcept { return representatives_[static_cast<std::size_t>(c)]; }
+  /// How many ranks class `c` stands for.
+  std::int64_t members(int c) const noexcept { return members_[static_cast<std::size_t>(c)]; }
+
+ private:
+  /// The classes along one dimension: of[coordinate], and per class its first coordinate and size.
+  struct axis {
+    std::vector<int> of, first, count;
+    int classes() const noexcept { return static_cast<int>(first.size()); }
+    static axis identity(int n) {
+      axis a;
+      for (int x = 0; x < n; ++x) {
+        a.of.push_back(x);
+        a.first.push_back(x);
+        a.count.push_back(1);
+      }
+      return a;
+    }
+    /// Groups coordinates by a key per coordinate (classes numbered in order of first appearance).
+    template <class Key>
+    static axis grouped(const std::vector<Key>& key) {
+      axis a;
+      std::map<Key, int> id;
+      for (std::size_t x = 0; x < key.size(); ++x) {
+        const auto [it, added] = id.emplace(key[x], static_cast<int>(a.first.size()));
+        if (added) {
+          a.first.push_back(static_cast<int>(x));
+          a.count.push_back(0);
+        }
+        a.of.push_back(it->second);
+        ++a.count[static_cast<std::size_t>(it->second)];
+      }
+      return a;
+    }
+  };
+
+  /// What tells coordinate x along `d` apart, per transfer: whether it sends (its sender class) and,
+  /// with colours, whether it sends first; interned to one number per coordinate.
+  static std::vector<int> properties(const grid_shape& grid, const schedule& s, int d, bool colours) {
+    std::vector<const transfer*> by_sender, by_colour;
+    for (const schedule_round& r : s.rounds)
+      for (const transfer& t : r.transfers) {
+        if (t.senders.dim == d) by_sender.push_back(&t);
+        if (colours && colour_dimension(grid, t.direction) == d) by_colour.push_back(&t);
+      }
+    std::vector<std::vector<bool>> rows(static_cast<std::size_t>(grid.dim(d)));
+    for (int x = 0; x < grid.dim(d); ++x) {
+      offset coords{0, 0, 0};
+      coords[d] = x;
+      auto& row = rows[static_cast<std::size_t>(x)];
+      for (const transfer* t : by_sender) row.push_back(t->senders.contains(coords));
+      for (const transfer* t : by_colour) row.push_back(sends_first(grid, coords, t->direction));
+    }
+    return axis::grouped(rows).of;
+  }
+
+  /// The dimension whose coordinate decides the rendezvous colour along `direction` (sends_first), or -1.
+  static int colour_dimension(const grid_shape& grid, const offset& direction) {
+    for (int d = 0; d < max_dims; ++d) {
+      const int n = grid.dim(d);
+      if (direction[d] != 0 && ((direction[d] % n) + n) % n != 0) return d;
+    }
+    return -1;
+  }
+
+  /// How far along `d` a rank's simulated times can depend on other ranks' properties: the distance
+  /// the schedule couples ranks over (a round: its longest direction; a synchronous transfer: three
+  /// steps of its chains), plus how far the existence of partners and blocks reaches from a rank.
+  static long long window(const schedule& s, int d, bool colours) {
+    long long coupled = 0, reach = 0;
+    for (const schedule_round& r : s.rounds) {
+      long long longest = 0;
+      for (const transfer& t : r.transfers) {
+        const long long step = std::abs(static_cast<long long>(t.direction[d]));
+        longest = std::max(longest, step);
+        if (colours) coupled += 3 * step;
+        long long block = 0;
+        for (const offset& o : t.blocks) block = std::max(block, std::abs(static_cast<long long>(o[d])));
+        reach = std::max(reach, step + block);
+      }
+      if (!colours) coupled += longest;
+    }
+    return coupled + reach + 1;
+  }
+
+  /// The classes along `d`.
+  static axis along(const grid_shape& grid, const schedule& s, int d, bool colours) {
+    const int n = grid.dim(d);
+    if (n == 1) return axis::identity(1);
+    const std::vector<int> property = properties(grid, s, d, colours);
+    if (grid.periodic(d)) {
+      const int p = cyclic_period(property);
+      if (p < n) {
+        std::vector<int> residue(static_cast<std::size_t>(n));
+        for (int x = 0; x < n; ++x) residue[static_cast<std::size_t>(x)] = x % p;
+        return axis::grouped(residue);
+      }
+    }
+    const long long w = window(s, d, colours);
+    // A window as wide as the dimension tells every coordinate apart (or costs more than it saves).
+    if (2 * w + 1 >= n || static_cast<long long>(n) * (2 * w + 1) > (std::int64_t{1} << 26)) return axis::identity(n);
+    std::vector<std::vector<int>> windows(static_cast<std::size_t>(n));
+    for (int x = 0; x < n; ++x) {
+      auto& row = windows[static_cast<std::size_t>(x)];
+      row.reserve(static_cast<std::size_t>(2 * w + 1));
+      for (long long j = x - w; j <= x + w; ++j) {
+        long long y = j;
+        if (grid.periodic(d))
+          y = ((j % n) + n) % n;
+        else if (j < 0 || j >= n) {
+          row.push_back(-1);  // no box there
+          continue;
+        }
+        row.push_back(property[static_cast<std::size_t>(y)]);
+      }
+    }
+    return axis::grouped(windows);
+  }
+
+  /// The smallest p dividing n with property[x] == property[(x + p) mod n] for all x (n: none smaller):
+  /// a sequence is a power of a block exactly when its shortest period (the prefix function's) divides n.
+  static int cyclic_period(const std::vector<int>& property) {
+    const std::size_t n = property.size();
+    std::vector<std::size_t> border(n, 0);
+    for (std::size_t i = 1; i < n; ++i) {
+      std::size_t k = border[i - 1];
+      while (k > 0 && property[i] != property[k]) k = border[k - 1];
+      if (property[i] == property[k]) ++k;
+      border[i] = k;
+    }
+    const std::size_t p = n - border[n - 1];
+    return static_cast<int>(n % p == 0 ? p : n);
+  }
+
+  void finish() {
+    const std::array<int, max_dims> sizes{axes_[0].classes(), axes_[1].classes(), axes_[2].classes()};
+    const std::size_t total = static_cast<std::size_t>(sizes[0]) * sizes[1] * sizes[2];
+    representatives_.resize(total);
+    members_.resize(total);
+    for (int a = 0; a < sizes[0]; ++a)
+      for (int b = 0; b < sizes[1]; ++b)
+        for (int c = 0; c < sizes[2]; ++c) {
+          const std::size_t i = (static_cast<std::size_t>(a) * sizes[1] + b) * sizes[2] + c;
+          representatives_[i] = {axes_[0].first[a], axes_[1].first[b], axes_[2].first[c]};
+          members_[i] = std::int64_t{axes_[0].count[a]} * axes_[1].count[b] * axes_[2].count[c];
+        }
+  }
+
+  std::array<axis, max_dims> axes_;
+  std::vector<offset> representatives_;
+  std::vector<std::int64_t> members_;
+};
+
+}  // namespace haloshift::detail

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The simulator's symmetry classes (model/rank_classes.hpp): simulating one
+// representative per class of ranks gives the times of simulating every rank,
+// on periodic and non-periodic grids, odd and even rings, both protocols,
+// every strategy and calibration term; the packing table compiled per class
+// equals the one compiled per rank.
+
+#include "../support/catch.hpp"
+#include <haloshift/auto.hpp>
+#include <haloshift/model/staging.hpp>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace hs = haloshift;
+
+namespace {
+bool near(double a, double b) { return std::abs(a - b) <= 1e-13 * std::max(std::abs(a), std::abs(b)); }
+
+/// One drawn configuration: a grid, a strategy's schedule, a model and a protocol.
+struct simulated_case {
+  hs::grid_shape grid;
+  hs::range r;
+  hs::schedule s;
+  std::string strategy;
+  hs::simulation_setup setup;
+  std::string text;
+};
+
+const std::vector<hs::hockney>& class_test_models() {
+  static const std::vector<hs::hockney> models = {
+      hs::hockney(2e-6, 1e-9),
+      hs::hockney(1e-6, 5e-10, 0.1e-6).with_round_delta(0.7e-6).with_gamma_growth(0.2e-9),
+      hs::hockney(1e-6, 5e-10, 0.1e-6).with_copy_beta(0.3e-9).with_round_delta(0.2e-6),
+      // eager and rendezvous pieces, each with its own gap
+      hs::hockney::piecewise({{0, 1e-6, 1e-9, 0.2e-6}, {2000, 5e-6, 0.5e-9, 3e-6}}, 0.2e-6).with_copy_beta(0.1e-9)};
+  return models;
+}
+
+/// Draws a configuration: up to `largest` boxes per dimension (1D), fewer in 2D and 3D.
+simulated_case draw(std::mt19937& rng, int largest) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (;;) {
+    simulated_case c;
+    const int nd = pick(1, 3);
+    std::vector<int> dims;
+    std::vector<bool> periodic;
+    const int widest = nd == 1 ? largest : nd == 2 ? largest / 4 : largest / 10;
+    for (int d = 0; d < nd; ++d) {
+      dims.push_back(pick(1, std::max(2, widest)));
+      periodic.push_back(pick(0, 1) == 1);
+    }
+    c.grid = hs::grid_shape(dims, periodic);
+    const int k = pick(1, 4);
+    const auto kind = pick(0, 1) ? hs::shell::full : hs::shell::eighth;
+    try {
+      c.r = hs::make_range(c.grid, k, kind);
+      switch (pick(0, 3)) {
+        case 0: c.s = hs::Shift::make_schedule(c.grid, c.r), c.strategy = "Shift"; break;
+        case 1: c.s = hs::SingleHop::make_schedule(c.grid, c.r), c.strategy = "SingleHop"; break;
+        case 2: c.s = hs::TtlMultiHop::make_schedule(c.grid, c.r), c.strategy = "TtlMultiHop"; break;
+        default: {
+          hs::offset team{1, 1, 1};
+          for (int d = 0; d < nd; ++d) {
+            std::vector<int> divisors;
+            for (int t = 1; t <= dims[d]; ++t)
+              if (dims[d] % t == 0) divisors.push_back(t);
+            team[d] = divisors[static_cast<std::size_t>(pick(0, static_cast<int>(divisors.size()) - 1))];
+          }
+          c.s = hs::TeamShift::make_schedule(c.grid, c.r, {.team = team});
+          c.strategy = "TeamShift " + hs::to_string(team);
+        }
+      }
+    } catch (const hs::error&) {
+      continue;  // a range the grid cannot hold: draw again
+    }
+    const auto& models = class_test_models();
+    const int model = pick(0, static_cast<int>(models.size()) - 1);
+    c.setup.cost = models[static_cast<std::size_t>(model)];
+    c.setup.mode = pick(0, 1) ? hs::protocol::rendezvous : hs::protocol::overlapping;
+    const double m = std::vector<double>{8, 100, 1000, 4096}[static_cast<std::size_t>(pick(0, 3))];
+    c.setup.block_bytes = [m](int) { return m; };
+    if (c.setup.cost.copy_beta() > 0)
+      c.setup.staging = hs::detail::staging_of(c.grid, c.s, c.r, c.strategy.substr(0, c.strategy.find(' ')));
+    std::ostringstream text;
+    text << c.strategy << " on " << hs::to_string(c.grid) << " periodic " << periodic[0]
+         << (nd > 1 ? periodic[1] : 0) << (nd > 2 ? periodic[2] : 0) << ", k " << k
+         << (kind == hs::shell::full ? " full" : " eighth") << ", "
+         << (c.setup.mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping") << ", model " << model << ", m "
+         << m;
+    c.text = text.str();
+    return c;
+  }
+}
+
+void check_same_times(const simulated_case& c) {
+  INFO(c.text);
+  const hs::simulation_result every = hs::detail::simulate_every_rank(c.grid, c.s, c.setup);
+  const hs::simulation_result classes = hs::simulate(c.grid, c.s, c.setup);
+  CHECK(near(classes.makespan, every.makespan));
+  CHECK(classes.messages == every.messages);
+  CHECK(near(classes.bytes, every.bytes));
+  REQUIRE(classes.finish.size() == every.finish.size());
+  int differ = 0;
+  for (std::size_t r = 0; r < every.finish.size(); ++r) differ += !near(classes.finish[r], every.finish[r]);
+  CHECK(differ == 0);
+}
+}  // namespace
+
+TEST_CASE("simulating one rank per class gives every rank's time", "[model][classes]") {
+  std::mt19937 rng(20261124);
+  for (int i = 0; i < 300; ++i) check_same_times(draw(rng, 40));
+}
+
+TEST_CASE("classes on grids wide enough that borders, seams and bulk differ", "[model][classes]") {
+  // Up to 160 boxes along a line, 40 x 40, 16 x 16 x 16: windows narrower than the grid, so the bulk of
+  // a non-periodic dimension and the stretch of an odd ring away from its seam collapse into classes.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 60; ++i) check_same_times(draw(rng, 160));
+}
+
+TEST_CASE("the classes are few where ranks are alike", "[model][classes]") {
+  const hs::grid_shape periodic({100, 100, 100}, {true, true, true});
+  const auto r = hs::make_range(periodic, 3);
+  using hs::detail::rank_classes;
+  // A uniform periodic grid: one class; the rendezvous colours alternate (period 2 per dimension);
+  // TeamShift's members repeat with the team.
+  CHECK(rank_classes::of(periodic, hs::Shift::make_schedule(periodic, r), false).size() == 1);
+  CHECK(rank_classes::of(periodic, hs::Shift::make_schedule(periodic, r), true).size() == 8);
+  CHECK(rank_classes::of(periodic, hs::TtlMultiHop::make_schedule(periodic, r), false).size() == 1);
+  CHECK(rank_classes::of(periodic, hs::TeamShift::make_schedule(periodic, r, {.team = {2, 5, 4}}), false).size() ==
+        40);
+  // A non-periodic line: a class per coordinate near each border, the bulk one class.
+  const hs::grid_shape line({1000}, {false});
+  const auto shift = hs::Shift::make_schedule(line, hs::make_range(line, 2));
+  const rank_classes classes = rank_classes::of(line, shift, false);
+  CHECK(classes.size() < 20);
+  std::int64_t members = 0;
+  for (int c = 0; c < classes.size(); ++c) members += classes.members(c);
+  CHECK(members == 1000);
+  CHECK(classes.class_of({500, 0, 0}) == classes.class_of({501, 0, 0}));
+  CHECK(classes.class_of({0, 0, 0}) != classes.class_of({1, 0, 0}));
+  // An odd ring in rendezvous mode: the coordinates near the seam are classes of their own.
+  const hs::grid_shape odd({101}, {true});
+  const auto odd_shift = hs::Shift::make_schedule(odd, hs::make_range(odd, 1));
+  CHECK(rank_classes::of(odd, odd_shift, false).size() == 1);
+  const int seam_classes = rank_classes::of(odd, odd_shift, true).size();
+  CHECK(seam_classes > 2);
+  CHECK(seam_classes < 101);
+}
+
+TEST_CASE("a million-rank periodic grid is simulated, not approximated", "[model][classes]") {
+  // explain() has no size switch: the 100^3 prediction is the simulation, and it equals the
+  // simulation of a small grid where every rank is simulated (a periodic grid's ranks are alike).
+  const hs::hockney h = hs::hockney(1e-6, 1e-9, 0.2e-6).with_round_delta(0.3e-6).with_copy_beta(0.2e-9);
+  for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
+    INFO((mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping"));
+    const hs::grid_shape huge({100, 100, 100}, {true, true, true}), small({8, 8, 8}, {true, true, true});
+    const auto big = hs::explain(huge, hs::make_range(huge, 3), 4096, h, mode);
+    const auto ref = hs::explain(small, hs::make_range(small, 3), 4096, h, mode);
+    REQUIRE(big.size() >= 4);
+    for (const auto& p : big) {
+      if (p.strategy == "TeamShift") continue;  // team sizes depend on the grid's divisors
+      const auto it = std::find_if(ref.begin(), ref.end(), [&](const hs::prediction& q) { return q.strategy == p.strategy; });
+      REQUIRE(it != ref.end());
+      INFO(p.strategy);
+      CHECK(near(p.seconds, it->seconds));
+    }
+  }
+}
+
+TEST_CASE("the packing table compiled per class equals the one compiled per rank", "[model][classes]") {
+  for (bool periodic : {false, true})
+    for (int k : {1, 2}) {
+      const hs::grid_shape g({7, 6, 5}, {periodic, periodic, !periodic});
+      const auto r = hs::make_range(g, k);
+      const std::vector<std::pair<std::string, hs::schedule>> schedules = {
+          {"Shift", hs::Shift::make_schedule(g, r)},
+          {"TtlMultiHop", hs::TtlMultiHop::make_schedule(g, r)},
+          {"TeamShift", hs::TeamShift::make_schedule(g, r, {.team = {7, 3, 1}})}};
+      for (const auto& [name, s] : schedules) {
+        INFO(name << " k " << k << " periodic " << periodic);
+        const auto table = hs::detail::staging_of(g, s, r, name);
+        int differ = 0, staged = 0;
+        for (int rank = 0; rank < g.size(); ++rank) {
+          const hs::detail::program p =
+              hs::detail::compile(s, g, g.coords_of(rank), r, [](const hs::offset&) { return std::size_t{1}; }, name);
+          for (std::size_t round = 0; round < p.rounds.size(); ++round)
+            for (const auto& t : p.rounds[round].transfers) {
+              if (t.self) continue;
+              unsigned bits = 0;
+              if (t.send.exists() && !t.send.contiguous) bits |= 1u;
+              if (t.recv.exists() && !t.recv.contiguous) bits |= 2u;
+              staged += bits != 0;
+              differ += table(rank, round, static_cast<std::size_t>(t.tag)) != bits;
+            }
+        }
+        CHECK(differ == 0);
+        if (name != "Shift" && k > 1) CHECK(staged > 0);  // the table is not trivially empty
+      }
+    }
+}
