@@ -20,7 +20,7 @@ double best_team_closed(const hs::grid_shape& g, const hs::range& r, double m, c
   double best = INFINITY;
   for (int c = 2; c <= r.k[0]; ++c)
     if (g.dim(0) % c == 0)
-      best = std::min(best, hs::closed_form::team_shift(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
+      best = std::min(best, hs::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
   return best;
 }
 }  // namespace

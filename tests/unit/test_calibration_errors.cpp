@@ -129,8 +129,8 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
                     Catch::Contains("closed_form::ttl_multi_hop: m") && Catch::Contains("-3"));
   CHECK_THROWS_WITH(hs::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
                     Catch::Contains("ndims must be in [1, 3], got 0"));
-  CHECK_THROWS_WITH(hs::closed_form::team_shift(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
-                    Catch::Contains("closed_form::team_shift: r is empty"));
+  CHECK_THROWS_WITH(hs::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
+                    Catch::Contains("closed_form::team_shift_rounds: r is empty"));
   CHECK_THROWS_WITH(hs::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
 
