@@ -18,16 +18,31 @@
 #endif
 
 #include "../error.hpp"
+#include "../log.hpp"
 #include "../mpi/check.hpp"
 #include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
 
+// SimGrid's SMPI (its mpi.h defines SMPI_SHARED_MALLOC) declares the distributed-graph calls but,
+// up to 3.32 at least, does not implement them: MPI_Dist_graph_create_adjacent ends the whole
+// simulation ("Not yet implemented"). There, or wherever HALOSHIFT_NEIGHBOR_POINT_TO_POINT is
+// defined to 1, NeighborAlltoall posts its edges as MPI_Irecv and MPI_Isend on a duplicate of the
+// grid's communicator instead of the collective: the same messages, at once, matched in edge order
+// as the collective matches them (docs/smpi.md).
+#if !defined(HALOSHIFT_NEIGHBOR_POINT_TO_POINT)
+#if defined(SMPI_SHARED_MALLOC)
+#define HALOSHIFT_NEIGHBOR_POINT_TO_POINT 1
+#else
+#define HALOSHIFT_NEIGHBOR_POINT_TO_POINT 0
+#endif
+#endif
+
 // The persistent neighbourhood collective, where the MPI has it and completes it under MPI_Testall
 // (split-phase exchanges test their requests): Open MPI. MPICH 4.0 (Debian 12) has
 // MPI_Neighbor_alltoallv_init but fails MPI_Testall on the started request ("Fatal error in
 // internal_Testall"); there, and everywhere else, MPI_Ineighbor_alltoallv runs.
-#if defined(OPEN_MPI) && OPEN_MPI
+#if defined(OPEN_MPI) && OPEN_MPI && !HALOSHIFT_NEIGHBOR_POINT_TO_POINT
 #if MPI_VERSION >= 4
 #define HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT MPI_Neighbor_alltoallv_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
@@ -53,18 +68,47 @@ struct neighbor_graph {
   std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
 
   void create(MPI_Comm parent) {
+#if HALOSHIFT_NEIGHBOR_POINT_TO_POINT
+    mpi::check(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
+    static bool told = false;  // once per process, from rank 0 of the first graph
+    int rank = 0;
+    mpi::check(MPI_Comm_rank(parent, &rank), "MPI_Comm_rank");
+    if (rank == 0 && !told) {
+      told = true;
+      log_message(log_level::warning,
+                  "NeighborAlltoall runs point to point (HALOSHIFT_NEIGHBOR_POINT_TO_POINT; SimGrid's SMPI "
+                  "lacks MPI_Dist_graph_create_adjacent): its messages are MPI_Isend/MPI_Irecv, all at once, "
+                  "instead of MPI_Ineighbor_alltoallv");
+    }
+#else
     mpi::check(MPI_Dist_graph_create_adjacent(parent, static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
                                               static_cast<int>(destinations.size()), destinations.data(),
                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm),
                "MPI_Dist_graph_create_adjacent");
+#endif
     mpi::check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   }
-  /// Starts the collective; its request joins `requests`.
+  /// Starts the collective; its request joins `requests` (point to point: one request per edge).
   void start(const void* send, void* recv, std::vector<MPI_Request>& requests) const {
+#if HALOSHIFT_NEIGHBOR_POINT_TO_POINT
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      requests.emplace_back();
+      mpi::check(MPI_Irecv(static_cast<std::byte*>(recv) + recv_displs[i], recv_counts[i], MPI_BYTE, sources[i], 0,
+                           comm, &requests.back()),
+                 "MPI_Irecv");
+    }
+    for (std::size_t i = 0; i < destinations.size(); ++i) {
+      requests.emplace_back();
+      mpi::check(MPI_Isend(static_cast<const std::byte*>(send) + send_displs[i], send_counts[i], MPI_BYTE,
+                           destinations[i], 0, comm, &requests.back()),
+                 "MPI_Isend");
+    }
+#else
     requests.emplace_back();
     mpi::check(MPI_Ineighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
                                        recv_counts.data(), recv_displs.data(), MPI_BYTE, comm, &requests.back()),
                "MPI_Ineighbor_alltoallv");
+#endif
   }
   ~neighbor_graph() {
     int finalized = 0;
