@@ -32,8 +32,10 @@
 // as the collective matches them (docs/smpi.md).
 #if !defined(HALOSHIFT_NEIGHBOR_POINT_TO_POINT)
 #if defined(SMPI_SHARED_MALLOC)
+/// 1: NeighborAlltoall posts its edges point to point (SimGrid's SMPI, or defined so by the user).
 #define HALOSHIFT_NEIGHBOR_POINT_TO_POINT 1
 #else
+/// 0: NeighborAlltoall runs MPI's neighbourhood collective (define it to 1 to post its edges point to point).
 #define HALOSHIFT_NEIGHBOR_POINT_TO_POINT 0
 #endif
 #endif
