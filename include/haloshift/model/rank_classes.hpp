@@ -58,9 +58,12 @@ class rank_classes {
   /// every rank and the same message time on every link. `colours`: the
   /// ranks run the rendezvous protocol, whose colouring tells ranks apart
   /// and whose synchronous chains couple ranks further than a round does.
-  static rank_classes of(const grid_shape& grid, const schedule& s, bool colours) {
+  /// `also`, when given, tells ranks apart as well: its class along a
+  /// dimension counts as one more property of the coordinate (a part of a
+  /// schedule whose packing follows the whole schedule's classes).
+  static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr) {
     rank_classes out;
-    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours);
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also);
     out.finish();
     return out;
   }
@@ -111,21 +114,23 @@ class rank_classes {
   };
 
   /// What tells coordinate x along `d` apart, per transfer: whether it sends (its sender class) and,
-  /// with colours, whether it sends first; interned to one number per coordinate.
-  static std::vector<int> properties(const grid_shape& grid, const schedule& s, int d, bool colours) {
+  /// with colours, whether it sends first; then its class in `also`; interned to one number per coordinate.
+  static std::vector<int> properties(const grid_shape& grid, const schedule& s, int d, bool colours,
+                                     const rank_classes* also) {
     std::vector<const transfer*> by_sender, by_colour;
     for (const schedule_round& r : s.rounds)
       for (const transfer& t : r.transfers) {
         if (t.senders.dim == d) by_sender.push_back(&t);
         if (colours && colour_dimension(grid, t.direction) == d) by_colour.push_back(&t);
       }
-    std::vector<std::vector<bool>> rows(static_cast<std::size_t>(grid.dim(d)));
+    std::vector<std::vector<int>> rows(static_cast<std::size_t>(grid.dim(d)));
     for (int x = 0; x < grid.dim(d); ++x) {
       offset coords{0, 0, 0};
       coords[d] = x;
       auto& row = rows[static_cast<std::size_t>(x)];
       for (const transfer* t : by_sender) row.push_back(t->senders.contains(coords));
       for (const transfer* t : by_colour) row.push_back(sends_first(grid, coords, t->direction));
+      if (also) row.push_back(also->axes_[d].of[static_cast<std::size_t>(x)]);
     }
     return axis::grouped(rows).of;
   }
@@ -160,10 +165,10 @@ class rank_classes {
   }
 
   /// The classes along `d`.
-  static axis along(const grid_shape& grid, const schedule& s, int d, bool colours) {
+  static axis along(const grid_shape& grid, const schedule& s, int d, bool colours, const rank_classes* also) {
     const int n = grid.dim(d);
     if (n == 1) return axis::identity(1);
-    const std::vector<int> property = properties(grid, s, d, colours);
+    const std::vector<int> property = properties(grid, s, d, colours, also);
     if (grid.periodic(d)) {
       const int p = cyclic_period(property);
       if (p < n) {

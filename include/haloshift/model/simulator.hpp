@@ -363,30 +363,27 @@ struct phase {
 };
 
 /// The phases of a dimension-by-dimension schedule (Shift, TeamShift), when
-/// its times add up phase by phase; empty otherwise. That needs (1) every
+/// its times may add up phase by phase; empty otherwise. That needs (1) every
 /// round's transfers to move along one dimension, consecutive rounds of the
 /// same dimension forming its phase, no dimension in two phases, and (2)
 /// every rank to hold every block (each dimension periodic or of one box),
 /// so a message's size is the same wherever its line lies. A phase then
-/// couples ranks only along the lines of its dimension, and each line starts
-/// it at one time (what the earlier phases added depends on the other
-/// coordinates only); max-plus time is shift-invariant (every step is a
-/// maximum of sums), so the phase adds to each rank a time that depends on
-/// its coordinate along the phase's dimension alone, and the slowest rank
-/// of the whole schedule is the sum of each phase's slowest.
+/// couples ranks only along the lines of its dimension; when each line
+/// starts it at one time, max-plus time being shift-invariant (every step is
+/// a maximum of sums), the phase adds to each rank the time it takes from a
+/// common start, and the slowest rank of the whole schedule is the slowest
+/// sum of the phases' additions.
 ///
-/// Packing breaks (2) for TeamShift: a member's layout, and so which of its
-/// messages are packed, depends on its member index along the dimensions of
-/// earlier phases, so a phase would add different times along its lines.
-/// Schedules with sender classes are therefore simulated whole when packing
-/// is charged.
-inline std::vector<phase> separable_phases(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+/// A line along d starts at one time when no earlier phase's addition
+/// depends on the coordinate along d. Without packing that holds: a phase's
+/// addition depends on the coordinate along its own dimension only. With
+/// packing, which messages a rank packs depends on its layout, and
+/// TeamShift's layout depends on its member index along other dimensions
+/// too; simulate() checks the condition on the additions themselves and
+/// simulates the schedule whole where it fails.
+inline std::vector<phase> separable_phases(const grid_shape& grid, const schedule& s) {
   for (int d = 0; d < max_dims; ++d)
     if (!grid.periodic(d) && grid.dim(d) > 1) return {};
-  if (setup.staging && setup.cost.copy_beta() > 0)
-    for (const schedule_round& r : s.rounds)
-      for (const transfer& t : r.transfers)
-        if (t.senders.dim >= 0) return {};
   std::vector<phase> out;
   for (std::size_t i = 0; i < s.rounds.size(); ++i) {
     int dim = -1;
@@ -407,6 +404,19 @@ inline std::vector<phase> separable_phases(const grid_shape& grid, const schedul
   return out;
 }
 
+}  // namespace detail
+
+namespace detail {
+/// Whether per-rank `times` do not depend on the coordinate along `d`.
+inline bool constant_along(const grid_shape& grid, const std::vector<double>& times, int d) {
+  for (int r = 0; r < grid.size(); ++r) {
+    offset c = grid.coords_of(r);
+    if (c[d] == 0) continue;
+    c[d] = 0;
+    if (times[static_cast<std::size_t>(r)] != times[static_cast<std::size_t>(grid.rank_of(c))]) return false;
+  }
+  return true;
+}
 }  // namespace detail
 
 namespace detail {
@@ -450,16 +460,21 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   const bool colours = setup.mode == protocol::rendezvous;
   if (!uniform || setup.link_time)
     return detail::class_simulation(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
-  const std::vector<detail::phase> phases = detail::separable_phases(grid, s, setup);
+  const std::vector<detail::phase> phases = detail::separable_phases(grid, s);
   const double bytes = setup.block_bytes(0);
-  if (phases.size() < 2)
+  const auto whole = [&] {
     return detail::class_simulation(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();
-  // Phase by phase: each starts from the same time on every rank of a line along its dimension, so
-  // what it adds depends on the coordinate along that dimension only, and its own classes are those
-  // of a one-dimensional ring (module docs).
+  };
+  if (phases.size() < 2) return whole();
+  // Phase by phase: a phase's addition is simulated from a common start on its own classes, those of
+  // its rounds told apart by the whole schedule's packing classes as well (detail::staging_of packs
+  // by those), and the phases add up while no addition depends on a later phase's coordinate.
+  const bool packing = setup.staging && setup.cost.copy_beta() > 0;
+  const detail::rank_classes packed = packing ? detail::rank_classes::of(grid, s, false) : detail::rank_classes{};
   simulation_result out;
   out.finish.assign(static_cast<std::size_t>(grid.size()), 0.0);
-  for (const detail::phase& p : phases) {
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const detail::phase& p = phases[i];
     schedule part;
     part.rounds.assign(s.rounds.begin() + static_cast<std::ptrdiff_t>(p.first),
                        s.rounds.begin() + static_cast<std::ptrdiff_t>(p.last));
@@ -469,11 +484,19 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
         return setup.staging(rank, first + round, transfer);
       };
     const simulation_result added =
-        detail::class_simulation(grid, part, own, detail::rank_classes::of(grid, part, colours), bytes).run();
-    out.makespan += added.makespan;
+        detail::class_simulation(grid, part, own,
+                                 detail::rank_classes::of(grid, part, colours, packing ? &packed : nullptr), bytes)
+            .run();
+    if (packing)
+      for (std::size_t later = i + 1; later < phases.size(); ++later)
+        if (!detail::constant_along(grid, added.finish, phases[later].dim)) return whole();
+    out.makespan = 0;
     out.messages += added.messages;
     out.bytes += added.bytes;
-    for (std::size_t r = 0; r < out.finish.size(); ++r) out.finish[r] += added.finish[r];
+    for (std::size_t r = 0; r < out.finish.size(); ++r) {
+      out.finish[r] += added.finish[r];
+      out.makespan = std::max(out.makespan, out.finish[r]);
+    }
   }
   return out;
 }
