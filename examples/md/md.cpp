@@ -24,7 +24,14 @@
 //
 //   mpiexec -n 4 haloshift-md [--precision double|fixed] [--strategy shift|singlehop|ttl|neighbor|auto]
 //                             [--size N] [--steps N] [--thermo N] [--reneighbor N] [--newton on|off]
-//                             [--grid PxQxR] [--check] [--overlap] [--help] [--version]
+//                             [--grid PxQxR] [--check] [--overlap] [--slab] [--balance N]
+//                             [--max-move F] [--help] [--version]
+//
+// --slab puts the lattice in the lower half of the box along z (vacuum above):
+// an inhomogeneous system. --balance N moves the cuts between the boxes
+// (haloshift::rebalance, LAMMPS's balance shift) so that every rank owns as
+// many atoms, before step 1 and every N steps, at most --max-move of a box
+// per call; the report gives the load (atoms per rank, force time) at the end.
 //
 // --overlap computes the forces between owned atoms while the ghost positions
 // travel (start_forward, progress() every 512 atoms, wait, then the forces
@@ -119,6 +126,9 @@ struct options {
   bool overlap = false;  // owned-owned forces while the positions travel
   bool quiet = false;    // the blocking reference run of --overlap prints nothing
   std::string grid = "0x0x0";
+  int balance = 0;       // rebalance the cuts every N steps (0: never)
+  double max_move = 0.5;  // how far a cut moves per rebalancing, in boxes
+  bool slab = false;     // the lattice in the lower half of the box along z, vacuum above
   double dt = 0.005, cutoff = 2.5, skin = 0.3, density = 0.8442, temperature = 1.44;
 };
 
@@ -165,11 +175,26 @@ void add_options(CLI::App& app, options& o) {
       ->check(tool::parses(parse_grid))
       ->capture_default_str();
   app.add_flag("--check", o.check, "Compare step 0 with a serial all-pairs computation");
+  app.add_flag("--slab", o.slab,
+               "Put the fcc lattice in the lower half of the box along z, vacuum above (an inhomogeneous "
+               "start for --balance)");
+  app.add_option("--balance", o.balance,
+                 "Move the cuts between boxes so every rank owns as many atoms (haloshift::rebalance) before "
+                 "step 1 and then every N steps (a multiple of --reneighbor; 0: never)")
+      ->check(tool::integer(0))
+      ->capture_default_str();
+  app.add_option("--max-move", o.max_move,
+                 "How far a cut moves in one rebalancing, as a fraction of the box it moves into (> 0)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--overlap", o.overlap,
                "Compute the forces between owned atoms while the ghost positions travel (split-phase "
                "exchange); also runs blocking and reports the hidden share");
   app.callback([&o] {
     o.newton = o.newton_text == "on";
+    if (o.balance > 0 && o.balance % o.reneighbor != 0)
+      throw tool::usage_error("--balance", std::to_string(o.balance) + " is not a multiple of --reneighbor " +
+                                               std::to_string(o.reneighbor) + " (the cuts move when atoms migrate)");
     const double length = o.size * std::cbrt(4.0 / o.density);
     if (length < 2 * (o.cutoff + o.skin))
       throw tool::usage_error("--size", std::to_string(o.size) + " gives a box of " + std::to_string(length) +
@@ -187,7 +212,7 @@ double hashed_uniform(std::int64_t id, int component) {
 }
 
 struct timers {
-  double force = 0, neighbor = 0, comm = 0, other = 0;
+  double force = 0, neighbor = 0, comm = 0, other = 0, balance = 0;
   double positions = 0;  ///< the part of comm that forwards ghost positions between re-neighbourings (exposed)
 };
 
@@ -284,6 +309,7 @@ class simulation {
                   o_.strategy.c_str(), o_.newton ? "on" : "off", P::name);
     }
     if (o_.strategy == "auto") explain_choice();
+    if (o_.balance > 0) balance(0);
     neighbor();
     if (rank_ == 0 && !o_.quiet)
       std::printf("# exchange: %s, ghosts reach %s boxes%s\n", std::string(plan_->strategy()).c_str(),
@@ -304,6 +330,7 @@ class simulation {
       // Energies and virials only where the thermo output needs them (as LAMMPS and miniMD).
       energy_step_ = step % o_.thermo == 0 || step == o_.steps;
       if (step % o_.reneighbor == 0) {
+        if (o_.balance > 0 && step % o_.balance == 0) balance(step);
         neighbor();
         compute_forces();
       } else if (o_.overlap) {
@@ -341,6 +368,7 @@ class simulation {
             // The same lattice in both precisions: fixed point, converted to double in double mode.
             const fixed3 x{to_fixed((i + basis[b][0]) * a, position_unit), to_fixed((j + basis[b][1]) * a, position_unit),
                            to_fixed((k + basis[b][2]) * a, position_unit)};
+            if (o_.slab && 2 * x[2] >= length_fixed_) continue;  // vacuum above half the box along z
             hs::position where{};
             for (int d = 0; d < 3; ++d) where[d] = static_cast<double>(x[d]) * position_unit;
             if (hs::owner_of(grid_.shape(), domain_, where) != rank_) continue;
@@ -349,7 +377,23 @@ class simulation {
             v_.push_back({0, 0, 0});
             id_.push_back(id);
           }
-    atoms_ = 4LL * n * n * n;
+    atoms_ = static_cast<long long>(v_.size());
+    MPI_Allreduce(MPI_IN_PLACE, &atoms_, 1, MPI_LONG_LONG, MPI_SUM, grid_.comm());
+  }
+
+  /// Moves the cuts so that every rank owns as many atoms (the slabs of boxes along each dimension
+  /// carry equal counts), then the next neighbor() migrates the atoms and builds a new plan for the
+  /// new boxes.
+  void balance(int step) {
+    clock_section t(time_.balance);
+    const hs::balance_report r =
+        hs::rebalance(grid_, domain_, owned_positions(), {}, {.max_move = o_.max_move});
+    const auto [lo, hi] = hs::box_of(grid_, domain_);
+    bins_ = binning(lo, hi, o_.cutoff + o_.skin);
+    plan_.reset();  // a plan keeps the domain it was built for
+    if (rank_ == 0 && !o_.quiet)
+      std::printf("# balance at step %d: imbalance (most atoms on a rank / mean) %.3f -> %.3f\n", step,
+                  r.imbalance_before, r.imbalance_after);
   }
 
   /// Random velocities from the atom ids (the same whatever the decomposition),
@@ -730,17 +774,24 @@ class simulation {
   void report(double total) {
     // The overlapped step's position time is the exposed part of the exchange: part of communication.
     if (o_.overlap) time_.comm += time_.positions;
-    double t[5] = {time_.force, time_.neighbor, time_.comm, time_.other, total};
-    MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, grid_.comm());
+    double t[6] = {time_.force, time_.neighbor, time_.comm, time_.other, time_.balance, total};
+    MPI_Allreduce(MPI_IN_PLACE, t, 6, MPI_DOUBLE, MPI_MAX, grid_.comm());
+    // The load: atoms per rank now (largest over mean), and the force time's spread.
+    double load[2] = {static_cast<double>(v_.size()), time_.force}, most[2] = {0, 0};
+    MPI_Allreduce(load, most, 2, MPI_DOUBLE, MPI_MAX, grid_.comm());
+    MPI_Allreduce(MPI_IN_PLACE, load, 2, MPI_DOUBLE, MPI_SUM, grid_.comm());
     if (rank_ != 0 || o_.quiet) return;
-    std::printf("# time (max over ranks): total %.3f s for %d steps, %.1f us/step\n", t[4], o_.steps,
-                o_.steps ? 1e6 * t[4] / o_.steps : 0.0);
-    const char* names[4] = {"force", "neighbor", "communication", "other"};
-    for (int i = 0; i < 4; ++i)
-      std::printf("#   %-14s %9.3f s  %5.1f %%\n", names[i], t[i], t[4] > 0 ? 100 * t[i] / t[4] : 0.0);
+    const double ranks = grid_.size();
+    std::printf("# time (max over ranks): total %.3f s for %d steps, %.1f us/step\n", t[5], o_.steps,
+                o_.steps ? 1e6 * t[5] / o_.steps : 0.0);
+    const char* names[5] = {"force", "neighbor", "communication", "other", "balance"};
+    for (int i = 0; i < 5; ++i)
+      std::printf("#   %-14s %9.3f s  %5.1f %%\n", names[i], t[i], t[5] > 0 ? 100 * t[i] / t[5] : 0.0);
+    std::printf("# load: atoms per rank at the end, most / mean %.3f; force time, most / mean %.3f\n",
+                load[0] > 0 ? most[0] * ranks / load[0] : 1.0, load[1] > 0 ? most[1] * ranks / load[1] : 1.0);
     std::printf("# throughput: %.3f M atom-steps/s (%lld atoms x %d steps), communication %.1f %% of the time\n",
-                t[4] > 0 ? 1e-6 * static_cast<double>(atoms_) * o_.steps / t[4] : 0.0, atoms_, o_.steps,
-                t[4] > 0 ? 100 * t[2] / t[4] : 0.0);
+                t[5] > 0 ? 1e-6 * static_cast<double>(atoms_) * o_.steps / t[5] : 0.0, atoms_, o_.steps,
+                t[5] > 0 ? 100 * t[2] / t[5] : 0.0);
   }
 
   options o_;

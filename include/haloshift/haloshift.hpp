@@ -21,6 +21,7 @@
 #include "network/msn_topology.hpp"
 #include "network/ttl_local_exchange.hpp"
 #include "exchange/selection.hpp"
+#include "payload/balance.hpp"
 #include "payload/domain.hpp"
 #include "payload/migrate.hpp"
 #include "payload/particles.hpp"

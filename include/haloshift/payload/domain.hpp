@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file domain.hpp
-/// @brief The global simulation box and its uniform split into one box per rank.
+/// @brief The global simulation box and its split into one box per rank:
+/// even, or at user-given cuts per dimension (load balancing, docs/balance.md).
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
@@ -16,20 +20,28 @@ namespace haloshift {
 /// A point in space; dimensions beyond the grid's are ignored.
 using position = std::array<double, 3>;
 
-/// The global simulation box `[lo, hi)`, split evenly among the ranks of a grid.
+/// The global simulation box `[lo, hi)`, split among the ranks of a grid:
+/// evenly along a dimension whose `cuts` are empty, else at its cuts.
 struct domain {
   /// Lower corner (inside the domain).
   position lo{0, 0, 0};
   /// Upper corner (outside: the domain is half-open).
   position hi{1, 1, 1};
+  /// Where the boxes meet along each dimension: empty for the even split, or
+  /// the `P_d + 1` edges of the boxes along `d`, nondecreasing, the first
+  /// `lo[d]` and the last `hi[d]`. Every box of a slab shares them (the boxes
+  /// stay a brick, as LAMMPS's `balance shift`); a box between two equal cuts
+  /// is empty and owns nothing. The same on every rank: plans and migrate
+  /// agree on them, and validate() checks them.
+  std::array<std::vector<double>, 3> cuts{};
 
   /// Length along `d`: the shift across a periodic border.
   double length(int d) const noexcept { return hi[d] - lo[d]; }
 
   /// Lower edge of the box at grid position `c` along `d`. For `c` in
   /// `[0, P]` this is the primary domain's edge: exactly `lo` at 0, exactly
-  /// `hi` at `P`, `lo + L*c/P` (never above `hi`) in between, the same on
-  /// every rank and nondecreasing in `c`. Any other `c` is a periodic image:
+  /// `hi` at `P`, in between `cuts[d][c]`, or `lo + L*c/P` (never above `hi`)
+  /// for the even split; the same on every rank and nondecreasing in `c`. Any other `c` is a periodic image:
   /// the primary edge shifted by whole domain lengths.
   double edge(const grid_shape& grid, int d, int c) const noexcept {
     const int n = grid.dim(d);
@@ -67,6 +79,11 @@ struct domain {
   /// `x` outside `[lo, hi)` is clamped to the first or last box.
   int owner_coordinate(const grid_shape& grid, int d, double x) const noexcept {
     const int n = grid.dim(d);
+    if (has_cuts(grid, d)) {  // the last edge at or below x, among edges 0 .. n-1
+      const auto first = cuts[d].begin(), last = first + n;
+      const auto above = std::upper_bound(first + 1, last, x);
+      return static_cast<int>(above - first) - 1;
+    }
     const double guess = std::floor((x - lo[d]) / length(d) * n);
     int c = guess >= n ? n - 1 : guess > 0 ? static_cast<int>(guess) : 0;
     while (c > 0 && x < edge(grid, d, c)) --c;
@@ -92,8 +109,12 @@ struct domain {
   int cutoff_reach(const grid_shape& grid, int d, double cutoff, int max_boxes = 1000000) const noexcept {
     if (!(cutoff >= 0) || !std::isfinite(cutoff)) return 1;
     const int n = grid.dim(d);
-    const double len = length(d), estimate = std::floor(cutoff / (len / n));
-    if (!(estimate <= max_boxes)) return max_boxes + 1;
+    // Where to start looking: the reach of the widest box (with cuts, thinner boxes reach farther).
+    double widest = length(d) / n;
+    if (has_cuts(grid, d))
+      for (int c = 0; c < n; ++c) widest = std::max(widest, primary_edge(n, d, c + 1) - primary_edge(n, d, c));
+    const double len = length(d), estimate = std::floor(cutoff / widest);
+    if (!(std::floor(cutoff / (len / n)) <= max_boxes)) return max_boxes + 1;
     auto split = [n](long c, long& wraps) {  // c = wraps * n + inside, inside in [0, n)
       wraps = c >= 0 ? c / n : -((-c + n - 1) / n);
       return static_cast<int>(c - wraps * n);
@@ -132,12 +153,53 @@ struct domain {
     return k;
   }
 
-  /// Throws haloshift::error unless `lo < hi` along each of the grid's dimensions.
+  /// Throws haloshift::error unless `lo < hi` along each of the grid's
+  /// dimensions and every dimension's cuts are empty or `P_d + 1` finite,
+  /// nondecreasing edges from `lo[d]` to `hi[d]` (none beyond the grid's dimensions).
   void validate(const grid_shape& grid) const {
     for (int d = 0; d < grid.ndims(); ++d)
       if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d]))
         throw error("domain: lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]) + " must be below hi[" +
                     std::to_string(d) + "] = " + detail::number_text(hi[d]));
+    for (int d = 0; d < max_dims; ++d) {
+      const std::vector<double>& c = cuts[static_cast<std::size_t>(d)];
+      if (c.empty()) continue;
+      const std::string name = "domain.cuts[" + std::to_string(d) + "]";
+      if (d >= grid.ndims())
+        throw error(name + " has " + std::to_string(c.size()) + " values but the grid has only " +
+                    std::to_string(grid.ndims()) + " dimension(s): leave it empty");
+      const std::size_t edges = static_cast<std::size_t>(grid.dim(d)) + 1;
+      if (c.size() != edges)
+        throw error(name + " must have P_" + std::to_string(d) + " + 1 = " + std::to_string(edges) +
+                    " values (the edges of the boxes along dimension " + std::to_string(d) + "), got " +
+                    std::to_string(c.size()));
+      auto at = [&](std::size_t i) { return name + "[" + std::to_string(i) + "] = " + detail::number_text(c[i]); };
+      for (std::size_t i = 0; i < edges; ++i)
+        if (!std::isfinite(c[i])) throw error(at(i) + " must be finite");
+      if (c.front() != lo[d])
+        throw error(at(0) + " must equal lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]));
+      if (c.back() != hi[d])
+        throw error(at(edges - 1) + " must equal hi[" + std::to_string(d) + "] = " + detail::number_text(hi[d]));
+      for (std::size_t i = 1; i < edges; ++i)
+        if (c[i] < c[i - 1]) throw error(at(i) + " is below " + at(i - 1) + ": cuts must be nondecreasing");
+    }
+  }
+
+  /// Whether the boxes along `d` lie at the cuts (else the even split; cuts of the wrong size, which
+  /// validate() rejects, are never read).
+  bool has_cuts(const grid_shape& grid, int d) const noexcept {
+    return d < grid.ndims() && cuts[static_cast<std::size_t>(d)].size() == static_cast<std::size_t>(grid.dim(d)) + 1;
+  }
+
+  /// A fingerprint of the cuts along `d` (0 for the even split): what ranks compare to agree on them.
+  std::int64_t cuts_hash(int d) const noexcept {
+    if (cuts[static_cast<std::size_t>(d)].empty()) return 0;
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the values' bytes (-0.0 as 0.0)
+    for (double v : cuts[static_cast<std::size_t>(d)]) {
+      const auto bits = std::bit_cast<std::uint64_t>(v == 0 ? 0.0 : v);
+      for (int b = 0; b < 64; b += 8) h = (h ^ ((bits >> b) & 0xffu)) * 0x100000001b3ull;
+    }
+    return static_cast<std::int64_t>(h);
   }
 
  private:
@@ -145,6 +207,8 @@ struct domain {
   double primary_edge(int n, int d, int i) const noexcept {
     if (i <= 0) return lo[d];
     if (i >= n) return hi[d];
+    const std::vector<double>& c = cuts[static_cast<std::size_t>(d)];
+    if (c.size() == static_cast<std::size_t>(n) + 1) return c[static_cast<std::size_t>(i)];  // has_cuts
     return std::min(hi[d], lo[d] + length(d) * i / n);
   }
 };

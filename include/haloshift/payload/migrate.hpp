@@ -24,6 +24,7 @@
 #include "../mpi/agreement.hpp"
 #include "../mpi/check.hpp"
 #include "domain.hpp"
+#include "domain_agreement.hpp"
 #include "position_views.hpp"
 
 namespace haloshift {
@@ -299,12 +300,7 @@ departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, 
   // The domain decides every owner: ranks that disagree on it would send particles to ranks that
   // do not think they own them. Agreed here, in the same collective as the checks.
   std::vector<mpi::agreed_value> agreed;
-  static const char* names[max_dims][2] = {
-      {"domain.lo[0]", "domain.hi[0]"}, {"domain.lo[1]", "domain.hi[1]"}, {"domain.lo[2]", "domain.hi[2]"}};
-  for (int d = 0; d < grid.ndims(); ++d) {
-    agreed.push_back(mpi::real_value(names[d][0], dom.lo[d]));
-    agreed.push_back(mpi::real_value(names[d][1], dom.hi[d]));
-  }
+  append_agreed_domain(grid.shape(), dom, agreed);
   mpi::agree(
       grid.comm(),
       [&] {

@@ -18,6 +18,7 @@
 #include "../grid/cartesian_grid.hpp"
 #include "../mpi/agreement.hpp"
 #include "domain.hpp"
+#include "domain_agreement.hpp"
 #include "position_views.hpp"
 
 namespace haloshift::detail {
@@ -44,17 +45,15 @@ void check_in_box(const grid_shape& shape, const offset& coords, const domain& d
 }
 
 
-/// What a particle plan's ranks must agree on besides the plan options: the domain and the cutoff
-/// (doubles compared through their bit patterns, equal values, equal bits, and reported as numbers).
+/// What a particle plan's ranks must agree on besides the plan options: the domain (corners and
+/// cuts) and the cutoff (doubles compared through their bit patterns, equal values, equal bits, and
+/// reported as numbers).
 inline std::vector<mpi::agreed_value> agreed_particle_values(const grid_shape& shape, const domain& dom,
                                                              const position& cutoff) {
-  static const char* names[max_dims][3] = {{"domain.lo[0]", "domain.hi[0]", "cutoff[0]"},
-                                           {"domain.lo[1]", "domain.hi[1]", "cutoff[1]"},
-                                           {"domain.lo[2]", "domain.hi[2]", "cutoff[2]"}};
+  static const char* names[max_dims] = {"cutoff[0]", "cutoff[1]", "cutoff[2]"};
   std::vector<mpi::agreed_value> agreed;
-  for (int d = 0; d < shape.ndims(); ++d)
-    for (int i = 0; i < 3; ++i)
-      agreed.push_back(mpi::real_value(names[d][i], i == 0 ? dom.lo[d] : i == 1 ? dom.hi[d] : cutoff[d]));
+  append_agreed_domain(shape, dom, agreed);
+  for (int d = 0; d < shape.ndims(); ++d) agreed.push_back(mpi::real_value(names[d], cutoff[d]));
   return agreed;
 }
 

@@ -385,7 +385,8 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 
 namespace detail {
 /// How Auto sizes a particle exchange: the boxes the cutoff reaches and the
-/// bytes of the slab of a box within the cutoff of a face neighbour.
+/// bytes of the slab of a box within the cutoff of a face neighbour (the
+/// thinnest box's, the slowest rank's, when the domain has cuts).
 struct particle_sizing {
   offset reach{0, 0, 0};
   double bytes = 0;
@@ -397,9 +398,13 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
   dom.validate(grid);
   for (int d = 0; d < grid.ndims(); ++d) check_cutoff(d, cutoff[d]);
   for (int d = 0; d < grid.ndims(); ++d) {
-    const double width = dom.length(d) / grid.dim(d);
     out.reach[d] = std::min(dom.cutoff_reach(grid, d, cutoff[d]), 1000000);
-    fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
+    // With cuts, the thinnest box that holds anything sends the largest share of its particles.
+    for (int c = 0; c < (dom.has_cuts(grid, d) ? grid.dim(d) : 1); ++c) {
+      const double width =
+          dom.has_cuts(grid, d) ? dom.edge(grid, d, c + 1) - dom.edge(grid, d, c) : dom.length(d) / grid.dim(d);
+      if (width > 0) fraction = std::max(fraction, std::min(1.0, cutoff[d] / width));
+    }
   }
   out.bytes = static_cast<double>(particles) * static_cast<double>(bytes_per_particle) * fraction;  // no overflow
   return out;

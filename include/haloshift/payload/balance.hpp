@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file balance.hpp
+/// @brief The balancer: new cuts for a domain so that every slab of boxes
+/// carries the same work, one dimension at a time (LAMMPS's `balance shift`),
+/// from particle positions with weights or from each rank's measured work
+/// (docs/balance.md). The boxes stay a brick; migrate() then moves the
+/// particles to their new owners.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../error.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../mpi/agreement.hpp"
+#include "../mpi/check.hpp"
+#include "domain.hpp"
+#include "domain_agreement.hpp"
+#include "position_views.hpp"
+
+namespace haloshift {
+
+/// How rebalance() moves the cuts.
+struct balance_options {
+  /// The dimensions whose cuts move (default: every dimension of the grid).
+  std::array<bool, 3> along{true, true, true};
+  /// How far a cut moves in one call, as a fraction of the width of the box
+  /// it moves into (> 0; infinity, the default: straight to its target).
+  /// Dynamic balancing every few steps uses a bound such as 0.5, so the
+  /// boxes change gradually and particles move at most into the next box.
+  double max_move = std::numeric_limits<double>::infinity();
+  /// With positions: the bisection stops once every cut leaves below it its
+  /// share of the work to within this fraction of a slab's mean work (> 0).
+  double tolerance = 1e-3;
+};
+
+/// What rebalance() did: the imbalance factor (largest work on a rank over
+/// the mean) with the old cuts and with the new ones.
+struct balance_report {
+  /// max / mean of the work per rank before the call.
+  double imbalance_before = 1;
+  /// The same with the new cuts: counted (positions) or predicted from the
+  /// measured work spread evenly inside each old box (work per rank).
+  double imbalance_after = 1;
+  /// Bisection rounds (one MPI_Allreduce each), all dimensions together.
+  int rounds = 0;
+};
+
+namespace detail {
+
+/// The options every rank must give alike.
+inline void append_agreed_options(const balance_options& options, std::vector<mpi::agreed_value>& agreed) {
+  static const char* names[max_dims] = {"balance_options.along[0]", "balance_options.along[1]",
+                                        "balance_options.along[2]"};
+  for (int d = 0; d < max_dims; ++d) agreed.push_back({names[d], options.along[static_cast<std::size_t>(d)] ? 1 : 0});
+  agreed.push_back(mpi::real_value("balance_options.max_move", options.max_move));
+  agreed.push_back(mpi::real_value("balance_options.tolerance", options.tolerance));
+}
+
+inline void check_balance_options(const balance_options& options) {
+  if (!(options.max_move > 0))
+    throw error("balance_options.max_move must be > 0, got " + number_text(options.max_move));
+  if (!(options.tolerance > 0 && std::isfinite(options.tolerance)))
+    throw error("balance_options.tolerance must be finite and > 0, got " + number_text(options.tolerance));
+}
+
+/// Checks a rebalance call on every rank together (the domain, the options, and `also`, the
+/// call's own arguments), so that a mistake on one rank raises the same error on all of them.
+template <class Also>
+void agree_on_balance(const cartesian_grid& grid, const domain& dom, const balance_options& options, Also also) {
+  std::vector<mpi::agreed_value> agreed;
+  append_agreed_domain(grid.shape(), dom, agreed);
+  append_agreed_options(options, agreed);
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        dom.validate(grid.shape());
+        check_balance_options(options);
+        also();
+      },
+      agreed);
+}
+
+/// The edges of the boxes along `d` as the domain splits it now.
+inline std::vector<double> current_cuts(const grid_shape& grid, const domain& dom, int d) {
+  std::vector<double> c(static_cast<std::size_t>(grid.dim(d)) + 1);
+  for (int i = 0; i <= grid.dim(d); ++i) c[static_cast<std::size_t>(i)] = dom.edge(grid, d, i);
+  return c;
+}
+
+/// Moves the targets of the inner cuts no further than `max_move` of the box each moves into (the
+/// old cuts' boxes), and keeps them nondecreasing inside [old.front(), old.back()].
+inline std::vector<double> bounded_cuts(const std::vector<double>& old, const std::vector<double>& target,
+                                        double max_move) {
+  const std::size_t n = old.size() - 1;
+  std::vector<double> out = target;
+  out.front() = old.front();
+  out.back() = old.back();
+  for (std::size_t i = 1; i < n; ++i) {
+    if (std::isfinite(max_move)) {
+      const double down = old[i] - max_move * (old[i] - old[i - 1]), up = old[i] + max_move * (old[i + 1] - old[i]);
+      out[i] = std::clamp(out[i], down, up);
+    }
+    out[i] = std::clamp(out[i], out[i - 1], old.back());
+  }
+  return out;
+}
+
+/// Where the cumulative work reaches each share: `slab[c]` of work spread evenly over box c of
+/// `cuts` (an empty box holds its work at its edge); the inner cuts of an even split of the work.
+inline std::vector<double> shares_of_spread_work(const std::vector<double>& cuts, const std::vector<double>& slab) {
+  const std::size_t n = slab.size();
+  const double total = std::accumulate(slab.begin(), slab.end(), 0.0);
+  std::vector<double> out = cuts;
+  if (!(total > 0)) return out;
+  std::size_t box = 0;
+  double below = 0;  // work of the boxes before `box`
+  for (std::size_t i = 1; i < n; ++i) {
+    const double share = total * static_cast<double>(i) / static_cast<double>(n);
+    while (box < n - 1 && below + slab[box] < share) below += slab[box++];
+    const double width = cuts[box + 1] - cuts[box];
+    const double inside = slab[box] > 0 ? std::clamp((share - below) / slab[box], 0.0, 1.0) : 0.0;
+    out[i] = std::clamp(cuts[box] + inside * width, cuts[box], cuts[box + 1]);
+  }
+  return out;
+}
+
+/// max / mean of `work` (1 when there is none).
+inline double imbalance_of(std::span<const double> work) {
+  double most = 0, sum = 0;
+  for (double w : work) most = std::max(most, w), sum += w;
+  return sum > 0 ? most * static_cast<double>(work.size()) / sum : 1.0;
+}
+
+/// Every rank's value of `mine`, by rank.
+inline std::vector<double> gather_work(const cartesian_grid& grid, double mine) {
+  std::vector<double> all(static_cast<std::size_t>(grid.size()));
+  mpi::check(MPI_Allgather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, grid.comm()), "MPI_Allgather");
+  return all;
+}
+
+/// Per rank, the work its box holds under `dom` (each rank's share of the sum over all ranks).
+template <class Owner>
+double work_owned(const cartesian_grid& grid, std::size_t n, Owner owner_and_weight) {
+  std::vector<double> by_rank(static_cast<std::size_t>(grid.size()), 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [rank, w] = owner_and_weight(i);
+    by_rank[static_cast<std::size_t>(rank)] += w;
+  }
+  double mine = 0;
+  mpi::check(MPI_Reduce_scatter_block(by_rank.data(), &mine, 1, MPI_DOUBLE, MPI_SUM, grid.comm()),
+             "MPI_Reduce_scatter_block");
+  return mine;
+}
+
+/// The cuts along `d` that split the weighted coordinates `x` (this rank's, sorted, with prefix
+/// sums of their weights) into equal shares over all ranks: bisection of all inner cuts at once,
+/// each round one MPI_Allreduce of the work below every trial cut.
+inline std::vector<double> shares_of_points(const cartesian_grid& grid, const domain& dom, int d,
+                                            const std::vector<double>& x, const std::vector<double>& prefix,
+                                            double tolerance, int& rounds) {
+  const std::size_t n = static_cast<std::size_t>(grid.dim(d));
+  std::vector<double> out = current_cuts(grid.shape(), dom, d);
+  double total = prefix.back();
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, grid.comm()), "MPI_Allreduce");
+  if (!(total > 0) || n < 2) return out;
+  auto below = [&](double t) {  // this rank's work strictly below t (the half-open boxes' rule)
+    return prefix[static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), t) - x.begin())];
+  };
+  std::vector<double> lo(n - 1, dom.lo[d]), hi(n - 1, dom.hi[d]), trial(n - 1), work(n - 1);
+  std::vector<double> best(n - 1, 0), best_error(n - 1, std::numeric_limits<double>::infinity());
+  const double slack = tolerance * total / static_cast<double>(n);
+  for (int round = 0; round < 200; ++round) {
+    for (std::size_t i = 0; i + 1 < n; ++i) trial[i] = lo[i] + (hi[i] - lo[i]) / 2, work[i] = below(trial[i]);
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, work.data(), static_cast<int>(n - 1), MPI_DOUBLE, MPI_SUM, grid.comm()),
+               "MPI_Allreduce");
+    ++rounds;
+    bool done = true;
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      const double share = total * static_cast<double>(i + 1) / static_cast<double>(n);
+      const double miss = std::abs(work[i] - share);
+      if (miss < best_error[i]) best_error[i] = miss, best[i] = trial[i];
+      (work[i] < share ? lo[i] : hi[i]) = trial[i];
+      // Done when the share is met, or the bracket is down to neighbouring doubles (a point of weight
+      // sits at the share: the nearer side stands).
+      const double next = lo[i] + (hi[i] - lo[i]) / 2;
+      done = done && (best_error[i] <= slack || !(next > lo[i] && next < hi[i]));
+    }
+    if (done) break;
+  }
+  std::sort(best.begin(), best.end());
+  for (std::size_t i = 1; i < n; ++i) out[i] = best[i - 1];
+  return out;
+}
+
+/// Rank 0's cuts on every rank: floating-point reductions need not give every rank the same bits,
+/// and ranks must agree on the cuts exactly.
+inline void broadcast_cuts(const cartesian_grid& grid, std::vector<double>& cuts) {
+  mpi::check(MPI_Bcast(cuts.data(), static_cast<int>(cuts.size()), MPI_DOUBLE, 0, grid.comm()), "MPI_Bcast");
+}
+
+}  // namespace detail
+
+/// Rebalances `dom` for the particles at `x` (this rank's, each counted on
+/// exactly one rank; anywhere in the domain) with `weights` (empty: 1 each,
+/// else one finite weight >= 0 per particle). Collective. Along each
+/// dimension of `options.along` with more than one box, the cuts move to
+/// where the slabs of boxes between them carry equal total weight (bisection
+/// over the coordinates, to `options.tolerance`), at most `options.max_move`
+/// of a box per call; the other dimensions keep theirs. Returns the
+/// imbalance (max / mean weight per rank) before and after, counted. Call
+/// migrate() with the new domain next: until then the particles are where
+/// the old cuts put them. Work O(n log n + P) per rank, O(P) memory (the
+/// counts per rank before and after).
+template <position_source V>
+balance_report rebalance(const cartesian_grid& grid, domain& dom, const V& x, std::span<const double> weights = {},
+                         const balance_options& options = {}) {
+  const grid_shape& shape = grid.shape();
+  const std::size_t n = x.size();
+  detail::agree_on_balance(grid, dom, options, [&] {
+    if (!weights.empty() && weights.size() != n)
+      throw error("rebalance: weights has " + std::to_string(weights.size()) + " values for " + std::to_string(n) +
+                  " particles (give one per particle, or none for 1 each)");
+    for (std::size_t i = 0; i < weights.size(); ++i)
+      if (!(weights[i] >= 0 && std::isfinite(weights[i])))
+        throw error("rebalance: weights[" + std::to_string(i) + "] = " + detail::number_text(weights[i]) +
+                    " must be finite and >= 0");
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < shape.ndims(); ++d)
+        if (!std::isfinite(x[i][d]))
+          throw error("rebalance: particle " + std::to_string(i) + " has the non-finite coordinate " +
+                      detail::number_text(x[i][d]) + " along dimension " + std::to_string(d));
+  });
+  auto weight = [&](std::size_t i) { return weights.empty() ? 1.0 : weights[i]; };
+  // Inside the domain along each dimension (periodic: wrapped; otherwise clamped to its boxes).
+  auto inside = [&](std::size_t i, int d) {
+    const double v = x[i][d];
+    if (shape.periodic(d)) return dom.wrap(d, v);
+    return std::clamp(v, dom.lo[d], std::nextafter(dom.hi[d], dom.lo[d]));
+  };
+  auto owner = [&](const domain& by, std::size_t i) {
+    offset c{0, 0, 0};
+    for (int d = 0; d < shape.ndims(); ++d) c[d] = by.owner_coordinate(shape, d, inside(i, d));
+    return std::pair<int, double>{shape.rank_of(c), weight(i)};
+  };
+
+  balance_report report;
+  const double before = detail::work_owned(grid, n, [&](std::size_t i) { return owner(dom, i); });
+  domain next = dom;
+  for (int d = 0; d < shape.ndims(); ++d) {
+    if (!options.along[static_cast<std::size_t>(d)] || shape.dim(d) < 2) continue;
+    std::vector<std::pair<double, double>> points(n);
+    for (std::size_t i = 0; i < n; ++i) points[i] = {inside(i, d), weight(i)};
+    std::sort(points.begin(), points.end());
+    std::vector<double> coords(n), prefix(n + 1, 0.0);
+    for (std::size_t i = 0; i < n; ++i) coords[i] = points[i].first, prefix[i + 1] = prefix[i] + points[i].second;
+    const std::vector<double> old = detail::current_cuts(shape, dom, d);
+    std::vector<double> cuts = detail::bounded_cuts(
+        old, detail::shares_of_points(grid, dom, d, coords, prefix, options.tolerance, report.rounds),
+        options.max_move);
+    detail::broadcast_cuts(grid, cuts);
+    next.cuts[static_cast<std::size_t>(d)] = std::move(cuts);
+  }
+  const double after = detail::work_owned(grid, n, [&](std::size_t i) { return owner(next, i); });
+  const std::vector<double> work_before = detail::gather_work(grid, before),
+                            work_after = detail::gather_work(grid, after);
+  report.imbalance_before = detail::imbalance_of(work_before);
+  report.imbalance_after = detail::imbalance_of(work_after);
+  dom = std::move(next);
+  return report;
+}
+
+/// Rebalances `dom` from each rank's measured `work` (seconds of force
+/// computation, interactions, cells: any measure >= 0 that adds up).
+/// Collective. The work of a slab of boxes is the sum of its ranks'; spread
+/// evenly inside each box, its cumulative sum along each dimension of
+/// `options.along` places the new cuts where the slabs carry equal work, at
+/// most `options.max_move` of a box per call. Returns the imbalance before
+/// (measured) and after (predicted with the work spread evenly inside each
+/// old box: measure again after the next steps; repeated calls converge
+/// where the work is not even inside the boxes). Work O(P) per rank.
+inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
+                                const balance_options& options = {}) {
+  const grid_shape& shape = grid.shape();
+  detail::agree_on_balance(grid, dom, options, [&] {
+    if (!(work >= 0 && std::isfinite(work)))
+      throw error("rebalance: work must be finite and >= 0, got " + detail::number_text(work));
+  });
+  const std::vector<double> all = detail::gather_work(grid, work);  // the same on every rank: no broadcast needed
+  balance_report report;
+  report.imbalance_before = detail::imbalance_of(all);
+  domain next = dom;
+  for (int d = 0; d < shape.ndims(); ++d) {
+    if (!options.along[static_cast<std::size_t>(d)] || shape.dim(d) < 2) continue;
+    std::vector<double> slab(static_cast<std::size_t>(shape.dim(d)), 0.0);
+    for (int r = 0; r < shape.size(); ++r)
+      slab[static_cast<std::size_t>(shape.coords_of(r)[d])] += all[static_cast<std::size_t>(r)];
+    const std::vector<double> old = detail::current_cuts(shape, dom, d);
+    next.cuts[static_cast<std::size_t>(d)] =
+        detail::bounded_cuts(old, detail::shares_of_spread_work(old, slab), options.max_move);
+  }
+  // Predicted: each old box's work spread evenly over it, and counted where this rank's new box
+  // overlaps it (an empty old box's work sits at its edge).
+  const offset c = grid.coords();
+  double mine = 0;
+  for (int s = 0; s < shape.size(); ++s) {
+    const offset b = shape.coords_of(s);
+    double share = all[static_cast<std::size_t>(s)];
+    for (int d = 0; d < shape.ndims() && share > 0; ++d) {
+      const double blo = dom.edge(shape, d, b[d]), bhi = dom.edge(shape, d, b[d] + 1);
+      const double nlo = next.edge(shape, d, c[d]), nhi = next.edge(shape, d, c[d] + 1);
+      const double overlap = std::max(0.0, std::min(bhi, nhi) - std::max(blo, nlo));
+      share *= bhi > blo ? overlap / (bhi - blo) : (nlo <= blo && blo < nhi ? 1.0 : 0.0);
+    }
+    mine += share;
+  }
+  const std::vector<double> predicted = detail::gather_work(grid, mine);
+  report.imbalance_after = detail::imbalance_of(predicted);
+  dom = std::move(next);
+  return report;
+}
+
+}  // namespace haloshift
