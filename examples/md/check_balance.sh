@@ -23,6 +23,7 @@ run() {
     echo "FAIL: $ranks ranks $* differs from the reference:"; diff <(echo "$reference") <(echo "$thermo") || true; exit 1
   fi
   last_load=$(load "$out")
+  first_after=$(echo "$out" | sed -n 's/^# balance at step 0: .* -> \([0-9.]*\)$/\1/p')
   echo "same thermo: $ranks ranks $*; atoms per rank most / mean at the end $last_load"
   echo "$out" | grep '^# balance' || true
 }
@@ -32,9 +33,12 @@ for ranks in 2 4 8; do
   unbalanced=$last_load
   run "$ranks" --balance 20
   balanced=$last_load
-  # The slab leaves the upper boxes nearly empty; balanced, no rank may own 10 % more than the mean.
-  if ! awk -v u="$unbalanced" -v b="$balanced" 'BEGIN { exit !(u > 1.5 && b <= 1.1) }'; then
-    echo "FAIL: $ranks ranks: most / mean atoms $unbalanced without balancing, $balanced with"; exit 1
+  # The slab leaves the upper boxes nearly empty. The lattice planes split evenly on these grids, so the
+  # first balancing evens the atoms out exactly; at the end (atoms have moved since the last balancing)
+  # no rank may own 10 % more than the mean.
+  if ! awk -v u="$unbalanced" -v b="$balanced" -v f="$first_after" 'BEGIN { exit !(u > 1.5 && b <= 1.1 && f <= 1.001) }'; then
+    echo "FAIL: $ranks ranks: most / mean atoms $unbalanced without balancing, $first_after after the first"
+    echo "balancing and $balanced at the end with"; exit 1
   fi
 done
 run 4 --balance 10 --strategy singlehop --newton on

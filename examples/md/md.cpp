@@ -368,7 +368,8 @@ class simulation {
             // The same lattice in both precisions: fixed point, converted to double in double mode.
             const fixed3 x{to_fixed((i + basis[b][0]) * a, position_unit), to_fixed((j + basis[b][1]) * a, position_unit),
                            to_fixed((k + basis[b][2]) * a, position_unit)};
-            if (o_.slab && 2 * x[2] >= length_fixed_) continue;  // vacuum above half the box along z
+            // --slab: the planes below half the box along z (counted in half cells, no rounding), vacuum above.
+            if (o_.slab && 2 * k + static_cast<int>(2 * basis[b][2]) >= n) continue;
             hs::position where{};
             for (int d = 0; d < 3; ++d) where[d] = static_cast<double>(x[d]) * position_unit;
             if (hs::owner_of(grid_.shape(), domain_, where) != rank_) continue;
@@ -515,12 +516,13 @@ class simulation {
     return where_;
   }
 
-  /// The owned atoms' positions as doubles (in fixed point: converted, exactly).
+  /// The owned atoms' positions as doubles (in fixed point: converted, exactly); between
+  /// re-neighbourings the ghosts follow them in x_.
   std::span<const hs::position> owned_positions() {
     if constexpr (P::exact)
       return owned_as_doubles();
     else
-      return x_;
+      return std::span<const hs::position>(x_).first(v_.size());
   }
 
   /// The plan from the owned atoms' positions.

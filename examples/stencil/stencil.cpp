@@ -8,16 +8,20 @@
 // --overlap computes the cells that need no ghosts while the ghosts travel
 // (start_forward, progress() between slabs of z planes, wait, then the boundary shell),
 // runs the same sweeps blocking, and reports the hidden share of the exchange
-// and whether both runs agree bit for bit.
+// and whether both runs agree bit for bit. --cuts and --uneven split the cells
+// unevenly (user-given cell cuts, docs/grids.md "Uneven splits"), boxes
+// without cells included.
 //
 //   mpiexec -n 4 haloshift-stencil [--size N | NX,NY,NZ] [--iters I] [--ghost G] [--stencil 7|27]
 //                     [--strategy shift|singlehop|ttl|neighbor|auto] [--periodic | --nonperiodic]
-//                     [--print EVERY] [--overlap] [--verify] [--sweep] [--help] [--version]
+//                     [--cuts x:0,3,10,32 ... | --uneven] [--print EVERY] [--overlap] [--verify]
+//                     [--sweep] [--help] [--version]
 //
 // --verify gathers the field on rank 0 and compares it and the residual
 // history, bit for bit, with a serial run written independently of the
 // library; --sweep verifies every strategy, boundary, stencil and ghost width
-// at a small uneven size (what the tests run). Exit code 1 on any difference.
+// at a small uneven size (what the tests run; with --uneven, on the uneven
+// split). Exit code 1 on any difference.
 
 #include <mpi.h>
 
@@ -33,6 +37,7 @@
 #include <haloshift/haloshift.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heat.hpp"
@@ -53,6 +58,8 @@ struct options {
   bool verify = false;
   bool sweep = false;
   bool overlap = false;
+  std::array<std::vector<int>, 3> cuts{};  ///< --cuts, per dimension (empty: the even split)
+  bool uneven = false;
 };
 
 struct outcome {
@@ -73,10 +80,26 @@ hs::field_plan make_plan(const std::string& name, const hs::grid_field<double>& 
   throw hs::error("--strategy must be shift, singlehop, ttl, neighbor or auto, got " + name);
 }
 
+/// --uneven: along each dimension of P boxes, box c gets a share 1, 3, 0, 2, 1, 3, 0, 2, ... of the
+/// cells (box 2, 6, ... none at all), rounded down: deterministic, the same on every rank.
+std::vector<int> uneven_cuts(int cells, int boxes) {
+  auto share = [](int c) { return std::array<int, 4>{1, 3, 0, 2}[static_cast<std::size_t>(c % 4)]; };
+  long total = 0;
+  for (int c = 0; c < boxes; ++c) total += share(c);
+  std::vector<int> cuts{0};
+  long sum = 0;
+  for (int c = 0; c < boxes; ++c) cuts.push_back(static_cast<int>((sum += share(c)) * cells / total));
+  return cuts;
+}
+
 outcome run(const options& o, bool gather) {
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {o.periodic, o.periodic, o.periodic}});
   const hs::offset global{o.n[0], o.n[1], o.n[2]};
-  hs::grid_field<double> u(grid, global, o.ghost), v(grid, global, o.ghost);  // 0 outside: Dirichlet
+  hs::cell_cuts cuts = o.cuts;  // empty along a dimension: the even split
+  if (o.uneven)
+    for (int d = 0; d < 3; ++d) cuts[d] = uneven_cuts(o.n[d], grid.dim(d));
+  const hs::field_shape shape(grid.shape(), grid.coords(), global, cuts, hs::offset{o.ghost, o.ghost, o.ghost});
+  hs::grid_field<double> u(grid, shape), v(grid, shape);  // 0 outside: Dirichlet
   const hs::field_shape& s = u.shape();
   for (int k = 0; k < s.interior[2]; ++k)
     for (int j = 0; j < s.interior[1]; ++j)
@@ -269,7 +292,8 @@ bool run_and_report(const options& o, bool verbose) {
                            std::to_string(r.dims[2]) + " ranks, " + (o.periodic ? "periodic" : "non-periodic") +
                            ", " + std::to_string(o.points) + "-point, ghost " + std::to_string(o.ghost) + ", " +
                            r.strategy + ", " + std::to_string(o.iters) + " sweeps" +
-                           (o.overlap ? ", overlapped" : "");
+                           (o.overlap ? ", overlapped" : "") + (o.uneven ? ", uneven split" : "") +
+                           (o.cuts[0].empty() && o.cuts[1].empty() && o.cuts[2].empty() ? "" : ", cuts given");
   bool ok = true;
   std::string verdict;
   const bool same_as_blocking = !(o.overlap && verbose) || (blocking.checksum == r.checksum &&
@@ -315,28 +339,46 @@ bool run_and_report(const options& o, bool verbose) {
   return ok;
 }
 
-/// "N" (a cube) or "NX,NY,NZ", each in 1..2^20.
-std::array<int, 3> parse_size(const std::string& text) {
-  std::vector<int> parts;
-  bool ok = true;
+/// Appends the comma-separated integers of `text` to `out`; false when a part is not an integer.
+bool integers(const std::string& text, std::vector<int>& out) {
   for (std::size_t start = 0;;) {
     const std::size_t comma = text.find(',', start);
     const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     int v = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    ok = ok && !part.empty() && ec == std::errc() && end == part.data() + part.size() && v >= 1 && v <= 1 << 20;
-    parts.push_back(v);
-    if (comma == std::string::npos) break;
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) return false;
+    out.push_back(v);
+    if (comma == std::string::npos) return true;
     start = comma + 1;
   }
+}
+
+/// "N" (a cube) or "NX,NY,NZ", each in 1..2^20.
+std::array<int, 3> parse_size(const std::string& text) {
+  std::vector<int> parts;
+  bool ok = integers(text, parts);
+  for (int v : parts) ok = ok && v >= 1 && v <= 1 << 20;
   if (!ok || (parts.size() != 1 && parts.size() != 3))
     throw std::invalid_argument("expected N or NX,NY,NZ (each 1 to 1048576), got '" + text + "'");
   if (parts.size() == 1) return {parts[0], parts[0], parts[0]};
   return {parts[0], parts[1], parts[2]};
 }
 
+/// "x:0,3,10,32": the dimension (x, y or z) and its cell cuts (P + 1 nondecreasing values from 0 to the
+/// cells along it; the library checks them against the grid).
+std::pair<int, std::vector<int>> parse_cuts(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string axis = text.substr(0, colon);
+  if (colon == std::string::npos || (axis != "x" && axis != "y" && axis != "z"))
+    throw std::invalid_argument("expected x:, y: or z: and the cuts (e.g. x:0,3,10,32), got '" + text + "'");
+  std::vector<int> cuts;
+  if (!integers(text.substr(colon + 1), cuts))
+    throw std::invalid_argument("expected integers after '" + axis + ":', got '" + text + "'");
+  return {axis[0] - 'x', cuts};
+}
+
 /// The command line; `app` gets every option (the caller parses).
-void add_options(CLI::App& app, options& o, std::string& size) {
+void add_options(CLI::App& app, options& o, std::string& size, std::vector<std::string>& cuts) {
   app.add_option("--size", size, "Cells: N (a cube) or NX,NY,NZ")
       ->type_name("N|NX,NY,NZ")
       ->check(tool::parses(parse_size))
@@ -357,8 +399,26 @@ void add_options(CLI::App& app, options& o, std::string& size) {
   app.add_flag("--overlap", o.overlap,
                "Compute the cells that need no ghosts while the ghosts travel (split-phase exchange, progress() "
                "between slabs of z planes); also runs blocking and reports the hidden share");
-  app.add_flag("--sweep", o.sweep, "Verify every strategy, boundary, stencil and ghost width at a small size");
-  app.callback([&o, &size] { o.n = parse_size(size); });
+  auto* given = app.add_option("--cuts", cuts,
+                               "Cell cuts along one dimension, e.g. x:0,3,10,32: box c of the P boxes along x owns "
+                               "cells [cuts[c], cuts[c+1]); P + 1 nondecreasing values from 0 to the cells along x "
+                               "(equal values: a box without cells). Repeat for y and z; a dimension without "
+                               "--cuts is split evenly")
+                    ->type_name("D:C0,C1,...")
+                    ->check(tool::parses(parse_cuts));
+  app.add_flag("--uneven", o.uneven,
+               "Split every dimension unevenly: box c of P gets a share 1, 3, 0, 2, 1, 3, 0, 2, ... of the "
+               "cells (boxes 2, 6, ... none); with --sweep, the sweep runs on this split")
+      ->excludes(given);
+  app.add_flag("--sweep", o.sweep, "Verify every strategy, boundary, stencil and ghost width at a small size")
+      ->excludes(given);
+  app.callback([&o, &size, &cuts] {
+    o.n = parse_size(size);
+    for (const std::string& text : cuts) {
+      const auto [d, values] = parse_cuts(text);
+      o.cuts[static_cast<std::size_t>(d)] = values;
+    }
+  });
 }
 
 }  // namespace
@@ -374,7 +434,8 @@ int main(int argc, char** argv) {
     tool::add_version(app);
     options o;
     std::string size = "32";
-    add_options(app, o, size);
+    std::vector<std::string> cuts;
+    add_options(app, o, size, cuts);
     if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
     int status = 0;
     if (!o.sweep) {

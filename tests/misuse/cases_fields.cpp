@@ -41,9 +41,19 @@ void register_field_cases() {
   add("fields/ghost-beyond-int", {"more than INT_MAX"}, [](const world& w) {
     hs::grid_field<double>(field_grid(w), hs::offset{64, 64, 64}, hs::offset{INT_MAX / 2, 1, 1});
   });
-  add("fields/ghost-without-interior", {"without interior cells", "cannot be filled"}, [](const world& w) {
+  add("fields/cuts-differ", {"cuts[0] (hash of the values) must be the same on all ranks"}, [](const world& w) {
     const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
-    hs::grid_field<double>(g, hs::offset{w.size - 1 > 0 ? w.size - 1 : 0, 1, 1}, hs::offset{1, 0, 0});
+    hs::cell_cuts cuts;
+    for (int c = 0; c <= g.dim(0); ++c) cuts[0].push_back(4 * c);
+    cuts[0][static_cast<std::size_t>(g.dim(0)) - 1] += w.first_or(1, 0);  // rank 0 moves its last inner cut
+    hs::grid_field<double>(g, cuts, hs::offset{1, 0, 0});
+  }, 2);
+  add("fields/cuts-decreasing", {"cuts must be nondecreasing"}, [](const world& w) {
+    const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
+    hs::cell_cuts cuts;
+    for (int c = 0; c <= g.dim(0); ++c) cuts[0].push_back(4 * c);
+    cuts[0][1] = 4 * g.dim(0) + 1;  // above the cuts after it
+    hs::grid_field<double>(g, cuts, hs::offset{1, 0, 0});
   }, 2);
   add("fields/extra-dimension", {"but the grid has only 1 dimension(s)"}, [](const world& w) {
     const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
@@ -119,9 +129,9 @@ void register_field_cases() {
         if (w.first()) p.forward(f);
         else p.forward(d);
       }, 2, true);
-  add("fields/view-interior-zero", {"make_field_view: dimension 0 has interior 0"}, [](const world&) {
+  add("fields/view-interior-negative", {"make_field_view: dimension 0 has interior -1"}, [](const world&) {
     std::vector<double> a(10);
-    hs::make_field_view(a.data(), hs::offset{0, 1, 1}, hs::offset{1, 0, 0});
+    hs::make_field_view(a.data(), hs::offset{-1, 1, 1}, hs::offset{1, 0, 0});
   });
   add("fields/view-ghost-negative", {"make_field_view: dimension 2 has interior 1, ghost -1"}, [](const world&) {
     std::vector<double> a(10);

@@ -36,6 +36,33 @@ hs::particle_plan shift_plan(const hs::cartesian_grid& g, const std::vector<hs::
 }  // namespace
 
 void register_particle_cases() {
+  add("particles/domain-cuts-differ", {"domain.cuts[0] (hash of the values) must be the same on all ranks"},
+      [](const world& w) {
+        const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
+        hs::domain dom = unit_cube;
+        for (int c = 0; c <= g.dim(0); ++c) dom.cuts[0].push_back(static_cast<double>(c) / g.dim(0));
+        dom.cuts[0][1] *= w.first_or(0.5, 1.0);  // rank 0 moves its first inner cut
+        hs::make_particle_plan<hs::Shift>(g, dom, 0.2, std::span<const hs::position>());
+      }, 2);
+  add("particles/domain-cuts-count", {"domain.cuts[0] must have P_0 + 1"}, [](const world& w) {
+    const auto g = particle_grid(w);
+    hs::domain dom = unit_cube;
+    dom.cuts[0] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};  // more than any grid of this battery has
+    const auto x = centre(g);
+    hs::make_particle_plan<hs::Shift>(g, dom, 0.2, std::span<const hs::position>(x));
+  });
+  add("particles/rebalance-weights-one-rank", {"rebalance: weights has 2 values for 1 particles"}, [](const world& w) {
+    const auto g = particle_grid(w);
+    hs::domain dom = unit_cube;
+    const auto x = centre(g);
+    const std::vector<double> weights(w.first_or<std::size_t>(2, 1), 1.0);
+    hs::rebalance(g, dom, x, weights);
+  }, 2);
+  add("particles/rebalance-max-move", {"balance_options.max_move must be > 0, got -1"}, [](const world& w) {
+    const auto g = particle_grid(w);
+    hs::domain dom = unit_cube;
+    hs::rebalance(g, dom, 1.0, {.max_move = -1});
+  });
   add("particles/cutoff-negative", {"cutoff[0] must be finite and >= 0, got -0.5"}, [](const world& w) {
     const auto g = particle_grid(w);
     hs::make_particle_plan<hs::Shift>(g, unit_cube, hs::position{-0.5, 0.1, 0.1}, centre(g));

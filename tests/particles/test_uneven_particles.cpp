@@ -116,14 +116,6 @@ std::vector<particle> own_particles(const uneven_config& c, int rank, unsigned s
 
 double contribution(int holder, std::int64_t id) { return holder * 1000.0 + static_cast<double>(id % 997); }
 
-/// The dimension with the most boxes (the first of those).
-int widest_dimension(const hs::grid_shape& g) {
-  int best = 0;
-  for (int d = 1; d < g.ndims(); ++d)
-    if (g.dim(d) > g.dim(best)) best = d;
-  return best;
-}
-
 }  // namespace uneven
 
 TEST_CASE("particle ghosts on unevenly cut domains match the oracle", "[particles][balance][oracle]") {
@@ -240,7 +232,7 @@ TEST_CASE("the balancer evens out a slab in a few calls", "[particles][balance]"
     if (!s.periodic[0]) continue;  // one boundary condition is enough here: the cuts do not depend on it
     INFO(s.name());
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
-    const int nd = grid.ndims(), slab = uneven::widest_dimension(grid.shape());
+    const int nd = grid.ndims(), slab = s.widest();
     hs::domain dom{{0, 0, 0}, {4, 3, 5}};
     // 12000 particles per rank's worth, uniform in the lower half of the domain along `slab`: each rank
     // draws them all and keeps those it owns (the same set whatever the rank count).
@@ -299,7 +291,7 @@ TEST_CASE("the balancer from measured work per rank converges on a slab", "[part
     if (!s.periodic[0]) continue;
     INFO(s.name());
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
-    const int nd = grid.ndims(), slab = uneven::widest_dimension(grid.shape());
+    const int nd = grid.ndims(), slab = s.widest();
     hs::domain dom{{0, 0, 0}, {4, 3, 5}};
     // The work of a box: the volume it shares with the dense half along `slab` (density 1, vacuum 0).
     auto work = [&] {

@@ -22,6 +22,8 @@ struct shape {
     return s;
   }
   int largest() const { return *std::max_element(dims.begin(), dims.end()); }
+  /// The dimension with the most boxes (the first of those).
+  int widest() const { return static_cast<int>(std::max_element(dims.begin(), dims.end()) - dims.begin()); }
 };
 
 enum class payload { uniform, uneven, empty };

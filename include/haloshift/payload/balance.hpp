@@ -25,6 +25,7 @@
 #include "../mpi/check.hpp"
 #include "domain.hpp"
 #include "domain_agreement.hpp"
+#include "field_shape.hpp"
 #include "position_views.hpp"
 
 namespace haloshift {
@@ -64,6 +65,11 @@ inline void append_agreed_options(const balance_options& options, std::vector<mp
   for (int d = 0; d < max_dims; ++d) agreed.push_back({names[d], options.along[static_cast<std::size_t>(d)] ? 1 : 0});
   agreed.push_back(mpi::real_value("balance_options.max_move", options.max_move));
   agreed.push_back(mpi::real_value("balance_options.tolerance", options.tolerance));
+}
+
+inline void check_work(double work) {
+  if (!(work >= 0 && std::isfinite(work)))
+    throw error("rebalance: work must be finite and >= 0, got " + number_text(work));
 }
 
 inline void check_balance_options(const balance_options& options) {
@@ -279,6 +285,52 @@ balance_report rebalance(const cartesian_grid& grid, domain& dom, const V& x, st
   return report;
 }
 
+namespace detail {
+/// Box edges per dimension, as doubles (a domain's cuts, or a field's first cells).
+using edges_per_dim = std::array<std::vector<double>, max_dims>;
+
+/// The work-per-rank balancer on box edges: `old` holds the current edges along every dimension of
+/// the grid, the result the new ones (`settle` adjusts a dimension's new edges in place, such as
+/// rounding to whole cells), `report` gets the measured and predicted imbalance. Every rank computes
+/// the same from the gathered work, in the same order: no broadcast needed.
+template <class Settle>
+edges_per_dim balance_from_work(const cartesian_grid& grid, const edges_per_dim& old, double work,
+                                const balance_options& options, balance_report& report, Settle settle) {
+  const grid_shape& shape = grid.shape();
+  const std::vector<double> all = gather_work(grid, work);
+  report.imbalance_before = imbalance_of(all);
+  edges_per_dim next = old;
+  for (int d = 0; d < shape.ndims(); ++d) {
+    if (!options.along[static_cast<std::size_t>(d)] || shape.dim(d) < 2) continue;
+    std::vector<double> slab(static_cast<std::size_t>(shape.dim(d)), 0.0);
+    for (int r = 0; r < shape.size(); ++r)
+      slab[static_cast<std::size_t>(shape.coords_of(r)[d])] += all[static_cast<std::size_t>(r)];
+    const std::vector<double>& was = old[static_cast<std::size_t>(d)];
+    next[static_cast<std::size_t>(d)] = bounded_cuts(was, shares_of_spread_work(was, slab), options.max_move);
+    settle(next[static_cast<std::size_t>(d)]);
+  }
+  // Predicted: each old box's work spread evenly over it, and counted where this rank's new box
+  // overlaps it (an empty old box's work sits at its edge).
+  const offset c = grid.coords();
+  double mine = 0;
+  for (int s = 0; s < shape.size(); ++s) {
+    const offset b = shape.coords_of(s);
+    double share = all[static_cast<std::size_t>(s)];
+    for (int d = 0; d < shape.ndims() && share > 0; ++d) {
+      const auto& o = old[static_cast<std::size_t>(d)];
+      const auto& n = next[static_cast<std::size_t>(d)];
+      const double blo = o[static_cast<std::size_t>(b[d])], bhi = o[static_cast<std::size_t>(b[d]) + 1];
+      const double nlo = n[static_cast<std::size_t>(c[d])], nhi = n[static_cast<std::size_t>(c[d]) + 1];
+      const double overlap = std::max(0.0, std::min(bhi, nhi) - std::max(blo, nlo));
+      share *= bhi > blo ? overlap / (bhi - blo) : (nlo <= blo && blo < nhi ? 1.0 : 0.0);
+    }
+    mine += share;
+  }
+  report.imbalance_after = imbalance_of(gather_work(grid, mine));
+  return next;
+}
+}  // namespace detail
+
 /// Rebalances `dom` from each rank's measured `work` (seconds of force
 /// computation, interactions, cells: any measure >= 0 that adds up).
 /// Collective. The work of a slab of boxes is the sum of its ranks'; spread
@@ -291,41 +343,61 @@ balance_report rebalance(const cartesian_grid& grid, domain& dom, const V& x, st
 inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
                                 const balance_options& options = {}) {
   const grid_shape& shape = grid.shape();
-  detail::agree_on_balance(grid, dom, options, [&] {
-    if (!(work >= 0 && std::isfinite(work)))
-      throw error("rebalance: work must be finite and >= 0, got " + detail::number_text(work));
-  });
-  const std::vector<double> all = detail::gather_work(grid, work);  // the same on every rank: no broadcast needed
+  detail::agree_on_balance(grid, dom, options, [&] { detail::check_work(work); });
+  detail::edges_per_dim old;
+  for (int d = 0; d < shape.ndims(); ++d) old[static_cast<std::size_t>(d)] = detail::current_cuts(shape, dom, d);
   balance_report report;
-  report.imbalance_before = detail::imbalance_of(all);
-  domain next = dom;
+  const detail::edges_per_dim next = detail::balance_from_work(grid, old, work, options, report, [](auto&) {});
+  for (int d = 0; d < shape.ndims(); ++d)
+    if (options.along[static_cast<std::size_t>(d)] && shape.dim(d) > 1)
+      dom.cuts[static_cast<std::size_t>(d)] = next[static_cast<std::size_t>(d)];
+  return report;
+}
+
+/// Rebalances a grid field's split of `global_cells` from each rank's
+/// measured `work`, as the domain version above: `cuts` holds the current
+/// cuts (empty along a dimension split evenly) and receives the new ones
+/// along every balanced dimension, whole cells (targets rounded to the
+/// nearest cell; a box may end up with none). Collective; the cuts and cell
+/// counts are agreed on every rank. Build the fields of the new split from
+/// `cuts` (field_shape, grid_field) and copy the data over.
+inline balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, const offset& global_cells, double work,
+                                const balance_options& options = {}) {
+  const grid_shape& shape = grid.shape();
+  std::vector<mpi::agreed_value> agreed;
+  static const char* names[max_dims][2] = {{"global[0]", "cuts[0] (hash of the values)"},
+                                           {"global[1]", "cuts[1] (hash of the values)"},
+                                           {"global[2]", "cuts[2] (hash of the values)"}};
+  for (int d = 0; d < shape.ndims(); ++d) {
+    agreed.push_back({names[d][0], global_cells[d]});
+    agreed.push_back({names[d][1], detail::cuts_hash(cuts[static_cast<std::size_t>(d)])});
+  }
+  detail::append_agreed_options(options, agreed);
+  field_shape current;
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        detail::check_balance_options(options);
+        detail::check_work(work);
+        current = field_shape(shape, grid.coords(), global_cells, cuts, offset{0, 0, 0});  // checks the cuts
+      },
+      agreed);
+  detail::edges_per_dim old;
+  for (int d = 0; d < shape.ndims(); ++d)
+    for (int t = 0; t <= shape.dim(d); ++t)
+      old[static_cast<std::size_t>(d)].push_back(static_cast<double>(current.first_cell(shape, d, t)));
+  balance_report report;
+  const detail::edges_per_dim next =
+      detail::balance_from_work(grid, old, work, options, report, [](std::vector<double>& edges) {
+        for (std::size_t i = 1; i + 1 < edges.size(); ++i)  // whole cells, still nondecreasing
+          edges[i] = std::max(edges[i - 1], std::round(edges[i]));
+      });
   for (int d = 0; d < shape.ndims(); ++d) {
     if (!options.along[static_cast<std::size_t>(d)] || shape.dim(d) < 2) continue;
-    std::vector<double> slab(static_cast<std::size_t>(shape.dim(d)), 0.0);
-    for (int r = 0; r < shape.size(); ++r)
-      slab[static_cast<std::size_t>(shape.coords_of(r)[d])] += all[static_cast<std::size_t>(r)];
-    const std::vector<double> old = detail::current_cuts(shape, dom, d);
-    next.cuts[static_cast<std::size_t>(d)] =
-        detail::bounded_cuts(old, detail::shares_of_spread_work(old, slab), options.max_move);
+    auto& out = cuts[static_cast<std::size_t>(d)];
+    out.clear();
+    for (double e : next[static_cast<std::size_t>(d)]) out.push_back(static_cast<int>(e));
   }
-  // Predicted: each old box's work spread evenly over it, and counted where this rank's new box
-  // overlaps it (an empty old box's work sits at its edge).
-  const offset c = grid.coords();
-  double mine = 0;
-  for (int s = 0; s < shape.size(); ++s) {
-    const offset b = shape.coords_of(s);
-    double share = all[static_cast<std::size_t>(s)];
-    for (int d = 0; d < shape.ndims() && share > 0; ++d) {
-      const double blo = dom.edge(shape, d, b[d]), bhi = dom.edge(shape, d, b[d] + 1);
-      const double nlo = next.edge(shape, d, c[d]), nhi = next.edge(shape, d, c[d] + 1);
-      const double overlap = std::max(0.0, std::min(bhi, nhi) - std::max(blo, nlo));
-      share *= bhi > blo ? overlap / (bhi - blo) : (nlo <= blo && blo < nhi ? 1.0 : 0.0);
-    }
-    mine += share;
-  }
-  const std::vector<double> predicted = detail::gather_work(grid, mine);
-  report.imbalance_after = detail::imbalance_of(predicted);
-  dom = std::move(next);
   return report;
 }
 

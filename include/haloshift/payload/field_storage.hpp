@@ -36,27 +36,61 @@ inline arena make_arena(std::size_t bytes) {
 }
 inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / arena_alignment * arena_alignment; }
 
-/// Validates a field's shape on every rank and that global size and ghost
-/// widths agree: a mistake on one rank raises the same error on all.
-inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
-                                std::size_t element_size, std::int64_t strategy_hash = 0) {
+/// Validates a field's shape on every rank (`make` builds it locally, checking
+/// the arguments) and that its global size, cuts and ghost widths agree: a
+/// mistake on one rank raises the same error on all. Cuts that differ between
+/// ranks are found by their count and a hash of their values per dimension.
+template <class Make>
+field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offset& global, const cell_cuts& cuts,
+                            const offset& ghost, std::size_t element_size, std::int64_t strategy_hash) {
+  static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
+                                                   "cuts[2] (number of values)"};
+  static constexpr const char* hashes[max_dims] = {"cuts[0] (hash of the values)", "cuts[1] (hash of the values)",
+                                                   "cuts[2] (hash of the values)"};
+  std::vector<mpi::agreed_value> values{{"strategy", strategy_hash}};
+  for (int d = 0; d < max_dims; ++d) values.push_back({counts[d], static_cast<std::int64_t>(cuts[d].size())});
+  for (int d = 0; d < max_dims; ++d) values.push_back({hashes[d], cuts_hash(cuts[d])});
+  values.insert(values.end(), {{"global[0]", global[0]},
+                               {"global[1]", global[1]},
+                               {"global[2]", global[2]},
+                               {"ghost[0]", ghost[0]},
+                               {"ghost[1]", ghost[1]},
+                               {"ghost[2]", ghost[2]},
+                               {"sizeof(T)", static_cast<std::int64_t>(element_size)}});
   field_shape s;
   mpi::agree(
       grid.comm(),
       [&] {
-        s = field_shape(grid.shape(), grid.coords(), global, ghost);
+        s = make();
         checked_add(checked_mul(s.size(), element_size, "field " + to_string(s) + ": bytes"), arena_alignment,
                     "field " + to_string(s) + ": bytes");
       },
-      {{"strategy", strategy_hash},
-       {"global[0]", global[0]},
-       {"global[1]", global[1]},
-       {"global[2]", global[2]},
-       {"ghost[0]", ghost[0]},
-       {"ghost[1]", ghost[1]},
-       {"ghost[2]", ghost[2]},
-       {"sizeof(T)", static_cast<std::int64_t>(element_size)}});
+      values);
   return s;
+}
+
+/// The even split of `global`, agreed (agreed_shape_of).
+inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
+                                std::size_t element_size, std::int64_t strategy_hash = 0) {
+  return agreed_shape_of(
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost); }, global, cell_cuts{}, ghost,
+      element_size, strategy_hash);
+}
+/// The split of `cuts` (global size: the last cuts), agreed.
+inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost,
+                                std::size_t element_size, std::int64_t strategy_hash = 0) {
+  offset global{1, 1, 1};
+  for (int d = 0; d < grid.ndims(); ++d) global[d] = cuts[d].empty() ? 0 : cuts[d].back();
+  return agreed_shape_of(
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost); }, global, cuts, ghost, element_size,
+      strategy_hash);
+}
+/// Cuts where given, the even split of `global` elsewhere, agreed.
+inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const cell_cuts& cuts,
+                                const offset& ghost, std::size_t element_size, std::int64_t strategy_hash = 0) {
+  return agreed_shape_of(
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, cuts, ghost); }, global, cuts, ghost,
+      element_size, strategy_hash);
 }
 
 /// The same width along every dimension of the grid.
@@ -84,13 +118,23 @@ class grid_field {
   /// Collective: throws the same haloshift::error on every rank when the sizes or
   /// widths are invalid or differ between ranks. `grid` must outlive the field.
   grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
-      : grid_(&grid), shape_(detail::agreed_shape(grid, global, ghost, sizeof(T))) {
-    arena_ = detail::make_arena(shape_.size() * sizeof(T));
-    data_ = place(arena_.get(), value);
-  }
+      : grid_field(grid, detail::agreed_shape(grid, global, ghost, sizeof(T)), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
   grid_field(const cartesian_grid& grid, const offset& global, int ghost, const T& value = T{})
       : grid_field(grid, global, detail::along_grid(grid, ghost), value) {}
+  /// The local part of an array split at the user's `cuts` (see cell_cuts: `P_d + 1` cuts along
+  /// every dimension of the grid, the last one the global cell count; boxes may own no cells).
+  /// Collective, checked like the constructor from a global size; cuts that are invalid or differ
+  /// between ranks raise the same haloshift::error on every rank.
+  grid_field(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost, const T& value = T{})
+      : grid_field(grid, detail::agreed_shape(grid, cuts, ghost, sizeof(T)), value, adopt) {}
+  /// Ghost width `ghost` along every dimension of the grid.
+  grid_field(const cartesian_grid& grid, const cell_cuts& cuts, int ghost, const T& value = T{})
+      : grid_field(grid, cuts, detail::along_grid(grid, ghost), value) {}
+  /// A field of `shape` (any split: even, cuts, or cuts along some dimensions only). Collective:
+  /// the shape is checked again on every rank together.
+  grid_field(const cartesian_grid& grid, const field_shape& shape, const T& value = T{})
+      : grid_field(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, sizeof(T)), value, adopt) {}
 
   /// Takes over the storage; the moved-from field may only be assigned to or destroyed.
   grid_field(grid_field&&) noexcept = default;
@@ -117,6 +161,14 @@ class grid_field {
  private:
   template <transferable... Ts>
   friend class field_bundle;
+  /// An agreed shape, taken as it is.
+  struct adopt_shape {};
+  static constexpr adopt_shape adopt{};
+  grid_field(const cartesian_grid& grid, field_shape shape, const T& value, adopt_shape)
+      : grid_(&grid), shape_(std::move(shape)) {
+    arena_ = detail::make_arena(shape_.size() * sizeof(T));
+    data_ = place(arena_.get(), value);
+  }
   grid_field(const cartesian_grid& grid, const field_shape& shape, detail::arena a, std::byte* at)
       : grid_(&grid), shape_(shape), arena_(std::move(a)), data_(place(at, T{})) {}
 
@@ -149,6 +201,17 @@ class field_bundle {
   /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const offset& global, int ghost)
       : field_bundle(grid, global, detail::along_grid(grid, ghost)) {}
+  /// One field per element type over the split of `cuts` (see grid_field's constructor from cuts).
+  field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost)
+      : field_bundle(grid, detail::agreed_shape(grid, cuts, ghost, (sizeof(Ts) + ...)),
+                     std::index_sequence_for<Ts...>{}) {}
+  /// Ghost width `ghost` along every dimension of the grid.
+  field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, int ghost)
+      : field_bundle(grid, cuts, detail::along_grid(grid, ghost)) {}
+  /// One field per element type of `shape` (any split), checked again on every rank together.
+  field_bundle(const cartesian_grid& grid, const field_shape& shape)
+      : field_bundle(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, (sizeof(Ts) + ...)),
+                     std::index_sequence_for<Ts...>{}) {}
 
   /// The `I`-th field, a grid_field of the `I`-th element type.
   template <std::size_t I>

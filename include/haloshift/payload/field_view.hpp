@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "../error.hpp"
@@ -38,17 +39,18 @@ struct field_view {
 
 /// A view of a padded array in `order`: `padding[d]` unused elements after
 /// each line of `interior[d] + 2 ghost[d]` cells along `d` (row pitch, plane
-/// pitch), 0 for a dense array.
+/// pitch), 0 for a dense array. `interior` may be 0 along a dimension (a box
+/// of an uneven split that owns no cells; its ghosts are still filled).
 template <transferable T>
 field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost,
                               storage_order order = storage_order::x_fastest, const offset& padding = {0, 0, 0}) {
   field_view<T> v{data, interior, ghost, {1, 1, 1}};
   std::size_t extent[3];
   for (int d = 0; d < 3; ++d) {
-    if (interior[d] < 1 || ghost[d] < 0 || padding[d] < 0)
+    if (interior[d] < 0 || ghost[d] < 0 || padding[d] < 0)
       throw error("make_field_view: dimension " + std::to_string(d) + " has interior " + std::to_string(interior[d]) +
                   ", ghost " + std::to_string(ghost[d]) + ", padding " + std::to_string(padding[d]) +
-                  " (need interior >= 1, ghost >= 0, padding >= 0)");
+                  " (need interior >= 0, ghost >= 0, padding >= 0)");
     extent[d] = static_cast<std::size_t>(interior[d]) + 2 * static_cast<std::size_t>(ghost[d]) +
                 static_cast<std::size_t>(padding[d]);
   }
@@ -71,11 +73,14 @@ field_view<T> make_field_view(T* data, const field_shape& shape) {
 
 namespace detail {
 /// Checks a view against the plan's shape (this rank only: the call is local)
-/// and returns the number of elements it spans.
+/// and returns the number of elements it spans. A view without cells (a box
+/// that owns none and has no ghosts along some dimension) may have no data.
 template <class T>
 std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const char* call) {
   const std::string where = std::string(call) + ": field_view ";
-  if (!v.data) throw error(where + "has no data (null pointer)");
+  bool cells = true;
+  for (int d = 0; d < 3; ++d) cells = cells && std::int64_t{v.interior[d]} + 2 * std::int64_t{v.ghost[d]} > 0;
+  if (!v.data && cells) throw error(where + "has no data (null pointer)");
   for (int d = 0; d < 3; ++d) {
     const std::string at = "[" + std::to_string(d) + "]";
     if (v.interior[d] != shape.interior[d])
@@ -84,8 +89,9 @@ std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const
     if (v.ghost[d] < shape.ghost[d])
       throw error(where + "ghost" + at + " = " + std::to_string(v.ghost[d]) + " is narrower than the plan's ghost " +
                   to_string(shape.ghost));
-    if (v.stride[d] == 0) throw error(where + "stride" + at + " is 0");
+    if (v.stride[d] == 0 && cells) throw error(where + "stride" + at + " is 0");
   }
+  if (!cells) return 0;
   // No two cells may share an element: along the dimensions taken by increasing stride, each stride
   // clears the whole extent of the one before it.
   int by_stride[3] = {0, 1, 2};

@@ -72,8 +72,7 @@ struct within_ghost {
   /// and ghost layers.
   key_interval<std::int64_t> interval(int d, int source, int rel) const noexcept {
     const std::int64_t t = source + rel;
-    return {split_lo(shape.global[d], grid->dim(d), t) - shape.ghost[d],
-            split_lo(shape.global[d], grid->dim(d), t + 1) + shape.ghost[d]};
+    return {shape.first_cell(*grid, d, t) - shape.ghost[d], shape.first_cell(*grid, d, t + 1) + shape.ghost[d]};
   }
   bool operator()(const offset& source, const offset& rel, const offset& key) const noexcept {
     for (int d = 0; d < grid->ndims(); ++d)
@@ -106,7 +105,8 @@ class field_plan {
   std::string_view strategy() const noexcept { return name_; }
   /// The shape the plan was built for; forward and reverse check that a field has it.
   const field_shape& shape() const noexcept { return shape_; }
-  /// Boxes the ghosts reach along each dimension: `ceil(ghost / narrowest interior)`.
+  /// Boxes the ghosts reach along each dimension (field_shape::reach; at least 1 along the
+  /// grid's dimensions when no dimension has ghosts).
   const offset& reach() const noexcept { return reach_; }
   /// The compiled program (messages, pieces) in cells of the padded array.
   const detail::program& details() const noexcept { return plan_.details(); }
@@ -280,9 +280,14 @@ class field_plan {
   }
 
   void check(const field_shape& s, const char* what) const {
-    if (s.global != shape_.global || s.ghost != shape_.ghost || s.lo != shape_.lo)
-      throw error(std::string(what) + ": the field has " + to_string(s) + " but the plan was built for " +
-                  to_string(shape_));
+    if (s.global == shape_.global && s.ghost == shape_.ghost && s.lo == shape_.lo && s.interior == shape_.interior)
+      return;
+    std::string field = to_string(s), planned = to_string(shape_);
+    if (field == planned) {  // another split of the same size: this rank's cells tell them apart
+      field += ", this rank's cells " + to_string(s.lo) + " + " + to_string(s.interior);
+      planned += ", this rank's cells " + to_string(shape_.lo) + " + " + to_string(shape_.interior);
+    }
+    throw error(std::string(what) + ": the field has " + field + " but the plan was built for " + planned);
   }
 
   /// Checks several views (each against the plan, all of one layout) and returns their layout.
@@ -432,7 +437,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
                            std::size_t = sizeof(double)) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
   const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.ghost, 1, detail::requested_hash(S::name));
+      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(S::name));
   return detail::field_plan_builder::build(grid, checked, options, {S::name, entry_of<S>()});
 }
 
@@ -442,7 +447,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
 inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
                                   plan_options options = {}, std::size_t element_size = sizeof(double)) {
   const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.ghost, 1, detail::requested_hash(strategy));
+      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(strategy));
   if (strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
