@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The balancer on a grid field's split (docs/balance.md): from each rank's
 // measured work, whole-cell cuts that even out a slab of work over the rank
-// sweep, the same on every rank, and fields built on them.
+// sweep, the same on every rank, and fields built on them (Auto's ghosts
+// equal Shift's there).
 
 #include "../support/catch.hpp"
+#include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
 
 #include <algorithm>
@@ -60,8 +62,19 @@ TEST_CASE("the balancer evens out a slab of work on a grid field's split", "[gri
     }
     hs::offset ghost{0, 0, 0};
     for (int d = 0; d < nd; ++d) ghost[d] = 1;
-    hs::grid_field<double> f(grid, hs::field_shape(grid.shape(), grid.coords(), global, cuts, ghost), 1.0);
-    CHECK(f.shape().cuts == cuts);
+    const hs::field_shape shape(grid.shape(), grid.coords(), global, cuts, ghost);
+    // Auto on the balanced (uneven) split fills the same ghosts as Shift: each interior cell holds a
+    // number made of its global coordinates.
+    hs::grid_field<double> by_auto(grid, shape, -1.0), by_shift(grid, shape, -1.0);
+    CHECK(by_auto.shape().cuts == cuts);
+    for (int k = 0; k < shape.interior[2]; ++k)
+      for (int j = 0; j < shape.interior[1]; ++j)
+        for (int i = 0; i < shape.interior[0]; ++i)
+          by_auto(i, j, k) = by_shift(i, j, k) =
+              ((shape.lo[2] + k) * 1000.0 + shape.lo[1] + j) * 1000.0 + shape.lo[0] + i;
+    hs::make_field_plan<hs::Auto>(by_auto).forward(by_auto);
+    hs::make_field_plan<hs::Shift>(by_shift).forward(by_shift);
+    CHECK(std::equal(by_auto.storage().begin(), by_auto.storage().end(), by_shift.storage().begin()));
   }
 }
 
