@@ -7,23 +7,29 @@
 ///    one-piece model on a periodic grid wide enough that no message returns
 ///    to its sender (`P_d > 2 k_d`) and with even rings (rendezvous);
 ///  * `shift(grid, r, m, h, mode)` and the like: the formula for that very
-///    grid, equal to the max-plus simulation (tested), or no value where the
-///    grid, model or protocol lies outside what a formula covers (packing and
-///    copies, TeamShift's teams, some odd rings in rendezvous mode): there
-///    `simulate()` / `explain()` are the answer.
+///    grid and every term of the model (pieces, bursts, the cost per round,
+///    packing and copies), equal to the max-plus simulation (tested), or no
+///    value where the protocol lies outside what a formula covers
+///    (TeamShift's teams, odd cycles in rendezvous mode but Shift's without
+///    packing): there `simulate()` / `explain()` are the answer.
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../exchange/protocol.hpp"
 #include "../grid/neighborhood.hpp"
+#include "../schedule/shift.hpp"
+#include "../schedule/single_hop.hpp"
 #include "../schedule/team_shift.hpp"
+#include "../schedule/ttl_multi_hop.hpp"
 #include "arguments.hpp"
 #include "hockney.hpp"
+#include "staging.hpp"
 
 /// Closed-form Hockney times of the built-in strategies (see closed_form.hpp).
 namespace haloshift::closed_form {
@@ -144,17 +150,12 @@ inline double team_shift_rounds(const grid_shape& grid, const range& r, const of
 }
 
 namespace detail {
-/// Whether the exact forms apply at all: a periodic grid, no copies (copy_beta = 0: packing and copies
-/// to the rank itself depend on the layout and on the order of transfers).
-inline bool exact_domain(const grid_shape& grid, const hockney& h) {
+/// Whether the exact forms apply at all: a periodic grid (every rank holds every block, and the
+/// strategies below treat every rank alike).
+inline bool exact_domain(const grid_shape& grid) {
   for (int d = 0; d < grid.ndims(); ++d)
     if (!grid.periodic(d)) return false;
-  return h.copy_beta() == 0;
-}
-/// An overlapping round of `n` messages of `bytes` each in which the last one posted completes last:
-/// each injection (gap + beta m) is >= 0 (measured tables may make it negative).
-inline bool last_completes_last(const hockney& h, int n, double bytes) {
-  return n <= 1 || h.gap(bytes, n) + h.beta(bytes) * bytes >= 0;
+  return true;
 }
 /// Along a ring of `P` ranks, whether a step of `s` runs in even cycles (a proper rendezvous colouring:
 /// every rank does one send and one receive, each ranks' pair takes two synchronous messages).
@@ -162,103 +163,224 @@ inline bool even_cycles(int P, int s) {
   const int step = ((s % P) + P) % P;
   return step == 0 || (P / std::gcd(step, P)) % 2 == 0;
 }
-}  // namespace detail
 
-/// Shift on `grid` (periodic), exactly: per phase `d` with `P_d > 1`, `k_d` steps of the carried size
-/// `M_d`. Overlapping `k_d burst(S, M_d)` (S = 2 sides, 1 with the eighth shell). Rendezvous on an even
-/// ring `2 S k_d sync(M_d)`; on an odd ring the colouring meets itself at the seam: full shell
-/// `6 k_d sync(M_d)` (every transfer's chain is three messages long, and the next transfer runs the other
-/// way, so nothing pipelines), eighth shell `(2 k_d + 1) sync(M_d)` when `P_d >= 2 k_d + 1` (the steps
-/// all run one way and the seam's extra message pipelines through them). A ring of one box only copies
-/// (free here). No value for copy_beta > 0 or an eighth-shell odd ring shorter than `2 k_d + 1`.
-inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h,
-                                   protocol mode) {
-  haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
-  if (!detail::exact_domain(grid, h)) return std::nullopt;
+/// What every rank does in one transfer of a schedule whose ranks all act alike (every rank sends in every
+/// transfer, on a periodic grid): the bytes of its message to another rank (0: none), the bytes it copies to
+/// itself (its neighbour along the direction is its own image), and whether the executor packs the send and
+/// unpacks the receive (one layout on every rank, read off rank 0's compiled program).
+struct alike_transfer {
+  offset direction{};
+  double bytes = 0, copy = 0;
+  bool packed = false, unpacked = false;
+};
+using alike_rounds = std::vector<std::vector<alike_transfer>>;
+
+/// The transfers of `s` on `grid` as every rank makes them; no value where ranks differ (a sender class).
+inline std::optional<alike_rounds> alike(const grid_shape& grid, const schedule& s, const range& r, double m,
+                                         const hockney& h, std::string_view strategy) {
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& t : round.transfers)
+      if (t.senders.dim >= 0) return std::nullopt;
+  std::optional<haloshift::detail::staging_table> staged;
+  if (h.copy_beta() > 0 && m > 0) staged.emplace(grid, s, r, strategy);
+  alike_rounds out(s.rounds.size());
+  const offset here = grid.coords_of(0);
+  for (std::size_t ri = 0; ri < s.rounds.size(); ++ri)
+    for (std::size_t ti = 0; ti < s.rounds[ri].transfers.size(); ++ti) {
+      const transfer& t = s.rounds[ri].transfers[ti];
+      alike_transfer a;
+      a.direction = t.direction;
+      const double bytes = m * static_cast<double>(t.blocks.size());
+      (grid.neighbor_at(here, t.direction)->rank == 0 ? a.copy : a.bytes) = bytes;
+      if (staged && a.bytes > 0) {
+        const unsigned bits = (*staged)(0, ri, ti);
+        a.packed = (bits & 1u) != 0;
+        a.unpacked = (bits & 2u) != 0;
+      }
+      out[ri].push_back(a);
+    }
+  return out;
+}
+
+/// Overlapping, every rank alike: every rank enters each round at the same time, so a round costs what one
+/// rank's sends cost. Its i-th message leaves after the packing (pi_j), copies and injections
+/// (gap_j + beta m_j) of the ones before it and its own packing, and completes time(m_i) later; its receives
+/// complete as its sends do (their senders are its translates). Round:
+/// `max_i (sum_{j<=i} pi_j + sum_{j<i} (gap_j + beta m_j) + time(m_i)) + delta + sum_i upsilon_i`,
+/// the maximum also over the running total at each copy, `upsilon_i` the unpacking of a staged receive.
+inline double overlapping_alike(const alike_rounds& rounds, const hockney& h) {
+  const double cb = h.copy_beta();
+  double total = 0;
+  for (const auto& round : rounds) {
+    double posted = 1;  // the gap grows with the round's messages (counted when it matters, as simulate())
+    if (h.gamma_growth() > 0) {
+      posted = 0;
+      for (const alike_transfer& a : round) posted += a.bytes > 0;
+    }
+    double port = 0, end = 0, unpack = 0;
+    bool active = false;
+    for (const alike_transfer& a : round) {
+      if (a.bytes <= 0) {
+        port += cb * a.copy;
+        end = std::max(end, port);
+        continue;
+      }
+      port += a.packed ? cb * a.bytes : 0.0;
+      end = std::max(end, port + h.time(a.bytes));
+      port += h.gap(a.bytes, posted) + h.beta(a.bytes) * a.bytes;
+      unpack += a.unpacked ? cb * a.bytes : 0.0;
+      active = true;
+    }
+    total += end + (active ? h.round_delta() : 0.0) + unpack;
+  }
+  return total;
+}
+
+/// The dimension that colours a transfer along `w` for rendezvous (sends_first): the first it moves along.
+inline int colour_dimension(const grid_shape& grid, const offset& w) {
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (w[d] % grid.dim(d) != 0) return d;
+  return -1;
+}
+
+/// Rendezvous, every rank alike and every transfer's cycles even (no value otherwise). Along an even cycle of
+/// a step s, g = gcd(s, P_d), a rank sends first when floor(x_d / g) is even, so a transfer splits the ranks in
+/// two colours: a sender-first rank at S sends (packing pi) to a receiver-first one at R, which unpacks
+/// (upsilon), packs and sends on to the next sender-first one, waiting in its receive:
+///   first = max(S + pi, R) + t(m) + delta,  R' = first + upsilon + pi + t(m) + delta,  S' = R' + upsilon.
+/// From a common start both colours end together when nothing is unpacked (`2 (pi + t(m) + delta)` per
+/// transfer); otherwise the sender-first colour ends `upsilon` later, and the times stay a function of the
+/// colour only while the transfers keep colouring by the same (d, g). Where the colouring changes, a run of
+/// transfers that moved along d alone, followed only by transfers that never move along d, added to every
+/// rank a time that depends on x_d only while each later line along other dimensions starts at one time: max-plus
+/// being shift-invariant, the makespan adds up run by run (Shift's phases). Elsewhere: no value.
+inline std::optional<double> rendezvous_alike(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
+  const double cb = h.copy_beta(), delta = h.round_delta();
+  std::vector<const alike_transfer*> order;
+  for (const auto& round : rounds)
+    for (const alike_transfer& a : round) order.push_back(&a);
+  double total = 0, S = 0, R = 0;
+  int run_dim = -1, run_g = 0;
+  bool run_along_one = true;  // the run's messages moved along run_dim alone
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const alike_transfer& a = *order[i];
+    if (a.bytes <= 0) {
+      S += cb * a.copy;
+      R += cb * a.copy;
+      continue;
+    }
+    const int d = colour_dimension(grid, a.direction), P = grid.dim(d);
+    if (!even_cycles(P, a.direction[d])) return std::nullopt;
+    const int g = std::gcd(((a.direction[d] % P) + P) % P, P);
+    if ((d != run_dim || g != run_g) && S != R) {
+      // The colours of the run differ: the next run starts every line at one time only as described above.
+      if (!run_along_one) return std::nullopt;
+      for (std::size_t j = i; j < order.size(); ++j)
+        if (order[j]->direction[run_dim] != 0) return std::nullopt;
+      total += std::max(S, R);
+      S = R = 0;
+    }
+    if (d != run_dim || g != run_g) {
+      run_dim = d;
+      run_g = g;
+      run_along_one = true;
+    }
+    for (int e = 0; e < grid.ndims(); ++e) run_along_one = run_along_one && (e == d || a.direction[e] == 0);
+    const double pack = a.packed ? cb * a.bytes : 0.0, unpack = a.unpacked ? cb * a.bytes : 0.0;
+    const double message = h.time(a.bytes) + delta;
+    const double first = std::max(S + pack, R) + message;
+    R = first + unpack + pack + message;
+    S = R + unpack;
+  }
+  return total + std::max(S, R);
+}
+
+/// The exact form of an alike schedule `s` of `strategy` on periodic `grid`: overlapping_alike or
+/// rendezvous_alike; no value where ranks differ or a rendezvous cycle is odd.
+inline std::optional<double> alike_form(const grid_shape& grid, const schedule& s, const range& r, double m,
+                                        const hockney& h, protocol mode, std::string_view strategy) {
+  if (!exact_domain(grid)) return std::nullopt;
+  const auto rounds = alike(grid, s, r, m, h, strategy);
+  if (!rounds) return std::nullopt;
+  return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
+                                       : rendezvous_alike(grid, *rounds, h);
+}
+/// Shift's schedule in rendezvous mode on a periodic grid with an odd ring and no packing, phase by phase
+/// (see shift below); no value elsewhere.
+inline std::optional<double> shift_odd_rings(const grid_shape& grid, const range& r, double m, const hockney& h,
+                                             protocol mode) {
+  if (!exact_domain(grid) || mode == protocol::overlapping || h.copy_beta() > 0) return std::nullopt;
   double t = 0;
   for (int d = 0; d < max_dims; ++d) {
     if (r.k[d] == 0 || grid.dim(d) == 1 || m == 0) continue;
-    const double M = detail::carried(r, d, m);
-    const int sides = detail::full(r) ? 2 : 1, P = grid.dim(d);
-    if (mode == protocol::overlapping) {
-      if (!detail::last_completes_last(h, sides, M)) return std::nullopt;
-      t += r.k[d] * detail::burst(h, sides, M);
-    } else if (P % 2 == 0) {
-      t += 2 * sides * r.k[d] * detail::sync(h, M);
-    } else if (detail::full(r)) {
-      t += 6 * r.k[d] * detail::sync(h, M);
+    const double M = carried(r, d, m);
+    const int sides = full(r) ? 2 : 1, P = grid.dim(d);
+    if (P % 2 == 0) {
+      t += 2 * sides * r.k[d] * sync(h, M);
+    } else if (full(r)) {
+      t += 6 * r.k[d] * sync(h, M);
     } else if (P >= 2 * r.k[d] + 1) {
-      t += (2 * r.k[d] + 1) * detail::sync(h, M);
+      t += (2 * r.k[d] + 1) * sync(h, M);
     } else {
       return std::nullopt;
     }
   }
   return t;
 }
+}  // namespace detail
 
-/// SingleHop on `grid` (periodic), exactly: `N` messages, one per offset that is not the rank itself
-/// (offsets a multiple of the grid along every dimension are copies). Overlapping `burst(N, m)`;
-/// rendezvous `2 N sync(m)` when every transfer runs in even cycles, no value otherwise.
+/// Shift on `grid` (periodic), exactly. Per phase `d`, `k_d` steps of two messages (one with the eighth shell)
+/// of the carried size `M_d`; a ring of one box only copies. Overlapping and on even rings in rendezvous mode
+/// every rank does the same: detail::overlapping_alike and detail::rendezvous_alike, with every term of the
+/// model (with one piece and no packing `k_d burst(S, M_d)` and `2 S k_d sync(M_d)`, S = 2 sides, 1 eighth).
+/// On an odd ring in rendezvous mode the colouring meets itself at the seam; without packing: full shell
+/// `6 k_d sync(M_d)` (every transfer's chain is three messages long, and the next transfer runs the other
+/// way, so nothing pipelines), eighth shell `(2 k_d + 1) sync(M_d)` when `P_d >= 2 k_d + 1` (the steps all run
+/// one way and the seam's extra message pipelines through them). No value for an odd ring with
+/// copy_beta > 0 or an eighth-shell odd ring shorter than `2 k_d + 1`.
+inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h,
+                                   protocol mode) {
+  haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
+  if (const auto alike = detail::alike_form(grid, Shift::make_schedule(grid, r), r, m, h, mode, Shift::name))
+    return alike;
+  return detail::shift_odd_rings(grid, r, m, h, mode);
+}
+
+/// SingleHop on `grid` (periodic), exactly: one round of `N` messages of m, one per offset that leaves the
+/// rank (offsets a multiple of the grid along every dimension are copies), every rank alike: overlapping
+/// `burst(N, m) + delta` with one piece (detail::overlapping_alike in general); rendezvous `2 N sync(m)` when every
+/// transfer runs in even cycles, no value otherwise.
 inline std::optional<double> single_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                         protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::single_hop", grid, r, m, mode);
-  if (!detail::exact_domain(grid, h)) return std::nullopt;
-  if (m == 0) return 0.0;
-  int n = 0;
-  for (const offset& o : offsets(r)) {
-    int colour = -1;  // the dimension that decides the rendezvous colour (sends_first)
-    for (int d = max_dims - 1; d >= 0; --d)
-      if (o[d] % grid.dim(d) != 0) colour = d;
-    if (colour < 0) continue;  // a copy
-    if (mode == protocol::rendezvous && !detail::even_cycles(grid.dim(colour), -o[colour])) return std::nullopt;
-    ++n;
-  }
-  if (mode == protocol::overlapping)
-    return detail::last_completes_last(h, n, m) ? std::optional<double>(detail::burst(h, n, m)) : std::nullopt;
-  return 2.0 * n * detail::sync(h, m);
+  return detail::alike_form(grid, SingleHop::make_schedule(grid, r), r, m, h, mode, SingleHop::name);
 }
 
-/// TtlMultiHop on `grid` (periodic, the same `k` and at least two boxes along each of its dimensions),
-/// exactly: round `h` posts one message along each of the `D` directions, the one along `w` carrying
-/// `b_w` blocks (ttl_multi_hop above). Overlapping, when a round's messages share one piece of the model,
-/// `alpha + (D - 1) gap + beta m sum_w b_w + delta`; rendezvous on even rings `sum_w 2 sync(m b_w)`.
-/// No value otherwise.
+/// TtlMultiHop on `grid` (periodic), exactly: round `h` posts one message along each of the `D` directions,
+/// the one along `w` carrying `b_w` blocks (ttl_multi_hop above), every rank alike: overlapping, with one
+/// piece, `alpha + (D - 1) gap + beta m sum_w b_w + delta` per round (detail::overlapping_alike in general, any
+/// `k` per dimension, rings of one or two boxes); rendezvous on even cycles `sum_w 2 sync(m b_w)` with packing
+/// and unpacking as detail::rendezvous_alike says. No value otherwise.
 inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                            protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", grid, r, m, mode);
-  if (!detail::exact_domain(grid, h)) return std::nullopt;
-  if (m == 0) return 0.0;
-  const int n = grid.ndims();
-  for (int d = 0; d < n; ++d)
-    if (r.k[d] != r.k[0] || grid.dim(d) < 2 || (mode == protocol::rendezvous && grid.dim(d) % 2 != 0))
-      return std::nullopt;
-  // The papers' form, once it is known that every message of a round (1 to (2h-1)^(n-1) blocks, h^(n-1)
-  // with the eighth shell) prices with one piece and completes after the ones posted before it.
-  auto piece = [&](double bytes) {
-    std::size_t i = 0;
-    while (i + 1 < h.pieces().size() && h.pieces()[i + 1].from_bytes <= bytes) ++i;
-    return i;
-  };
-  const int directions = detail::full(r) ? static_cast<int>(std::pow(3, n)) - 1 : (1 << n) - 1;
-  for (int hop = 1; hop <= r.k[0] && mode == protocol::overlapping; ++hop) {
-    const double largest = m * std::pow(detail::full(r) ? 2 * hop - 1 : hop, n - 1);
-    if (piece(m) != piece(largest) || !detail::last_completes_last(h, directions, m) ||
-        !detail::last_completes_last(h, directions, largest))
-      return std::nullopt;
-  }
-  return ttl_multi_hop(r, n, m, h, mode);
+  return detail::alike_form(grid, TtlMultiHop::make_schedule(grid, r), r, m, h, mode, TtlMultiHop::name);
 }
 
-/// TeamShift on `grid`: with teams of one box it is Shift (above). With larger teams the members of a
-/// team run ahead of one another by different amounts, a max-plus effect with no closed form here: no
-/// value (`simulate()` is exact; team_shift_rounds is the round-by-round upper bound).
+/// TeamShift on `grid`: with teams of one box it runs Shift's steps (above, on its own schedule and layout).
+/// With larger teams the members of a team run ahead of one another by different amounts, a max-plus effect
+/// with no closed form here: no value (`simulate()` is exact; team_shift_rounds is the round-by-round upper
+/// bound).
 inline std::optional<double> team_shift(const grid_shape& grid, const range& r, const offset& team, double m,
                                         const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::team_shift", grid, r, m, mode);
   const offset c = TeamShift::team_sizes(grid, r, team);
   for (int d = 0; d < max_dims; ++d)
     if (r.k[d] > 0 && c[d] > 1) return std::nullopt;
-  return shift(grid, r, m, h, mode);
+  if (const auto alike = detail::alike_form(grid, TeamShift::make_schedule(grid, r, {.team = team}), r, m, h, mode,
+                                            TeamShift::name))
+    return alike;
+  return detail::shift_odd_rings(grid, r, m, h, mode);
 }
 
 }  // namespace haloshift::closed_form
