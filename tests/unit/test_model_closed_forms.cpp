@@ -258,6 +258,60 @@ TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to
   CHECK(packed > compared / 3);
 }
 
+TEST_CASE("TeamShift's exact closed form with teams larger than one box equals the simulation", "[model][closed]") {
+  // Teams of 2, 3 and 4 boxes (mixed with teams of one) on periodic grids whose rings are one team long, a few
+  // teams long (fetches that wrap onto the rank itself) or many teams long; k up to 5 (daisy chains), both shells
+  // and protocols. Without packing a value is required overlapping and wherever the daisy chains run in even
+  // cycles; with packing there is none.
+  const std::vector<std::vector<int>> grids = {{4},    {6},       {8},       {9},       {12},      {24},
+                                               {6, 4}, {6, 6},    {8, 9},    {12, 8},   {4, 4, 4}, {6, 6, 6},
+                                               {8, 6, 4}, {9, 3, 2}, {12, 12, 12}};
+  const std::vector<hs::hockney> plain = {
+      hs::hockney(2e-6, 1e-9), hs::hockney(1e-6, 5e-10, 0.1e-6).with_round_delta(0.7e-6).with_gamma_growth(0.2e-9),
+      hs::hockney::piecewise({{0, 1e-6, 1e-9, 0.2e-6}, {2000, 5e-6, 0.5e-9, 3e-6}}, 0.2e-6)};
+  int compared = 0, uncovered = 0, rendezvous = 0;
+  for (const auto& dims : grids)
+    for (int c : {2, 3, 4})
+      for (int k = 1; k <= 5; ++k)
+        for (auto kind : {hs::shell::full, hs::shell::eighth})
+          for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous})
+            for (std::size_t mi = 0; mi <= plain.size(); ++mi) {
+              const hs::grid_shape g(dims, std::vector<bool>(dims.size(), true));
+              hs::offset team{1, 1, 1};
+              bool any = false;
+              for (int d = 0; d < g.ndims(); ++d)
+                if (g.dim(d) % c == 0 && (d == 0 || (d + c) % 2 == 0)) team[d] = c, any = true;
+              if (!any) continue;
+              const auto r = hs::make_range(g, k, kind);
+              const double m = k % 2 ? 1000.0 : 24.0;
+              const bool packing = mi == plain.size();
+              const hs::hockney h = packing ? plain[1].with_copy_beta(1e-9) : plain[mi];
+              INFO(hs::to_string(g) << " team " << hs::to_string(team) << " k " << k
+                                    << (kind == hs::shell::full ? " full" : " eighth")
+                                    << (mode == hs::protocol::rendezvous ? " rendezvous" : " overlapping") << " model "
+                                    << mi);
+              const auto s = hs::TeamShift::make_schedule(g, r, {.team = team});
+              auto setup = setup_for(h, mode, m);
+              if (packing) setup.staging = hs::detail::staging_of(g, s, r, "TeamShift");
+              const auto closed = hs::closed_form::team_shift(g, r, team, m, h, mode);
+              if (packing) {
+                CHECK_FALSE(closed.has_value());
+                continue;
+              }
+              if (mode == hs::protocol::overlapping) CHECK(closed.has_value());
+              if (!closed) {
+                ++uncovered;
+                continue;
+              }
+              ++compared;
+              rendezvous += mode == hs::protocol::rendezvous;
+              CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+            }
+  INFO("compared " << compared << ", uncovered " << uncovered << ", rendezvous " << rendezvous);
+  CHECK(compared > 1000);
+  CHECK(rendezvous > compared / 4);
+}
+
 TEST_CASE("odd rings in rendezvous mode: Shift pays three messages per step, the eighth shell one more in all",
           "[model][closed]") {
   // The issue's example: 17^3 and 101^3 rendezvous against the even ring's formula.
@@ -288,25 +342,38 @@ TEST_CASE("odd rings in rendezvous mode: Shift pays three messages per step, the
 }
 
 TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[model][closed][scale]") {
-  const hs::hockney h = hs::hockney(1e-6, 5e-10, 0.1e-6).with_round_delta(0.7e-6).with_gamma_growth(0.2e-9);
-  for (int P : {47, 48}) {
-    const hs::grid_shape g({P, P, P}, {true, true, true});
-    for (int k : {1, 2}) {
-      const auto r = hs::make_range(g, k);
-      INFO("P " << P << " k " << k);
-      for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
-        const auto setup = setup_for(h, mode, 1000);
-        CHECK(close(*hs::closed_form::shift(g, r, 1000, h, mode),
-                    hs::simulate(g, hs::Shift::make_schedule(g, r), setup).makespan));
-        if (mode == hs::protocol::overlapping || P % 2 == 0) {
-          CHECK(close(*hs::closed_form::single_hop(g, r, 1000, h, mode),
-                      hs::simulate(g, hs::SingleHop::make_schedule(g, r), setup).makespan));
-          CHECK(close(*hs::closed_form::ttl_multi_hop(g, r, 1000, h, mode),
-                      hs::simulate(g, hs::TtlMultiHop::make_schedule(g, r), setup).makespan));
+  const hs::hockney plain = hs::hockney(1e-6, 5e-10, 0.1e-6).with_round_delta(0.7e-6).with_gamma_growth(0.2e-9);
+  for (const hs::hockney& h : {plain, plain.with_copy_beta(2e-9)})
+    for (int P : {47, 48}) {
+      const hs::grid_shape g({P, P, P}, {true, true, true});
+      for (int k : {1, 2, 3}) {
+        const auto r = hs::make_range(g, k);
+        INFO("P " << P << " k " << k << " copy_beta " << h.copy_beta());
+        for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
+          auto check = [&](const std::optional<double>& closed, const hs::schedule& s, const char* name) {
+            INFO(name << (mode == hs::protocol::rendezvous ? " rendezvous" : " overlapping"));
+            REQUIRE(closed);
+            auto setup = setup_for(h, mode, 1000);
+            if (h.copy_beta() > 0) setup.staging = hs::detail::staging_of(g, s, r, name);
+            CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+          };
+          if (mode == hs::protocol::overlapping || P % 2 == 0 || h.copy_beta() == 0)
+            check(hs::closed_form::shift(g, r, 1000, h, mode), hs::Shift::make_schedule(g, r), "Shift");
+          if (mode == hs::protocol::overlapping || P % 2 == 0) {
+            check(hs::closed_form::single_hop(g, r, 1000, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
+            if (mode == hs::protocol::overlapping || h.copy_beta() == 0)
+              check(hs::closed_form::ttl_multi_hop(g, r, 1000, h, mode), hs::TtlMultiHop::make_schedule(g, r),
+                    "TtlMultiHop");
+          }
+          // TeamShift with teams of two boxes (48 = 2 x 24; 47 is prime: teams of one) without packing.
+          if (h.copy_beta() == 0 && P % 2 == 0) {
+            const hs::offset team{2, 2, 2};
+            check(hs::closed_form::team_shift(g, r, team, 1000, h, mode),
+                  hs::TeamShift::make_schedule(g, r, {.team = team}), "TeamShift");
+          }
         }
       }
     }
-  }
 }
 
 TEST_CASE("the exact closed forms give no value where no formula covers the case, and cover the rest",
@@ -314,14 +381,16 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
   const hs::grid_shape g({8, 8}, {true, true}), open({8, 8}, {true, false});
   const auto r = hs::make_range(g, 2);
   const hs::hockney h(1e-6, 1e-9, 0.2e-6);
-  // Non-periodic grids, teams larger than one box, packing on an odd ring in rendezvous mode: simulate.
+  // Non-periodic grids, teams larger than one box with packing, packing on an odd ring in rendezvous mode:
+  // simulate.
   const hs::grid_shape odd({7, 8}, {true, true});
   CHECK_FALSE(hs::closed_form::shift(open, hs::make_range(open, 2), 100, h, hs::protocol::overlapping));
   CHECK(hs::closed_form::shift(g, r, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
   CHECK(hs::closed_form::shift(odd, hs::make_range(odd, 2), 100, h, hs::protocol::rendezvous));
   CHECK_FALSE(
       hs::closed_form::shift(odd, hs::make_range(odd, 2), 100, h.with_copy_beta(1e-10), hs::protocol::rendezvous));
-  CHECK_FALSE(hs::closed_form::team_shift(g, r, {2, 2, 1}, 100, h, hs::protocol::overlapping));
+  CHECK(hs::closed_form::team_shift(g, r, {2, 2, 1}, 100, h, hs::protocol::overlapping));
+  CHECK_FALSE(hs::closed_form::team_shift(g, r, {2, 2, 1}, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
   // SingleHop in rendezvous mode on a ring whose step-2 cycles are odd (6 / gcd(2, 6) = 3).
   const hs::grid_shape six({6}, {true});
   CHECK_FALSE(hs::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous));

@@ -305,27 +305,96 @@ inline std::optional<double> alike_form(const grid_shape& grid, const schedule& 
   return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
                                        : rendezvous_alike(grid, *rounds, h);
 }
-/// Shift's schedule in rendezvous mode on a periodic grid with an odd ring and no packing, phase by phase
-/// (see shift below); no value elsewhere.
-inline std::optional<double> shift_odd_rings(const grid_shape& grid, const range& r, double m, const hockney& h,
-                                             protocol mode) {
-  if (!exact_domain(grid) || mode == protocol::overlapping || h.copy_beta() > 0) return std::nullopt;
-  double t = 0;
-  for (int d = 0; d < max_dims; ++d) {
-    if (r.k[d] == 0 || grid.dim(d) == 1 || m == 0) continue;
-    const double M = carried(r, d, m);
-    const int sides = full(r) ? 2 : 1, P = grid.dim(d);
-    if (P % 2 == 0) {
-      t += 2 * sides * r.k[d] * sync(h, M);
-    } else if (full(r)) {
-      t += 6 * r.k[d] * sync(h, M);
-    } else if (P >= 2 * r.k[d] + 1) {
-      t += (2 * r.k[d] + 1) * sync(h, M);
-    } else {
-      return std::nullopt;
+/// One phase of Shift along `d` on a periodic grid without packing, from a common start (see shift below): no
+/// value for an eighth-shell odd ring shorter than `2 k_d + 1` in rendezvous mode.
+inline std::optional<double> shift_phase(const grid_shape& grid, const range& r, int d, double m, const hockney& h,
+                                         protocol mode) {
+  if (r.k[d] == 0 || grid.dim(d) == 1 || m == 0) return 0.0;  // a ring of one box only copies
+  const double M = carried(r, d, m);
+  const int sides = full(r) ? 2 : 1, P = grid.dim(d);
+  if (mode == protocol::overlapping) return r.k[d] * burst(h, sides, M);
+  if (P % 2 == 0) return 2 * sides * r.k[d] * sync(h, M);
+  if (full(r)) return 6 * r.k[d] * sync(h, M);
+  if (P >= 2 * r.k[d] + 1) return (2 * r.k[d] + 1) * sync(h, M);
+  return std::nullopt;
+}
+
+/// One phase of TeamShift along `d` with teams of `c > 1` boxes on a periodic grid without packing, from a common
+/// start: the latest member's time (schedule/team_shift.hpp; K = ceil(k_d / c), S sides, carried size M).
+///  (A) every member posts c - 1 messages of M to its mates;
+///  (B) step s: member i with i + 1 + s c <= K sends S super-blocks of c M to member i of the team `hop` teams
+///      away (hop = i + 1 at the skew, c after it) and receives as many: only members of one index talk, so each
+///      index runs its own clock (a copy where hop c is a multiple of P_d);
+///  (C) member i posts F_i = S f_i c M (f_i its fetches per side) to each mate.
+/// Overlapping: in an allgather member j's round ends with its own last send or the latest of its receives,
+/// `max(t_j + (c - 2) g(F_j) + t(F_j), max_i (max(t_i + q_i(j) g(F_i), t_j) + t(F_i))) + delta`, q_i(j) the
+/// position of j among i's mates, g(F) = gap + beta F; (B) adds `burst(S, c M) + delta` to each active member.
+/// Rendezvous: the allgathers' transfers run one after another, member i to mate j, each a single synchronous
+/// message `t_i = t_j = max(t_i, t_j) + t(F_i) + delta` (no rank both sends and receives in one of them); (B)
+/// runs each index's ranks in cycles of `P_d / gcd(hop c, P_d)` ranks: `2 (t(c M) + delta)` per side when they
+/// are even, no value when odd (a seam).
+inline std::optional<double> team_phase(const grid_shape& grid, const range& r, int d, int c, double m,
+                                        const hockney& h, protocol mode) {
+  if (r.k[d] == 0 || m == 0) return 0.0;
+  const int P = grid.dim(d), K = (r.k[d] + c - 1) / c, sides = full(r) ? 2 : 1;
+  const double M = carried(r, d, m), delta = h.round_delta();
+  const auto members = static_cast<std::size_t>(c);
+  std::vector<double> t(members, 0.0), next(members);
+  auto fetches = [&](int i) { return i + 1 <= K ? (K - i - 1) / c + 1 : 0; };
+  auto allgather = [&](auto bytes_of) {
+    if (mode == protocol::rendezvous) {
+      for (int i = 0; i < c; ++i)
+        for (int j = 0; j < c && bytes_of(i) > 0; ++j)
+          if (j != i) t[i] = t[j] = std::max(t[i], t[j]) + sync(h, bytes_of(i));
+      return;
     }
+    auto injection = [&](double bytes) { return h.gap(bytes, c - 1) + h.beta(bytes) * bytes; };
+    for (int j = 0; j < c; ++j) {
+      double end = t[j];
+      bool active = false;
+      if (bytes_of(j) > 0) {
+        end = std::max(end, t[j] + (c - 2) * injection(bytes_of(j)) + h.time(bytes_of(j)));
+        active = true;
+      }
+      for (int i = 0; i < c; ++i) {
+        if (i == j || bytes_of(i) <= 0) continue;
+        const int position = j < i ? j : j - 1;
+        end = std::max(end, std::max(t[i] + position * injection(bytes_of(i)), t[j]) + h.time(bytes_of(i)));
+        active = true;
+      }
+      next[j] = end + (active ? delta : 0.0);
+    }
+    t.swap(next);
+  };
+  allgather([&](int) { return M; });  // (A)
+  for (int s = 0; 1 + s * c <= K; ++s)  // (B)
+    for (int i = 0; i < c; ++i) {
+      const int hop = s == 0 ? i + 1 : c;
+      if (i + 1 + s * c > K || (hop * c) % P == 0) continue;  // not fetching, or fetching from itself (a copy)
+      if (mode == protocol::overlapping) {
+        t[i] += burst(h, sides, c * M);
+      } else {
+        if (!even_cycles(P, hop * c)) return std::nullopt;
+        t[i] += sides * 2 * sync(h, c * M);
+      }
+    }
+  allgather([&](int i) { return sides * fetches(i) * c * M; });  // (C)
+  return *std::max_element(t.begin(), t.end());
+}
+
+/// Shift (teams of one box) or TeamShift on a periodic grid without packing, phase by phase: each phase adds to a
+/// rank a time that depends on its coordinate along the phase's dimension only, so every line of a later phase
+/// starts at one time and, max-plus being shift-invariant, the makespan is the sum of the phases' makespans.
+inline std::optional<double> phase_by_phase(const grid_shape& grid, const range& r, const offset& team, double m,
+                                            const hockney& h, protocol mode) {
+  if (!exact_domain(grid) || h.copy_beta() > 0) return std::nullopt;
+  double total = 0;
+  for (int d = 0; d < max_dims; ++d) {
+    const auto phase = team[d] > 1 ? team_phase(grid, r, d, team[d], m, h, mode) : shift_phase(grid, r, d, m, h, mode);
+    if (!phase) return std::nullopt;
+    total += *phase;
   }
-  return t;
+  return total;
 }
 }  // namespace detail
 
@@ -343,7 +412,7 @@ inline std::optional<double> shift(const grid_shape& grid, const range& r, doubl
   haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
   if (const auto alike = detail::alike_form(grid, Shift::make_schedule(grid, r), r, m, h, mode, Shift::name))
     return alike;
-  return detail::shift_odd_rings(grid, r, m, h, mode);
+  return detail::phase_by_phase(grid, r, {1, 1, 1}, m, h, mode);
 }
 
 /// SingleHop on `grid` (periodic), exactly: one round of `N` messages of m, one per offset that leaves the
@@ -367,20 +436,24 @@ inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& 
   return detail::alike_form(grid, TtlMultiHop::make_schedule(grid, r), r, m, h, mode, TtlMultiHop::name);
 }
 
-/// TeamShift on `grid`: with teams of one box it runs Shift's steps (above, on its own schedule and layout).
-/// With larger teams the members of a team run ahead of one another by different amounts, a max-plus effect
-/// with no closed form here: no value (`simulate()` is exact; team_shift_rounds is the round-by-round upper
-/// bound).
+/// TeamShift on `grid` (periodic), exactly. With teams of one box it runs Shift's steps (above, on its own
+/// schedule and layout). With larger teams, without packing (copy_beta = 0), phase by phase: detail::team_phase,
+/// whose members run ahead of one another by different amounts. No value with packing and larger teams (which
+/// messages a member packs depends on its index along every dimension, so the phases no longer add up), or for
+/// a rendezvous daisy chain in odd cycles; `simulate()` is exact there, and team_shift_rounds is the
+/// round-by-round upper bound.
 inline std::optional<double> team_shift(const grid_shape& grid, const range& r, const offset& team, double m,
                                         const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::team_shift", grid, r, m, mode);
   const offset c = TeamShift::team_sizes(grid, r, team);
-  for (int d = 0; d < max_dims; ++d)
-    if (r.k[d] > 0 && c[d] > 1) return std::nullopt;
-  if (const auto alike = detail::alike_form(grid, TeamShift::make_schedule(grid, r, {.team = team}), r, m, h, mode,
-                                            TeamShift::name))
-    return alike;
-  return detail::shift_odd_rings(grid, r, m, h, mode);
+  bool teams = false;
+  for (int d = 0; d < max_dims; ++d) teams = teams || (r.k[d] > 0 && c[d] > 1);
+  if (!teams) {
+    if (const auto alike = detail::alike_form(grid, TeamShift::make_schedule(grid, r, {.team = team}), r, m, h, mode,
+                                              TeamShift::name))
+      return alike;
+  }
+  return detail::phase_by_phase(grid, r, c, m, h, mode);
 }
 
 }  // namespace haloshift::closed_form
