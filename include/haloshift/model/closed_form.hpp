@@ -305,13 +305,14 @@ inline std::optional<double> alike_form(const grid_shape& grid, const schedule& 
   return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
                                        : rendezvous_alike(grid, *rounds, h);
 }
-/// One phase of Shift along `d` on a periodic grid without packing, from a common start (see shift below): no
-/// value for an eighth-shell odd ring shorter than `2 k_d + 1` in rendezvous mode.
+/// One phase of Shift along `d` on a periodic grid whose messages are not staged, from a common start (see shift
+/// below): no value for an eighth-shell odd ring shorter than `2 k_d + 1` in rendezvous mode.
 inline std::optional<double> shift_phase(const grid_shape& grid, const range& r, int d, double m, const hockney& h,
                                          protocol mode) {
-  if (r.k[d] == 0 || grid.dim(d) == 1 || m == 0) return 0.0;  // a ring of one box only copies
+  if (r.k[d] == 0 || m == 0) return 0.0;
   const double M = carried(r, d, m);
   const int sides = full(r) ? 2 : 1, P = grid.dim(d);
+  if (P == 1) return r.k[d] * sides * h.copy_beta() * M;  // a ring of one box only copies, step after step
   if (mode == protocol::overlapping) return r.k[d] * burst(h, sides, M);
   if (P % 2 == 0) return 2 * sides * r.k[d] * sync(h, M);
   if (full(r)) return 6 * r.k[d] * sync(h, M);
@@ -382,12 +383,24 @@ inline std::optional<double> team_phase(const grid_shape& grid, const range& r, 
   return *std::max_element(t.begin(), t.end());
 }
 
-/// Shift (teams of one box) or TeamShift on a periodic grid without packing, phase by phase: each phase adds to a
-/// rank a time that depends on its coordinate along the phase's dimension only, so every line of a later phase
-/// starts at one time and, max-plus being shift-invariant, the makespan is the sum of the phases' makespans.
+/// Whether the executor stages (packs or unpacks) no message of `s` on an alike periodic grid (rank 0's program
+/// stands for every rank's): then copy_beta prices only copies to the rank itself. Shift in block mode sends
+/// every message from one piece of its layout and receives it into one.
+inline bool stages_nothing(const grid_shape& grid, const schedule& s, const range& r, std::string_view strategy) {
+  const haloshift::detail::staging_table staged(grid, s, r, strategy);
+  for (std::size_t ri = 0; ri < s.rounds.size(); ++ri)
+    for (std::size_t ti = 0; ti < s.rounds[ri].transfers.size(); ++ti)
+      if (staged(0, ri, ti) != 0) return false;
+  return true;
+}
+
+/// Shift (teams of one box) or TeamShift on a periodic grid, phase by phase, when no message is staged (teams
+/// larger than one box: copy_beta = 0): each phase adds to a rank a time that depends on its coordinate along
+/// the phase's dimension only, so every line of a later phase starts at one time and, max-plus being
+/// shift-invariant, the makespan is the sum of the phases' makespans.
 inline std::optional<double> phase_by_phase(const grid_shape& grid, const range& r, const offset& team, double m,
                                             const hockney& h, protocol mode) {
-  if (!exact_domain(grid) || h.copy_beta() > 0) return std::nullopt;
+  if (!exact_domain(grid)) return std::nullopt;
   double total = 0;
   for (int d = 0; d < max_dims; ++d) {
     const auto phase = team[d] > 1 ? team_phase(grid, r, d, team[d], m, h, mode) : shift_phase(grid, r, d, m, h, mode);
@@ -405,13 +418,16 @@ inline std::optional<double> phase_by_phase(const grid_shape& grid, const range&
 /// On an odd ring in rendezvous mode the colouring meets itself at the seam; without packing: full shell
 /// `6 k_d sync(M_d)` (every transfer's chain is three messages long, and the next transfer runs the other
 /// way, so nothing pipelines), eighth shell `(2 k_d + 1) sync(M_d)` when `P_d >= 2 k_d + 1` (the steps all run
-/// one way and the seam's extra message pipelines through them). No value for an odd ring with
-/// copy_beta > 0 or an eighth-shell odd ring shorter than `2 k_d + 1`.
+/// one way and the seam's extra message pipelines through them); a ring of one box copies `k_d S M_d` at
+/// copy_beta. Shift in block mode stages no message (detail::stages_nothing), so packing costs it nothing. No
+/// value for an eighth-shell odd ring shorter than `2 k_d + 1`.
 inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h,
                                    protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
-  if (const auto alike = detail::alike_form(grid, Shift::make_schedule(grid, r), r, m, h, mode, Shift::name))
-    return alike;
+  const schedule s = Shift::make_schedule(grid, r);
+  if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, Shift::name)) return alike;
+  if (h.copy_beta() > 0 && m > 0 && detail::exact_domain(grid) && !detail::stages_nothing(grid, s, r, Shift::name))
+    return std::nullopt;
   return detail::phase_by_phase(grid, r, {1, 1, 1}, m, h, mode);
 }
 
@@ -433,7 +449,26 @@ inline std::optional<double> single_hop(const grid_shape& grid, const range& r, 
 inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                            protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", grid, r, m, mode);
-  return detail::alike_form(grid, TtlMultiHop::make_schedule(grid, r), r, m, h, mode, TtlMultiHop::name);
+  const schedule s = TtlMultiHop::make_schedule(grid, r);
+  if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, TtlMultiHop::name)) return alike;
+  // Rendezvous with odd cycles, full shell, the same k along every dimension of at least two boxes, no packing:
+  // as on Shift's odd rings, every transfer coloured along an odd ring pays the seam's third message. The
+  // directions are posted x fastest (-1, 0, +1 within each y and z), so a transfer along a ring is never
+  // followed by one running the same way along it, and nothing pipelines (with a dimension of one box the
+  // same y direction repeats three times in a row and does pipeline: no value).
+  if (!detail::exact_domain(grid) || mode != protocol::rendezvous || h.copy_beta() > 0 || !detail::full(r))
+    return std::nullopt;
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (grid.dim(d) < 2 || r.k[d] != r.k[0]) return std::nullopt;
+  double t = 0;
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& w : round.transfers) {
+      const int d = detail::colour_dimension(grid, w.direction);
+      if (d < 0 || m == 0) continue;  // a copy
+      const int messages = detail::even_cycles(grid.dim(d), w.direction[d]) ? 2 : 3;
+      t += messages * detail::sync(h, m * static_cast<double>(w.blocks.size()));
+    }
+  return t;
 }
 
 /// TeamShift on `grid` (periodic), exactly. With teams of one box it runs Shift's steps (above, on its own
@@ -448,11 +483,12 @@ inline std::optional<double> team_shift(const grid_shape& grid, const range& r, 
   const offset c = TeamShift::team_sizes(grid, r, team);
   bool teams = false;
   for (int d = 0; d < max_dims; ++d) teams = teams || (r.k[d] > 0 && c[d] > 1);
-  if (!teams) {
-    if (const auto alike = detail::alike_form(grid, TeamShift::make_schedule(grid, r, {.team = team}), r, m, h, mode,
-                                              TeamShift::name))
-      return alike;
-  }
+  const schedule s = TeamShift::make_schedule(grid, r, {.team = team});
+  if (!teams)
+    if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, TeamShift::name)) return alike;
+  if (h.copy_beta() > 0 && m > 0 &&
+      (teams || (detail::exact_domain(grid) && !detail::stages_nothing(grid, s, r, TeamShift::name))))
+    return std::nullopt;
   return detail::phase_by_phase(grid, r, c, m, h, mode);
 }
 
