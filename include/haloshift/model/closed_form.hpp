@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -45,9 +46,7 @@ inline double carried(const range& r, int d, double m) {
 }
 /// One overlapping round in which a rank posts n messages of `bytes`:
 /// alpha + (n-1) (gamma + gamma_growth (n-1)) + n beta m, and the round's delta.
-inline double burst(const hockney& h, int n, double bytes) {
-  return n > 0 ? h.burst(n, bytes) + h.round_delta() : 0.0;
-}
+inline double burst(const hockney& h, int n, double bytes) { return n > 0 ? h.burst(n, bytes) + h.round_delta() : 0.0; }
 /// One synchronous message (rendezvous): its time and the dependency step it is.
 inline double sync(const hockney& h, double bytes) { return h.time(bytes) + h.round_delta(); }
 inline bool full(const range& r) { return r.kind == shell::full; }
@@ -104,9 +103,8 @@ inline double ttl_multi_hop(const range& r, int ndims, double m, const hockney& 
       rendezvous += count * 2 * detail::sync(h, per_message * m);
     }
     const double d = directions;
-    t += mode == protocol::overlapping
-             ? h.alpha(m) + (d - 1) * h.gap(m, d) + h.beta(m) * blocks * m + h.round_delta()
-             : rendezvous;
+    t += mode == protocol::overlapping ? h.alpha(m) + (d - 1) * h.gap(m, d) + h.beta(m) * blocks * m + h.round_delta()
+                                       : rendezvous;
   }
   return t;
 }
@@ -118,8 +116,8 @@ inline double ttl_multi_hop(const range& r, int ndims, double m, const hockney& 
 ///  f_i = floor((K-i-1)/c) + 1 fetches) to its c-1 team mates. Overlapping: each round costs its
 ///  slowest member (member 0, which fetches most); rendezvous: every transfer of every member
 ///  class in turn.
-inline double team_shift_rounds(const grid_shape& grid, const range& r, const offset& team, double m,
-                                const hockney& h, protocol mode) {
+inline double team_shift_rounds(const grid_shape& grid, const range& r, const offset& team, double m, const hockney& h,
+                                protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::team_shift_rounds", grid, r, m, mode);
   const offset c = TeamShift::team_sizes(grid, r, team);
   double t = 0;
@@ -134,15 +132,15 @@ inline double team_shift_rounds(const grid_shape& grid, const range& r, const of
     const int cd = c[d], K = (r.k[d] + cd - 1) / cd;
     auto fetches = [&](int i) { return i + 1 <= K ? (K - i - 1) / cd + 1 : 0; };
     if (mode == protocol::overlapping) {
-      t += detail::burst(h, cd - 1, M);                                               // (A)
-      t += (1 + (K - 1) / cd) * detail::burst(h, sides, cd * M);                      // (B)
-      t += detail::burst(h, cd - 1, sides * fetches(0) * cd * M);                      // (C)
+      t += detail::burst(h, cd - 1, M);                            // (A)
+      t += (1 + (K - 1) / cd) * detail::burst(h, sides, cd * M);   // (B)
+      t += detail::burst(h, cd - 1, sides * fetches(0) * cd * M);  // (C)
     } else {
-      t += cd * (cd - 1) * detail::sync(h, M);                                         // (A)
-      for (int s = 0; 1 + s * cd <= K; ++s)                                            // (B)
+      t += cd * (cd - 1) * detail::sync(h, M);  // (A)
+      for (int s = 0; 1 + s * cd <= K; ++s)     // (B)
         for (int i = 0; i < cd; ++i)
           if (i + 1 + s * cd <= K) t += sides * 2 * detail::sync(h, cd * M);
-      for (int i = 0; i < cd; ++i)                                                     // (C)
+      for (int i = 0; i < cd; ++i)  // (C)
         if (fetches(i)) t += (cd - 1) * detail::sync(h, sides * fetches(i) * cd * M);
     }
   }
@@ -320,67 +318,122 @@ inline std::optional<double> shift_phase(const grid_shape& grid, const range& r,
   return std::nullopt;
 }
 
-/// One phase of TeamShift along `d` with teams of `c > 1` boxes on a periodic grid without packing, from a common
-/// start: the latest member's time (schedule/team_shift.hpp; K = ceil(k_d / c), S sides, carried size M).
+/// The staging bits (1 packed send, 2 unpacked receive) of member `i` of a line in transfer `transfer` of the
+/// phase's round `round` (counted from the phase's first); none without packing.
+using member_staging = std::function<unsigned(int i, std::size_t round, std::size_t transfer)>;
+
+/// One phase of TeamShift along `d` with teams of `c > 1` boxes on a periodic grid, for one line of members
+/// entering it at times `t` (schedule/team_shift.hpp; K = ceil(k_d / c), S sides, carried size M, packing
+/// pi and unpacking upsilon as `staged` says, g(F) = gap + beta F the injection of a message of F):
 ///  (A) every member posts c - 1 messages of M to its mates;
 ///  (B) step s: member i with i + 1 + s c <= K sends S super-blocks of c M to member i of the team `hop` teams
 ///      away (hop = i + 1 at the skew, c after it) and receives as many: only members of one index talk, so each
 ///      index runs its own clock (a copy where hop c is a multiple of P_d);
 ///  (C) member i posts F_i = S f_i c M (f_i its fetches per side) to each mate.
-/// Overlapping: in an allgather member j's round ends with its own last send or the latest of its receives,
-/// `max(t_j + (c - 2) g(F_j) + t(F_j), max_i (max(t_i + q_i(j) g(F_i), t_j) + t(F_i))) + delta`, q_i(j) the
-/// position of j among i's mates, g(F) = gap + beta F; (B) adds `burst(S, c M) + delta` to each active member.
+/// Overlapping: member i's q-th send of a round leaves at `D_i(q) = t_i + sum_{q'<=q} pi_i(q') + q g(F_i)`; in
+/// an allgather member j's round ends with its own last message or the latest of its receives,
+/// `max(max_q D_j(q) + t(F_j), max_i (max(D_i(q_i(j)), t_j) + t(F_i))) + delta + sum upsilon_j`, q_i(j) the
+/// position of j among i's mates; at a step of (B) its sends and receives pair with its translates:
+/// `max_q D_i(q) + t(c M) + delta + sum upsilon_i` (without packing `burst(S, c M) + delta`).
 /// Rendezvous: the allgathers' transfers run one after another, member i to mate j, each a single synchronous
-/// message `t_i = t_j = max(t_i, t_j) + t(F_i) + delta` (no rank both sends and receives in one of them); (B)
-/// runs each index's ranks in cycles of `P_d / gcd(hop c, P_d)` ranks: `2 (t(c M) + delta)` per side when they
-/// are even, no value when odd (a seam).
-inline std::optional<double> team_phase(const grid_shape& grid, const range& r, int d, int c, double m,
-                                        const hockney& h, protocol mode) {
-  if (r.k[d] == 0 || m == 0) return 0.0;
+/// message (no rank both sends and receives in one of them): `t_i = max(t_i + pi, t_j) + t(F_i) + delta`,
+/// `t_j = t_i + upsilon`; (B) runs each index's ranks in cycles of `P_d / gcd(hop c, P_d)` ranks:
+/// `2 (pi + t(c M) + delta)` per side when they are even and nothing is unpacked; no value otherwise (a seam, or
+/// colours that drift apart). Returns the members' times after the phase.
+inline std::optional<std::vector<double>> team_phase(const grid_shape& grid, const range& r, int d, int c, double m,
+                                                     const hockney& h, protocol mode, std::vector<double> t,
+                                                     const member_staging& staged) {
+  if (r.k[d] == 0 || m == 0) return t;
   const int P = grid.dim(d), K = (r.k[d] + c - 1) / c, sides = full(r) ? 2 : 1;
-  const double M = carried(r, d, m), delta = h.round_delta();
-  const auto members = static_cast<std::size_t>(c);
-  std::vector<double> t(members, 0.0), next(members);
+  const double M = carried(r, d, m), delta = h.round_delta(), cb = h.copy_beta();
   auto fetches = [&](int i) { return i + 1 <= K ? (K - i - 1) / c + 1 : 0; };
+  auto pack = [&](int i, std::size_t round, std::size_t ti, double bytes) {
+    return staged && (staged(i, round, ti) & 1u) ? cb * bytes : 0.0;
+  };
+  auto unpack = [&](int j, std::size_t round, std::size_t ti, double bytes) {
+    return staged && (staged(j, round, ti) & 2u) ? cb * bytes : 0.0;
+  };
+  std::size_t round = 0;
   auto allgather = [&](auto bytes_of) {
+    // Transfer indices in the schedule's order: senders ascending, each to its mates ascending.
+    std::vector<std::vector<std::size_t>> index(static_cast<std::size_t>(c), std::vector<std::size_t>(c, 0));
+    std::size_t next_index = 0;
+    for (int i = 0; i < c; ++i)
+      for (int j = 0; j < c && bytes_of(i) > 0; ++j)
+        if (j != i) index[i][j] = next_index++;
     if (mode == protocol::rendezvous) {
       for (int i = 0; i < c; ++i)
         for (int j = 0; j < c && bytes_of(i) > 0; ++j)
-          if (j != i) t[i] = t[j] = std::max(t[i], t[j]) + sync(h, bytes_of(i));
+          if (j != i) {
+            t[i] = std::max(t[i] + pack(i, round, index[i][j], bytes_of(i)), t[j]) + sync(h, bytes_of(i));
+            t[j] = t[i] + unpack(j, round, index[i][j], bytes_of(i));
+          }
+      ++round;
       return;
     }
     auto injection = [&](double bytes) { return h.gap(bytes, c - 1) + h.beta(bytes) * bytes; };
+    std::vector<std::vector<double>> depart(static_cast<std::size_t>(c), std::vector<double>(c, 0.0));
+    for (int i = 0; i < c; ++i) {
+      double port = t[i];
+      for (int j = 0; j < c && bytes_of(i) > 0; ++j)
+        if (j != i) {
+          port += pack(i, round, index[i][j], bytes_of(i));
+          depart[i][j] = port;
+          port += injection(bytes_of(i));
+        }
+    }
+    std::vector<double> next(t);
     for (int j = 0; j < c; ++j) {
-      double end = t[j];
+      double end = t[j], unpacked = 0;
       bool active = false;
-      if (bytes_of(j) > 0) {
-        end = std::max(end, t[j] + (c - 2) * injection(bytes_of(j)) + h.time(bytes_of(j)));
-        active = true;
-      }
       for (int i = 0; i < c; ++i) {
-        if (i == j || bytes_of(i) <= 0) continue;
-        const int position = j < i ? j : j - 1;
-        end = std::max(end, std::max(t[i] + position * injection(bytes_of(i)), t[j]) + h.time(bytes_of(i)));
-        active = true;
+        if (i == j) continue;
+        if (bytes_of(j) > 0) {  // its own send to i
+          end = std::max(end, depart[j][i] + h.time(bytes_of(j)));
+          active = true;
+        }
+        if (bytes_of(i) > 0) {  // its receive from i
+          end = std::max(end, std::max(depart[i][j], t[j]) + h.time(bytes_of(i)));
+          unpacked += unpack(j, round, index[i][j], bytes_of(i));
+          active = true;
+        }
       }
-      next[j] = end + (active ? delta : 0.0);
+      next[j] = end + (active ? delta : 0.0) + unpacked;
     }
     t.swap(next);
+    ++round;
   };
-  allgather([&](int) { return M; });  // (A)
-  for (int s = 0; 1 + s * c <= K; ++s)  // (B)
+  allgather([&](int) { return M; });               // (A)
+  for (int s = 0; 1 + s * c <= K; ++s, ++round) {  // (B)
+    std::size_t ti = 0;
     for (int i = 0; i < c; ++i) {
+      if (i + 1 + s * c > K) continue;  // not fetching
       const int hop = s == 0 ? i + 1 : c;
-      if (i + 1 + s * c > K || (hop * c) % P == 0) continue;  // not fetching, or fetching from itself (a copy)
-      if (mode == protocol::overlapping) {
-        t[i] += burst(h, sides, c * M);
-      } else {
-        if (!even_cycles(P, hop * c)) return std::nullopt;
-        t[i] += sides * 2 * sync(h, c * M);
+      const double bytes = c * M;
+      if ((hop * c) % P == 0) {  // fetching from itself: a copy per side
+        t[i] += sides * cb * bytes;
+        ti += static_cast<std::size_t>(sides);
+        continue;
       }
+      if (mode == protocol::rendezvous && !even_cycles(P, hop * c)) return std::nullopt;
+      double port = 0, end = 0, unpacked = 0;
+      for (int side = 0; side < sides; ++side, ++ti) {
+        const double p = pack(i, round, ti, bytes), u = unpack(i, round, ti, bytes);
+        if (mode == protocol::rendezvous) {
+          if (u > 0) return std::nullopt;
+          end += 2 * (p + sync(h, bytes));
+          continue;
+        }
+        port += p;
+        end = std::max(end, port + h.time(bytes));
+        port += h.gap(bytes, sides) + h.beta(bytes) * bytes;
+        unpacked += u;
+      }
+      t[i] += mode == protocol::rendezvous ? end : end + delta + unpacked;
     }
+  }
   allgather([&](int i) { return sides * fetches(i) * c * M; });  // (C)
-  return *std::max_element(t.begin(), t.end());
+  return t;
 }
 
 /// Whether the executor stages (packs or unpacks) no message of `s` on an alike periodic grid (rank 0's program
@@ -394,21 +447,89 @@ inline bool stages_nothing(const grid_shape& grid, const schedule& s, const rang
   return true;
 }
 
-/// Shift (teams of one box) or TeamShift on a periodic grid, phase by phase, when no message is staged (teams
-/// larger than one box: copy_beta = 0): each phase adds to a rank a time that depends on its coordinate along
-/// the phase's dimension only, so every line of a later phase starts at one time and, max-plus being
-/// shift-invariant, the makespan is the sum of the phases' makespans.
+/// Shift (teams of one box) or TeamShift on a periodic grid without packing (copy_beta = 0, or no message staged),
+/// phase by phase: each phase adds to a rank a time that depends on its coordinate along the phase's dimension
+/// only, so every line of a later phase starts at one time and, max-plus being shift-invariant, the makespan is
+/// the sum of the phases' makespans.
 inline std::optional<double> phase_by_phase(const grid_shape& grid, const range& r, const offset& team, double m,
                                             const hockney& h, protocol mode) {
   if (!exact_domain(grid)) return std::nullopt;
   double total = 0;
   for (int d = 0; d < max_dims; ++d) {
-    const auto phase = team[d] > 1 ? team_phase(grid, r, d, team[d], m, h, mode) : shift_phase(grid, r, d, m, h, mode);
-    if (!phase) return std::nullopt;
-    total += *phase;
+    if (team[d] == 1) {
+      const auto phase = shift_phase(grid, r, d, m, h, mode);
+      if (!phase) return std::nullopt;
+      total += *phase;
+      continue;
+    }
+    const auto t = team_phase(grid, r, d, team[d], m, h, mode, std::vector<double>(team[d], 0.0), {});
+    if (!t) return std::nullopt;
+    total += *std::max_element(t->begin(), t->end());
   }
   return total;
 }
+
+/// TeamShift with teams larger than one box and packing, member by member. Which messages a rank packs depends on
+/// its member vector (its coordinates modulo the team sizes), so the phases no longer add up; but after each
+/// phase a rank's time still depends on its member vector alone (by induction: a phase couples a rank only with
+/// ranks along its dimension, of the same member index along the others). So each phase runs team_phase on every
+/// line of member vectors, from the times the earlier phases left it (a phase of teams of one box: Shift's steps,
+/// detail::overlapping_alike or rendezvous_alike with that member's packing). Rendezvous where those have a value.
+inline std::optional<double> team_shift_packed(const grid_shape& grid, const range& r, const offset& c, double m,
+                                               const hockney& h, protocol mode, const schedule& s) {
+  const haloshift::detail::staging_table staged(grid, s, r, TeamShift::name);
+  const std::size_t members = static_cast<std::size_t>(c[0] * c[1] * c[2]);
+  std::vector<double> T(members, 0.0);
+  auto flat = [&](const offset& mu) { return static_cast<std::size_t>((mu[2] * c[1] + mu[1]) * c[0] + mu[0]); };
+  std::size_t first = 0;  // the phase's first round
+  for (int d = 0; d < max_dims; ++d) {
+    if (r.k[d] == 0) continue;
+    const int K = (r.k[d] + c[d] - 1) / c[d];
+    const std::size_t rounds =
+        c[d] == 1 ? static_cast<std::size_t>(r.k[d]) : 2 + static_cast<std::size_t>((K - 1) / c[d] + 1);
+    for (int a = 0; a < c[(d + 1) % 3]; ++a)
+      for (int b = 0; b < c[(d + 2) % 3]; ++b) {
+        offset mu{};
+        mu[(d + 1) % 3] = a;
+        mu[(d + 2) % 3] = b;
+        auto member = [&](int i) {
+          offset x = mu;
+          x[d] = i;
+          return x;
+        };
+        const member_staging bits = [&](int i, std::size_t round, std::size_t ti) {
+          return staged(grid.rank_of(member(i)), first + round, ti);
+        };
+        if (c[d] == 1) {
+          alike_rounds phase(rounds);
+          for (std::size_t ri = 0; ri < rounds; ++ri)
+            for (std::size_t ti = 0; ti < s.rounds[first + ri].transfers.size(); ++ti) {
+              const transfer& w = s.rounds[first + ri].transfers[ti];
+              alike_transfer x;
+              x.direction = w.direction;
+              const double bytes = m * static_cast<double>(w.blocks.size());
+              (grid.neighbor_at(zero_offset, w.direction)->rank == 0 ? x.copy : x.bytes) = bytes;
+              x.packed = x.bytes > 0 && (bits(0, ri, ti) & 1u);
+              x.unpacked = x.bytes > 0 && (bits(0, ri, ti) & 2u);
+              phase[ri].push_back(x);
+            }
+          const auto steps = mode == protocol::overlapping ? std::optional<double>(overlapping_alike(phase, h))
+                                                           : rendezvous_alike(grid, phase, h);
+          if (!steps) return std::nullopt;
+          T[flat(mu)] += *steps;
+          continue;
+        }
+        std::vector<double> t(static_cast<std::size_t>(c[d]));
+        for (int i = 0; i < c[d]; ++i) t[i] = T[flat(member(i))];
+        const auto after = team_phase(grid, r, d, c[d], m, h, mode, std::move(t), bits);
+        if (!after) return std::nullopt;
+        for (int i = 0; i < c[d]; ++i) T[flat(member(i))] = (*after)[i];
+      }
+    first += rounds;
+  }
+  return *std::max_element(T.begin(), T.end());
+}
+
 }  // namespace detail
 
 /// Shift on `grid` (periodic), exactly. Per phase `d`, `k_d` steps of two messages (one with the eighth shell)
@@ -421,8 +542,7 @@ inline std::optional<double> phase_by_phase(const grid_shape& grid, const range&
 /// one way and the seam's extra message pipelines through them); a ring of one box copies `k_d S M_d` at
 /// copy_beta. Shift in block mode stages no message (detail::stages_nothing), so packing costs it nothing. No
 /// value for an eighth-shell odd ring shorter than `2 k_d + 1`.
-inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h,
-                                   protocol mode) {
+inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
   const schedule s = Shift::make_schedule(grid, r);
   if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, Shift::name)) return alike;
@@ -486,9 +606,10 @@ inline std::optional<double> team_shift(const grid_shape& grid, const range& r, 
   const schedule s = TeamShift::make_schedule(grid, r, {.team = team});
   if (!teams)
     if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, TeamShift::name)) return alike;
-  if (h.copy_beta() > 0 && m > 0 &&
-      (teams || (detail::exact_domain(grid) && !detail::stages_nothing(grid, s, r, TeamShift::name))))
-    return std::nullopt;
+  if (h.copy_beta() > 0 && m > 0 && detail::exact_domain(grid)) {
+    if (teams) return detail::team_shift_packed(grid, r, c, m, h, mode, s);
+    if (!detail::stages_nothing(grid, s, r, TeamShift::name)) return std::nullopt;
+  }
   return detail::phase_by_phase(grid, r, c, m, h, mode);
 }
 
