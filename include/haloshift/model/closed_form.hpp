@@ -304,7 +304,7 @@ inline std::optional<double> alike_form(const grid_shape& grid, const schedule& 
                                        : rendezvous_alike(grid, *rounds, h);
 }
 /// One phase of Shift along `d` on a periodic grid whose messages are not staged, from a common start (see shift
-/// below): no value for an eighth-shell odd ring shorter than `2 k_d + 1` in rendezvous mode.
+/// below).
 inline std::optional<double> shift_phase(const grid_shape& grid, const range& r, int d, double m, const hockney& h,
                                          protocol mode) {
   if (r.k[d] == 0 || m == 0) return 0.0;
@@ -314,8 +314,9 @@ inline std::optional<double> shift_phase(const grid_shape& grid, const range& r,
   if (mode == protocol::overlapping) return r.k[d] * burst(h, sides, M);
   if (P % 2 == 0) return 2 * sides * r.k[d] * sync(h, M);
   if (full(r)) return 6 * r.k[d] * sync(h, M);
-  if (P >= 2 * r.k[d] + 1) return (2 * r.k[d] + 1) * sync(h, M);
-  return std::nullopt;
+  // Eighth shell: the steps all run one way, and the seam's extra message pipelines through (P - 1) / 2 of them
+  // before the seam meets it again.
+  return (2 * r.k[d] + (2 * r.k[d] + P - 2) / (P - 1)) * sync(h, M);
 }
 
 /// The staging bits (1 packed send, 2 unpacked receive) of member `i` of a line in transfer `transfer` of the
@@ -538,10 +539,10 @@ inline std::optional<double> team_shift_packed(const grid_shape& grid, const ran
 /// model (with one piece and no packing `k_d burst(S, M_d)` and `2 S k_d sync(M_d)`, S = 2 sides, 1 eighth).
 /// On an odd ring in rendezvous mode the colouring meets itself at the seam; without packing: full shell
 /// `6 k_d sync(M_d)` (every transfer's chain is three messages long, and the next transfer runs the other
-/// way, so nothing pipelines), eighth shell `(2 k_d + 1) sync(M_d)` when `P_d >= 2 k_d + 1` (the steps all run
-/// one way and the seam's extra message pipelines through them); a ring of one box copies `k_d S M_d` at
-/// copy_beta. Shift in block mode stages no message (detail::stages_nothing), so packing costs it nothing. No
-/// value for an eighth-shell odd ring shorter than `2 k_d + 1`.
+/// way, so nothing pipelines), eighth shell `(2 k_d + ceil(2 k_d / (P_d - 1))) sync(M_d)` (the steps all run
+/// one way and the seam's extra message pipelines through (P_d - 1) / 2 of them: `2 k_d + 1` once
+/// `P_d >= 2 k_d + 1`, `3 k_d` on a ring of 3); a ring of one box copies `k_d S M_d` at copy_beta. Shift in block
+/// mode stages no message (detail::stages_nothing), so packing costs it nothing.
 inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
   const schedule s = Shift::make_schedule(grid, r);
