@@ -173,31 +173,38 @@ struct alike_transfer {
 };
 using alike_rounds = std::vector<std::vector<alike_transfer>>;
 
-/// The transfers of `s` on `grid` as every rank makes them; no value where ranks differ (a sender class).
-inline std::optional<alike_rounds> alike(const grid_shape& grid, const schedule& s, const range& r, double m,
-                                         const hockney& h, std::string_view strategy) {
-  for (const schedule_round& round : s.rounds)
-    for (const transfer& t : round.transfers)
-      if (t.senders.dim >= 0) return std::nullopt;
-  std::optional<haloshift::detail::staging_table> staged;
-  if (h.copy_beta() > 0 && m > 0) staged.emplace(grid, s, r, strategy);
-  alike_rounds out(s.rounds.size());
-  const offset here = grid.coords_of(0);
-  for (std::size_t ri = 0; ri < s.rounds.size(); ++ri)
+/// Rounds `first..last-1` of `s` on a periodic `grid` as a rank whose staging bits in transfer `ti` of round `ri`
+/// are `bits(ri, ti)` (1 packed send, 2 unpacked receive; empty: none) makes them, when every rank of its class
+/// does the same.
+inline alike_rounds transfers_of(const grid_shape& grid, const schedule& s, std::size_t first, std::size_t last,
+                                 double m, const std::function<unsigned(std::size_t, std::size_t)>& bits) {
+  alike_rounds out(last - first);
+  for (std::size_t ri = first; ri < last; ++ri)
     for (std::size_t ti = 0; ti < s.rounds[ri].transfers.size(); ++ti) {
       const transfer& t = s.rounds[ri].transfers[ti];
       alike_transfer a;
       a.direction = t.direction;
       const double bytes = m * static_cast<double>(t.blocks.size());
-      (grid.neighbor_at(here, t.direction)->rank == 0 ? a.copy : a.bytes) = bytes;
-      if (staged && a.bytes > 0) {
-        const unsigned bits = (*staged)(0, ri, ti);
-        a.packed = (bits & 1u) != 0;
-        a.unpacked = (bits & 2u) != 0;
-      }
-      out[ri].push_back(a);
+      (grid.neighbor_at(zero_offset, t.direction)->rank == 0 ? a.copy : a.bytes) = bytes;
+      const unsigned b = bits && a.bytes > 0 ? bits(ri, ti) : 0u;
+      a.packed = (b & 1u) != 0;
+      a.unpacked = (b & 2u) != 0;
+      out[ri - first].push_back(a);
     }
   return out;
+}
+
+/// The transfers of `s` on `grid` as every rank makes them (rank 0's layout stands for every rank's); no value
+/// where ranks differ (a sender class).
+inline std::optional<alike_rounds> alike(const grid_shape& grid, const schedule& s, const range& r, double m,
+                                         const hockney& h, std::string_view strategy) {
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& t : round.transfers)
+      if (t.senders.dim >= 0) return std::nullopt;
+  if (h.copy_beta() <= 0 || m <= 0) return transfers_of(grid, s, 0, s.rounds.size(), m, {});
+  const haloshift::detail::staging_table staged(grid, s, r, strategy);
+  return transfers_of(grid, s, 0, s.rounds.size(), m,
+                      [&](std::size_t ri, std::size_t ti) { return staged(0, ri, ti); });
 }
 
 /// Overlapping, every rank alike: every rank enters each round at the same time, so a round costs what one
@@ -502,18 +509,9 @@ inline std::optional<double> team_shift_packed(const grid_shape& grid, const ran
           return staged(grid.rank_of(member(i)), first + round, ti);
         };
         if (c[d] == 1) {
-          alike_rounds phase(rounds);
-          for (std::size_t ri = 0; ri < rounds; ++ri)
-            for (std::size_t ti = 0; ti < s.rounds[first + ri].transfers.size(); ++ti) {
-              const transfer& w = s.rounds[first + ri].transfers[ti];
-              alike_transfer x;
-              x.direction = w.direction;
-              const double bytes = m * static_cast<double>(w.blocks.size());
-              (grid.neighbor_at(zero_offset, w.direction)->rank == 0 ? x.copy : x.bytes) = bytes;
-              x.packed = x.bytes > 0 && (bits(0, ri, ti) & 1u);
-              x.unpacked = x.bytes > 0 && (bits(0, ri, ti) & 2u);
-              phase[ri].push_back(x);
-            }
+          const alike_rounds phase =
+              transfers_of(grid, s, first, first + rounds, m,
+                           [&](std::size_t ri, std::size_t ti) { return bits(0, ri - first, ti); });
           const auto steps = mode == protocol::overlapping ? std::optional<double>(overlapping_alike(phase, h))
                                                            : rendezvous_alike(grid, phase, h);
           if (!steps) return std::nullopt;
