@@ -14,6 +14,7 @@
 ///    packing): there `simulate()` / `explain()` are the answer.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -529,6 +530,35 @@ inline std::optional<double> team_shift_packed(const grid_shape& grid, const ran
   return *std::max_element(T.begin(), T.end());
 }
 
+/// Rendezvous on a periodic grid with odd rings, full shell, every dimension at least two boxes, the messages not
+/// staged (TtlMultiHop, and SingleHop with k = 1: their transfers step one box along every dimension they move
+/// along): as on Shift's odd rings, every transfer coloured along an odd ring pays the seam's third message,
+/// `sum_w (3 or 2) sync(m_w)`. That needs nothing to pipeline: along each ring, the transfers it colours must
+/// alternate in direction (TtlMultiHop and SingleHop post their directions x fastest, -1, 0, +1 within each y
+/// and z, so they do; with a dimension of one box the same y direction comes three times in a row and does
+/// pipeline). No value where these conditions fail.
+inline std::optional<double> unit_steps_on_odd_rings(const grid_shape& grid, const schedule& s, const range& r,
+                                                     double m, const hockney& h, protocol mode,
+                                                     std::string_view strategy) {
+  if (!exact_domain(grid) || mode != protocol::rendezvous || !full(r)) return std::nullopt;
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (grid.dim(d) < 2) return std::nullopt;
+  if (h.copy_beta() > 0 && m > 0 && !stages_nothing(grid, s, r, strategy)) return std::nullopt;
+  std::array<int, max_dims> last_step{};  // per colouring dimension, the step of the last transfer it coloured
+  double t = 0;
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& w : round.transfers) {
+      const int d = colour_dimension(grid, w.direction);
+      if (d < 0 || m == 0) continue;  // a copy (none on rings of two boxes or more with unit steps)
+      for (int e = 0; e < grid.ndims(); ++e)
+        if (std::abs(w.direction[e]) > 1) return std::nullopt;
+      if (w.direction[d] == last_step[d]) return std::nullopt;  // the same way twice along the ring: pipelines
+      last_step[d] = w.direction[d];
+      const int messages = even_cycles(grid.dim(d), w.direction[d]) ? 2 : 3;
+      t += messages * sync(h, m * static_cast<double>(w.blocks.size()));
+    }
+  return t;
+}
 }  // namespace detail
 
 /// Shift on `grid` (periodic), exactly. Per phase `d`, `k_d` steps of two messages (one with the eighth shell)
@@ -553,11 +583,15 @@ inline std::optional<double> shift(const grid_shape& grid, const range& r, doubl
 /// SingleHop on `grid` (periodic), exactly: one round of `N` messages of m, one per offset that leaves the
 /// rank (offsets a multiple of the grid along every dimension are copies), every rank alike: overlapping
 /// `burst(N, m) + delta` with one piece (detail::overlapping_alike in general); rendezvous `2 N sync(m)` when every
-/// transfer runs in even cycles, no value otherwise.
+/// transfer runs in even cycles, and with k = 1 on odd rings detail::unit_steps_on_odd_rings. No value for steps
+/// of two boxes or more on odd cycles (their colouring follows s^-1 mod P and the seams of the transfers
+/// interact).
 inline std::optional<double> single_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                         protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::single_hop", grid, r, m, mode);
-  return detail::alike_form(grid, SingleHop::make_schedule(grid, r), r, m, h, mode, SingleHop::name);
+  const schedule s = SingleHop::make_schedule(grid, r);
+  if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, SingleHop::name)) return alike;
+  return detail::unit_steps_on_odd_rings(grid, s, r, m, h, mode, SingleHop::name);
 }
 
 /// TtlMultiHop on `grid` (periodic), exactly: round `h` posts one message along each of the `D` directions,
@@ -570,32 +604,17 @@ inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& 
   haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", grid, r, m, mode);
   const schedule s = TtlMultiHop::make_schedule(grid, r);
   if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, TtlMultiHop::name)) return alike;
-  // Rendezvous with odd cycles, full shell, the same k along every dimension of at least two boxes, no packing:
-  // as on Shift's odd rings, every transfer coloured along an odd ring pays the seam's third message. The
-  // directions are posted x fastest (-1, 0, +1 within each y and z), so a transfer along a ring is never
-  // followed by one running the same way along it, and nothing pipelines (with a dimension of one box the
-  // same y direction repeats three times in a row and does pipeline: no value).
-  if (!detail::exact_domain(grid) || mode != protocol::rendezvous || h.copy_beta() > 0 || !detail::full(r))
-    return std::nullopt;
   for (int d = 0; d < grid.ndims(); ++d)
-    if (grid.dim(d) < 2 || r.k[d] != r.k[0]) return std::nullopt;
-  double t = 0;
-  for (const schedule_round& round : s.rounds)
-    for (const transfer& w : round.transfers) {
-      const int d = detail::colour_dimension(grid, w.direction);
-      if (d < 0 || m == 0) continue;  // a copy
-      const int messages = detail::even_cycles(grid.dim(d), w.direction[d]) ? 2 : 3;
-      t += messages * detail::sync(h, m * static_cast<double>(w.blocks.size()));
-    }
-  return t;
+    if (r.k[d] != r.k[0]) return std::nullopt;  // the rule below is tested with the same k everywhere
+  return detail::unit_steps_on_odd_rings(grid, s, r, m, h, mode, TtlMultiHop::name);
 }
 
 /// TeamShift on `grid` (periodic), exactly. With teams of one box it runs Shift's steps (above, on its own
-/// schedule and layout). With larger teams, without packing (copy_beta = 0), phase by phase: detail::team_phase,
-/// whose members run ahead of one another by different amounts. No value with packing and larger teams (which
-/// messages a member packs depends on its index along every dimension, so the phases no longer add up), or for
-/// a rendezvous daisy chain in odd cycles; `simulate()` is exact there, and team_shift_rounds is the
-/// round-by-round upper bound.
+/// schedule and layout). With larger teams, phase by phase (detail::team_phase: its members run ahead of one
+/// another by different amounts), and with packing member vector by member vector (detail::team_shift_packed:
+/// which messages a member packs depends on its index along every dimension, so the phases no longer add up).
+/// No value for a rendezvous daisy chain in odd cycles or with unpacking; `simulate()` is exact there.
+/// team_shift_rounds is the round-by-round upper bound.
 inline std::optional<double> team_shift(const grid_shape& grid, const range& r, const offset& team, double m,
                                         const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::team_shift", grid, r, m, mode);
