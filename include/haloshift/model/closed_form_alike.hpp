@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file closed_form_alike.hpp
+/// @brief Exact forms where every rank of a periodic grid does the same
+/// (docs/model.md, "Every rank alike"): one rank's round is the grid's
+/// (overlapping), a two-colour recurrence on even cycles (rendezvous), and
+/// unit steps on odd rings.
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "../exchange/protocol.hpp"
+#include "../schedule/schedule.hpp"
+#include "closed_form_terms.hpp"
+#include "staging.hpp"
+
+namespace haloshift::closed_form::detail {
+
+/// What every rank does in one transfer of a schedule whose ranks all act alike (every rank sends in every
+/// transfer, on a periodic grid): the bytes of its message to another rank (0: none), the bytes it copies to
+/// itself (its neighbour along the direction is its own image), and whether the executor packs the send and
+/// unpacks the receive (one layout on every rank, read off rank 0's compiled program).
+struct alike_transfer {
+  offset direction{};
+  double bytes = 0, copy = 0;
+  bool packed = false, unpacked = false;
+};
+using alike_rounds = std::vector<std::vector<alike_transfer>>;
+
+/// Rounds `first..last-1` of `s` on a periodic `grid` as a rank whose staging bits in transfer `ti` of round `ri`
+/// are `bits(ri, ti)` (1 packed send, 2 unpacked receive; empty: none) makes them, when every rank of its class
+/// does the same.
+inline alike_rounds transfers_of(const grid_shape& grid, const schedule& s, std::size_t first, std::size_t last,
+                                 double m, const std::function<unsigned(std::size_t, std::size_t)>& bits) {
+  alike_rounds out(last - first);
+  for (std::size_t ri = first; ri < last; ++ri)
+    for (std::size_t ti = 0; ti < s.rounds[ri].transfers.size(); ++ti) {
+      const transfer& t = s.rounds[ri].transfers[ti];
+      alike_transfer a;
+      a.direction = t.direction;
+      const double bytes = m * static_cast<double>(t.blocks.size());
+      (grid.neighbor_at(zero_offset, t.direction)->rank == 0 ? a.copy : a.bytes) = bytes;
+      const unsigned b = bits && a.bytes > 0 ? bits(ri, ti) : 0u;
+      a.packed = (b & 1u) != 0;
+      a.unpacked = (b & 2u) != 0;
+      out[ri - first].push_back(a);
+    }
+  return out;
+}
+
+/// The transfers of `s` on `grid` as every rank makes them (rank 0's layout stands for every rank's); no value
+/// where ranks differ (a sender class).
+inline std::optional<alike_rounds> alike(const grid_shape& grid, const schedule& s, const range& r, double m,
+                                         const hockney& h, std::string_view strategy) {
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& t : round.transfers)
+      if (t.senders.dim >= 0) return std::nullopt;
+  if (h.copy_beta() <= 0 || m <= 0) return transfers_of(grid, s, 0, s.rounds.size(), m, {});
+  const haloshift::detail::staging_table staged(grid, s, r, strategy);
+  return transfers_of(grid, s, 0, s.rounds.size(), m,
+                      [&](std::size_t ri, std::size_t ti) { return staged(0, ri, ti); });
+}
+
+/// Overlapping, every rank alike: every rank enters each round at the same time, so a round costs what one
+/// rank's sends cost. Its i-th message leaves after the packing (pi_j), copies and injections
+/// (gap_j + beta m_j) of the ones before it and its own packing, and completes time(m_i) later; its receives
+/// complete as its sends do (their senders are its translates). Round:
+/// `max_i (sum_{j<=i} pi_j + sum_{j<i} (gap_j + beta m_j) + time(m_i)) + delta + sum_i upsilon_i`,
+/// the maximum also over the running total at each copy, `upsilon_i` the unpacking of a staged receive.
+inline double overlapping_alike(const alike_rounds& rounds, const hockney& h) {
+  const double cb = h.copy_beta();
+  double total = 0;
+  for (const auto& round : rounds) {
+    double posted = 1;  // the gap grows with the round's messages (counted when it matters, as simulate())
+    if (h.gamma_growth() > 0) {
+      posted = 0;
+      for (const alike_transfer& a : round) posted += a.bytes > 0;
+    }
+    double port = 0, end = 0, unpack = 0;
+    bool active = false;
+    for (const alike_transfer& a : round) {
+      if (a.bytes <= 0) {
+        port += cb * a.copy;
+        end = std::max(end, port);
+        continue;
+      }
+      port += a.packed ? cb * a.bytes : 0.0;
+      end = std::max(end, port + h.time(a.bytes));
+      port += h.gap(a.bytes, posted) + h.beta(a.bytes) * a.bytes;
+      unpack += a.unpacked ? cb * a.bytes : 0.0;
+      active = true;
+    }
+    total += end + (active ? h.round_delta() : 0.0) + unpack;
+  }
+  return total;
+}
+
+/// Rendezvous, every rank alike and every transfer's cycles even (no value otherwise). Along an even cycle of
+/// a step s, g = gcd(s, P_d), a rank sends first when floor(x_d / g) is even, so a transfer splits the ranks in
+/// two colours: a sender-first rank at S sends (packing pi) to a receiver-first one at R, which unpacks
+/// (upsilon), packs and sends on to the next sender-first one, waiting in its receive:
+///   first = max(S + pi, R) + t(m) + delta,  R' = first + upsilon + pi + t(m) + delta,  S' = R' + upsilon.
+/// From a common start both colours end together when nothing is unpacked (`2 (pi + t(m) + delta)` per
+/// transfer); otherwise the sender-first colour ends `upsilon` later, and the times stay a function of the
+/// colour only while the transfers keep colouring by the same (d, g). Where the colouring changes, a run of
+/// transfers that moved along d alone, followed only by transfers that never move along d, added to every
+/// rank a time that depends on x_d only while each later line along other dimensions starts at one time: max-plus
+/// being shift-invariant, the makespan adds up run by run (Shift's phases). Elsewhere: no value.
+inline std::optional<double> rendezvous_alike(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
+  const double cb = h.copy_beta(), delta = h.round_delta();
+  std::vector<const alike_transfer*> order;
+  for (const auto& round : rounds)
+    for (const alike_transfer& a : round) order.push_back(&a);
+  double total = 0, S = 0, R = 0;
+  int run_dim = -1, run_g = 0;
+  bool run_along_one = true;  // the run's messages moved along run_dim alone
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const alike_transfer& a = *order[i];
+    if (a.bytes <= 0) {
+      S += cb * a.copy;
+      R += cb * a.copy;
+      continue;
+    }
+    const int d = colour_dimension(grid, a.direction), P = grid.dim(d);
+    if (!even_cycles(P, a.direction[d])) return std::nullopt;
+    const int g = std::gcd(((a.direction[d] % P) + P) % P, P);
+    if ((d != run_dim || g != run_g) && S != R) {
+      // The colours of the run differ: the next run starts every line at one time only as described above.
+      if (!run_along_one) return std::nullopt;
+      for (std::size_t j = i; j < order.size(); ++j)
+        if (order[j]->direction[run_dim] != 0) return std::nullopt;
+      total += std::max(S, R);
+      S = R = 0;
+    }
+    if (d != run_dim || g != run_g) {
+      run_dim = d;
+      run_g = g;
+      run_along_one = true;
+    }
+    for (int e = 0; e < grid.ndims(); ++e) run_along_one = run_along_one && (e == d || a.direction[e] == 0);
+    const double pack = a.packed ? cb * a.bytes : 0.0, unpack = a.unpacked ? cb * a.bytes : 0.0;
+    const double message = h.time(a.bytes) + delta;
+    const double first = std::max(S + pack, R) + message;
+    R = first + unpack + pack + message;
+    S = R + unpack;
+  }
+  return total + std::max(S, R);
+}
+
+/// The exact form of an alike schedule `s` of `strategy` on periodic `grid`: overlapping_alike or
+/// rendezvous_alike; no value where ranks differ or a rendezvous cycle is odd.
+inline std::optional<double> alike_form(const grid_shape& grid, const schedule& s, const range& r, double m,
+                                        const hockney& h, protocol mode, std::string_view strategy) {
+  if (!exact_domain(grid)) return std::nullopt;
+  const auto rounds = alike(grid, s, r, m, h, strategy);
+  if (!rounds) return std::nullopt;
+  return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
+                                       : rendezvous_alike(grid, *rounds, h);
+}
+/// Whether the executor stages (packs or unpacks) no message of `s` on an alike periodic grid (rank 0's program
+/// stands for every rank's): then copy_beta prices only copies to the rank itself. Shift in block mode sends
+/// every message from one piece of its layout and receives it into one.
+inline bool stages_nothing(const grid_shape& grid, const schedule& s, const range& r, std::string_view strategy) {
+  const haloshift::detail::staging_table staged(grid, s, r, strategy);
+  for (std::size_t ri = 0; ri < s.rounds.size(); ++ri)
+    for (std::size_t ti = 0; ti < s.rounds[ri].transfers.size(); ++ti)
+      if (staged(0, ri, ti) != 0) return false;
+  return true;
+}
+
+/// Rendezvous on a periodic grid with odd rings, full shell, every dimension at least two boxes, the messages not
+/// staged (TtlMultiHop, and SingleHop with k = 1: their transfers step one box along every dimension they move
+/// along): as on Shift's odd rings, every transfer coloured along an odd ring pays the seam's third message,
+/// `sum_w (3 or 2) sync(m_w)`. That needs nothing to pipeline: along each ring, the transfers it colours must
+/// alternate in direction (TtlMultiHop and SingleHop post their directions x fastest, -1, 0, +1 within each y
+/// and z, so they do; with a dimension of one box the same y direction comes three times in a row and does
+/// pipeline). No value where these conditions fail.
+inline std::optional<double> unit_steps_on_odd_rings(const grid_shape& grid, const schedule& s, const range& r,
+                                                     double m, const hockney& h, protocol mode,
+                                                     std::string_view strategy) {
+  if (!exact_domain(grid) || mode != protocol::rendezvous || !full(r)) return std::nullopt;
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (grid.dim(d) < 2) return std::nullopt;
+  if (h.copy_beta() > 0 && m > 0 && !stages_nothing(grid, s, r, strategy)) return std::nullopt;
+  std::array<int, max_dims> last_step{};  // per colouring dimension, the step of the last transfer it coloured
+  double t = 0;
+  for (const schedule_round& round : s.rounds)
+    for (const transfer& w : round.transfers) {
+      const int d = colour_dimension(grid, w.direction);
+      if (d < 0 || m == 0) continue;  // a copy (none on rings of two boxes or more with unit steps)
+      for (int e = 0; e < grid.ndims(); ++e)
+        if (std::abs(w.direction[e]) > 1) return std::nullopt;
+      if (w.direction[d] == last_step[d]) return std::nullopt;  // the same way twice along the ring: pipelines
+      last_step[d] = w.direction[d];
+      const int messages = even_cycles(grid.dim(d), w.direction[d]) ? 2 : 3;
+      t += messages * sync(h, m * static_cast<double>(w.blocks.size()));
+    }
+  return t;
+}
+
+}  // namespace haloshift::closed_form::detail
