@@ -208,6 +208,54 @@ TEST_CASE("a million-rank periodic grid is simulated, not approximated", "[model
   }
 }
 
+TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings", "[model][classes]") {
+  // On an odd ring the rendezvous colouring differs at every coordinate, so a whole round's classes are every
+  // rank. simulate() follows the transfers run by run, each run of one colouring dimension on its own classes
+  // (detail::by_colour_runs), and SingleHop and TtlMultiHop order a round's transfers by that dimension: the
+  // result must still be every rank's simulation, with and without packing.
+  for (const std::vector<int>& dims : {std::vector<int>{13, 11, 9}, std::vector<int>{9, 2, 7}, std::vector<int>{15, 5}})
+    for (const char* strategy : {"SingleHop", "TtlMultiHop", "Shift"})
+      for (int k : {1, 2, 3})
+        for (const auto& h : {hs::hockney(1e-6, 5e-10, 0.2e-6).with_round_delta(0.1e-6),
+                              hs::hockney(1e-6, 5e-10, 0.2e-6).with_copy_beta(0.3e-9)}) {
+          simulated_case c;
+          c.grid = hs::grid_shape(dims, std::vector<bool>(dims.size(), true));
+          c.r = hs::make_range(c.grid, k);
+          c.s = hs::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
+          c.strategy = strategy;
+          c.setup.cost = h;
+          c.setup.mode = hs::protocol::rendezvous;
+          c.setup.block_bytes = [](int) { return 1000.0; };
+          if (h.copy_beta() > 0) c.setup.staging = hs::detail::staging_of(c.grid, c.s, c.r, strategy);
+          c.text = std::string(strategy) + " on " + hs::to_string(c.grid) + ", k " + std::to_string(k) +
+                   (h.copy_beta() > 0 ? ", packing" : "");
+          check_same_times(c);
+          // Every round in colour order: x first, then y, then z, then copies to the rank itself.
+          const auto key = [&](const hs::transfer& t) {
+            const int d = hs::detail::colour_dimension(c.grid, t.direction);
+            return d < 0 ? hs::max_dims : d;
+          };
+          for (const auto& round : c.s.rounds)
+            for (std::size_t i = 1; i < round.transfers.size(); ++i)
+              CHECK(key(round.transfers[i - 1]) <= key(round.transfers[i]));
+        }
+  // A million ranks on odd rings: the simulation equals the closed form for unit steps on odd rings
+  // (three synchronous messages per transfer coloured along an odd ring).
+  const hs::grid_shape huge({101, 101, 101}, {true, true, true});
+  const hs::hockney h(1e-6, 1e-9, 0.2e-6);
+  hs::simulation_setup setup;
+  setup.cost = h;
+  setup.mode = hs::protocol::rendezvous;
+  setup.block_bytes = [](int) { return 4096.0; };
+  const auto r = hs::make_range(huge, 1);
+  const auto single = hs::closed_form::single_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  const auto ttl = hs::closed_form::ttl_multi_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  REQUIRE(single.has_value());
+  REQUIRE(ttl.has_value());
+  CHECK(near(*single, hs::simulate(huge, hs::SingleHop::make_schedule(huge, r), setup).makespan));
+  CHECK(near(*ttl, hs::simulate(huge, hs::TtlMultiHop::make_schedule(huge, r), setup).makespan));
+}
+
 TEST_CASE("the packing table compiled per class equals the one compiled per rank", "[model][classes]") {
   for (bool periodic : {false, true})
     for (int k : {1, 2}) {

@@ -22,6 +22,7 @@
 #include "../mpi/tags.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
+#include "../schedule/colouring.hpp"
 #include "../schedule/schedule.hpp"
 #include "layout.hpp"
 
@@ -157,42 +158,6 @@ struct program {
   std::size_t scratch[2] = {0, 0};  ///< elements of staging space any one round needs, forward / reverse
 };
 
-
-/// The inverse of `a` modulo `m` (gcd(a, m) = 1, m >= 1), by the extended Euclidean algorithm.
-inline long long modular_inverse(long long a, long long m) {
-  long long r0 = m, r1 = a % m, s0 = 0, s1 = 1;
-  while (r1 != 0) {
-    const long long q = r0 / r1;
-    r0 -= q * r1;
-    std::swap(r0, r1);
-    s0 -= q * s1;
-    std::swap(s0, s1);
-  }
-  return ((s0 % m) + m) % m;
-}
-
-/// Rendezvous colouring. Along the transfer's direction the ranks form chains
-/// (paths, or cycles on periodic dimensions); a rank sends first when its
-/// position along its chain is even. Every chain of two or more ranks then has
-/// a sender-first rank next to a receiver-first one, so synchronous sends
-/// cannot wait on each other in a circle.
-inline bool sends_first(const grid_shape& grid, const offset& coords, const offset& direction) {
-  for (int d = 0; d < max_dims; ++d) {
-    const int n = grid.dim(d);
-    const int step = ((direction[d] % n) + n) % n;
-    if (direction[d] == 0 || step == 0) continue;
-    if (!grid.periodic(d)) return (coords[d] / std::abs(direction[d])) % 2 == 0;
-    // Position p along the cycle x0, x0+step, x0+2*step, ... (mod n) that starts at x0 = coords % g,
-    // g = gcd(step, n): x0 + p step = coords (mod n), so p (step/g) = (coords - x0)/g (mod n/g), and
-    // step/g is invertible modulo the cycle's length n/g. Solved directly rather than walked, so that
-    // colouring every coordinate of a long ring (the simulator's rank classes) stays linear.
-    const int g = std::gcd(step, n);
-    const long long length = n / g, start = coords[d] % g;
-    const long long position = (coords[d] - start) / g * modular_inverse(step / g, length) % length;
-    return position % 2 == 0;
-  }
-  return true;
-}
 
 /// Whether this rank sends in transfer `t`, and whether it receives.
 inline bool sends(const grid_shape& grid, const offset& coords, const transfer& t) {

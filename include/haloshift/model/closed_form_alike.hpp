@@ -126,7 +126,7 @@ inline std::optional<double> rendezvous_alike(const grid_shape& grid, const alik
       R += cb * a.copy;
       continue;
     }
-    const int d = colour_dimension(grid, a.direction), P = grid.dim(d);
+    const int d = haloshift::detail::colour_dimension(grid, a.direction), P = grid.dim(d);
     if (!even_cycles(P, a.direction[d])) return std::nullopt;
     const int g = std::gcd(((a.direction[d] % P) + P) % P, P);
     if ((d != run_dim || g != run_g) && S != R) {
@@ -191,7 +191,7 @@ inline std::optional<double> unit_steps_on_odd_rings(const grid_shape& grid, con
   double t = 0;
   for (const schedule_round& round : s.rounds)
     for (const transfer& w : round.transfers) {
-      const int d = colour_dimension(grid, w.direction);
+      const int d = haloshift::detail::colour_dimension(grid, w.direction);
       if (d < 0 || m == 0) continue;  // a copy (none on rings of two boxes or more with unit steps)
       for (int e = 0; e < grid.ndims(); ++e)
         if (std::abs(w.direction[e]) > 1) return std::nullopt;

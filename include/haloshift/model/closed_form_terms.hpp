@@ -9,6 +9,7 @@
 
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
+#include "../schedule/colouring.hpp"
 #include "hockney.hpp"
 
 namespace haloshift::closed_form::detail {
@@ -40,13 +41,6 @@ inline bool exact_domain(const grid_shape& grid) {
 inline bool even_cycles(int P, int s) {
   const int step = ((s % P) + P) % P;
   return step == 0 || (P / std::gcd(step, P)) % 2 == 0;
-}
-
-/// The dimension that colours a transfer along `w` for rendezvous (sends_first): the first it moves along.
-inline int colour_dimension(const grid_shape& grid, const offset& w) {
-  for (int d = 0; d < grid.ndims(); ++d)
-    if (w[d] % grid.dim(d) != 0) return d;
-  return -1;
 }
 
 }  // namespace haloshift::closed_form::detail

@@ -36,8 +36,8 @@
 #include <map>
 #include <vector>
 
-#include "../exchange/program.hpp"
 #include "../grid/grid_shape.hpp"
+#include "../schedule/colouring.hpp"
 #include "../schedule/schedule.hpp"
 
 namespace haloshift::detail {
@@ -50,7 +50,6 @@ class rank_classes {
   static rank_classes each_rank(const grid_shape& grid) {
     rank_classes out;
     for (int d = 0; d < max_dims; ++d) out.axes_[d] = axis::identity(grid.dim(d));
-    out.finish();
     return out;
   }
 
@@ -64,12 +63,11 @@ class rank_classes {
   static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr) {
     rank_classes out;
     for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also);
-    out.finish();
     return out;
   }
 
   /// Number of classes.
-  int size() const noexcept { return static_cast<int>(representatives_.size()); }
+  int size() const noexcept { return axes_[0].classes() * axes_[1].classes() * axes_[2].classes(); }
   /// The class of the rank at `coords`.
   int class_of(const offset& coords) const noexcept {
     int c = 0;
@@ -77,9 +75,31 @@ class rank_classes {
     return c;
   }
   /// Coordinates of the representative of class `c` (a real rank of the class).
-  const offset& representative(int c) const noexcept { return representatives_[static_cast<std::size_t>(c)]; }
+  offset representative(int c) const noexcept {
+    offset out{};
+    for (int d = max_dims - 1; d >= 0; --d) {
+      out[d] = axes_[d].first[static_cast<std::size_t>(c % axes_[d].classes())];
+      c /= axes_[d].classes();
+    }
+    return out;
+  }
   /// How many ranks class `c` stands for.
-  std::int64_t members(int c) const noexcept { return members_[static_cast<std::size_t>(c)]; }
+  std::int64_t members(int c) const noexcept {
+    std::int64_t out = 1;
+    for (int d = max_dims - 1; d >= 0; --d) {
+      out *= axes_[d].count[static_cast<std::size_t>(c % axes_[d].classes())];
+      c /= axes_[d].classes();
+    }
+    return out;
+  }
+  /// Classes along dimension `d`: a class is `class_of` the product of one class per dimension.
+  int classes_along(int d) const noexcept { return axes_[d].classes(); }
+  /// The class along `d` of coordinate `x`.
+  int class_along(int d, int x) const noexcept { return axes_[d].of[static_cast<std::size_t>(x)]; }
+  /// The representative coordinate along `d` of class `j` along `d`.
+  int first_along(int d, int j) const noexcept { return axes_[d].first[static_cast<std::size_t>(j)]; }
+  /// How many coordinates along `d` class `j` along `d` holds.
+  int count_along(int d, int j) const noexcept { return axes_[d].count[static_cast<std::size_t>(j)]; }
 
  private:
   /// The classes along one dimension: of[coordinate], and per class its first coordinate and size.
@@ -133,15 +153,6 @@ class rank_classes {
       if (also) row.push_back(also->axes_[d].of[static_cast<std::size_t>(x)]);
     }
     return axis::grouped(rows).of;
-  }
-
-  /// The dimension whose coordinate decides the rendezvous colour along `direction` (sends_first), or -1.
-  static int colour_dimension(const grid_shape& grid, const offset& direction) {
-    for (int d = 0; d < max_dims; ++d) {
-      const int n = grid.dim(d);
-      if (direction[d] != 0 && ((direction[d] % n) + n) % n != 0) return d;
-    }
-    return -1;
   }
 
   /// How far along `d` a rank's simulated times can depend on other ranks' properties: the distance
@@ -213,23 +224,7 @@ class rank_classes {
     return static_cast<int>(n % p == 0 ? p : n);
   }
 
-  void finish() {
-    const std::array<int, max_dims> sizes{axes_[0].classes(), axes_[1].classes(), axes_[2].classes()};
-    const std::size_t total = static_cast<std::size_t>(sizes[0]) * sizes[1] * sizes[2];
-    representatives_.resize(total);
-    members_.resize(total);
-    for (int a = 0; a < sizes[0]; ++a)
-      for (int b = 0; b < sizes[1]; ++b)
-        for (int c = 0; c < sizes[2]; ++c) {
-          const std::size_t i = (static_cast<std::size_t>(a) * sizes[1] + b) * sizes[2] + c;
-          representatives_[i] = {axes_[0].first[a], axes_[1].first[b], axes_[2].first[c]};
-          members_[i] = std::int64_t{axes_[0].count[a]} * axes_[1].count[b] * axes_[2].count[c];
-        }
-  }
-
   std::array<axis, max_dims> axes_;
-  std::vector<offset> representatives_;
-  std::vector<std::int64_t> members_;
 };
 
 }  // namespace haloshift::detail

@@ -7,6 +7,7 @@
 
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
+#include "colouring.hpp"
 #include "schedule.hpp"
 
 namespace haloshift {
@@ -14,15 +15,17 @@ namespace haloshift {
 /// SingleHop: every rank sends its block straight to every rank that wants it
 /// ((2k+1)^3 - 1 messages in 3D, 26 for k = 1), all in one round: no
 /// dependency chain, the most messages. The rank at `-o` wants my block at
-/// its offset `o`, so that transfer goes along `-o`.
+/// its offset `o`, so that transfer goes along `-o`. Transfers are ordered
+/// by the dimension that colours them in rendezvous mode (detail::order_by_colour).
 struct SingleHop {
   /// The strategy's name (make_plan(grid, "SingleHop", ...), the registry, explain()).
   static constexpr std::string_view name = "SingleHop";
 
   /// One round of one transfer per offset of `r`.
-  static schedule make_schedule(const grid_shape&, const range& r) {
+  static schedule make_schedule(const grid_shape& grid, const range& r) {
     schedule_round only;
     for (const offset& o : offsets(r)) only.transfers.push_back({-o, {zero_offset}});
+    detail::order_by_colour(grid, only.transfers);
     return {{only}};
   }
 };

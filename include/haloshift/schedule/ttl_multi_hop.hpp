@@ -10,6 +10,7 @@
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
+#include "colouring.hpp"
 #include "schedule.hpp"
 #include "ttl_forwarding.hpp"
 
@@ -20,7 +21,8 @@ namespace haloshift {
 /// to all of them; round `h` forwards each block that arrived in round `h-1`
 /// along every direction the TTL rule allows (ttl::forwards), until `k`
 /// rounds have carried every block `k` boxes. Each block reaches each holder
-/// exactly once.
+/// exactly once. A round's transfers are ordered by the dimension that
+/// colours them in rendezvous mode (detail::order_by_colour).
 struct TtlMultiHop {
   /// The strategy's name (make_plan(grid, "TtlMultiHop", ...), the registry, explain()).
   static constexpr std::string_view name = "TtlMultiHop";
@@ -44,6 +46,7 @@ struct TtlMultiHop {
         }
         if (!t.blocks.empty()) step.transfers.push_back(std::move(t));
       }
+      detail::order_by_colour(grid, step.transfers);
       out.rounds.push_back(std::move(step));
     }
     return out;

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file class_simulation.hpp
+/// @brief The max-plus engine: one schedule simulated on classes of ranks
+/// (model/rank_classes.hpp), one representative per class.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../grid/grid_shape.hpp"
+#include "../schedule/colouring.hpp"
+#include "../schedule/schedule.hpp"
+#include "rank_classes.hpp"
+#include "simulation_setup.hpp"
+
+namespace haloshift {
+
+namespace detail {
+
+/// One simulation over the classes of ranks a schedule cannot tell apart
+/// (model/rank_classes.hpp): every class is simulated once, by its
+/// representative, and a message between ranks is looked up from the
+/// receiver's side, so each class reads the times of its partners' classes.
+/// With every rank its own class this is the plain max-plus simulation of
+/// every rank; with coarser classes it computes the same numbers, bit for
+/// bit, because the operations each class performs are those of each of its
+/// members, in the same order.
+class class_simulation {
+ public:
+  /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
+  class_simulation(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
+                   double uniform_bytes)
+      : grid_(grid),
+        s_(s),
+        setup_(setup),
+        classes_(std::move(classes)),
+        n_(classes_.size()),
+        uniform_bytes_(uniform_bytes) {
+    now_.assign(static_cast<std::size_t>(n_), 0.0);
+    for (int d = 0; d < max_dims; ++d) along_[d] = classes_.classes_along(d);
+    // Every block of every message exists when no block lies across a non-periodic dimension.
+    every_box_exists_ = true;
+    for (const schedule_round& r : s.rounds)
+      for (const transfer& t : r.transfers)
+        for (const offset& o : t.blocks)
+          for (int d = 0; d < max_dims; ++d) every_box_exists_ = every_box_exists_ && (o[d] == 0 || grid.periodic(d));
+  }
+
+  simulation_result run() {
+    for (std::size_t round = 0; round < s_.rounds.size(); ++round) {
+      if (setup_.mode == protocol::overlapping)
+        overlapping_round(round);
+      else
+        for (std::size_t ti = 0; ti < s_.rounds[round].transfers.size(); ++ti) rendezvous_transfer(round, ti);
+    }
+    return result();
+  }
+
+  /// The classes simulated now.
+  const rank_classes& classes() const noexcept { return classes_; }
+  /// Declares that setup.staging gives every rank the same bits (its classes are one), so a
+  /// rendezvous transfer is simulated from the per-dimension tables with packing too (table_transfer).
+  void same_staging_everywhere() noexcept { same_staging_ = true; }
+
+  /// Goes on with finer classes (each a part of one of the current classes): every class starts
+  /// from the time of the class its representative is in now.
+  void refine(rank_classes finer) {
+    std::array<std::vector<int>, max_dims> was;  // per finer class along d: the class along d it was in
+    for (int d = 0; d < max_dims; ++d)
+      for (int j = 0; j < finer.classes_along(d); ++j)
+        was[d].push_back(classes_.class_along(d, finer.first_along(d, j)));
+    next_.resize(static_cast<std::size_t>(finer.size()));
+    const std::array<int, max_dims> before = along_;
+    for (int d = 0; d < max_dims; ++d) along_[d] = finer.classes_along(d);
+    each_class([&](std::size_t c, int a, int b, int z) {
+      const std::size_t old =
+          (static_cast<std::size_t>(was[0][static_cast<std::size_t>(a)]) * static_cast<std::size_t>(before[1]) +
+           static_cast<std::size_t>(was[1][static_cast<std::size_t>(b)])) *
+              static_cast<std::size_t>(before[2]) +
+          static_cast<std::size_t>(was[2][static_cast<std::size_t>(z)]);
+      next_[c] = now_[old];
+    });
+    now_.swap(next_);
+    classes_ = std::move(finer);
+    n_ = classes_.size();
+  }
+
+  /// Rendezvous, one transfer: every class has at most a send and a receive, in its colour's order; a
+  /// synchronous message starts when both ends have reached it and is a dependency step of both.
+  /// At a million classes this is bound by memory traffic: where it can, the transfer is simulated
+  /// from per-dimension tables (table_transfer), otherwise the passes over the classes are fused as
+  /// far as they go.
+  void rendezvous_transfer(std::size_t round, std::size_t ti) {
+    const transfer& t = s_.rounds[round].transfers[ti];
+    const std::size_t n = static_cast<std::size_t>(n_);
+    link(t, links_);
+    state_.resize(n);
+    done_.resize(n);
+    next_.resize(n);
+    const auto colour = [this](int a, int b, int z) {
+      return links_.colour_dim < 0 || links_.first[static_cast<std::size_t>(along_dim(links_.colour_dim, a, b, z))];
+    };
+    if (from_tables(links_)) return table_transfers(t, round, ti);
+    const double copy_beta = setup_.cost.copy_beta();
+    to_.resize(n);
+    from_.resize(n);
+    first_send_.resize(n);
+    sends_.resize(n);
+    std::int64_t messages = 0;
+    double sent_bytes = 0;
+    each_class([&](std::size_t c, int a, int b, int z) {
+      sends_[c] = send_of(c, links_, t, a, b, z);
+      to_[c] = sends_[c].exists ? sends_[c].to : no_class;
+      if (!sends_[c].exists) return;
+      const std::int64_t members = classes_.members(static_cast<int>(c));
+      messages += members;
+      sent_bytes += static_cast<double>(members) * sends_[c].bytes;
+    });
+    messages_ += static_cast<std::size_t>(messages);
+    bytes_ += sent_bytes;
+    each_class([&](std::size_t c, int a, int b, int z) {
+      if (copy_beta > 0 && !sends_[c].exists) now_[c] += copy_beta * copy_bytes(c, links_, t, a, b, z);
+      const std::size_t from = sender_of(links_, sends_, 0, 1, a, b, z);
+      from_[c] = from == none ? no_class : static_cast<std::uint32_t>(from);
+      first_send_[c] = colour(a, b, z);
+      state_[c] = 0;
+    });
+    complete(round, ti);
+  }
+
+  /// The times so far, per rank, and the messages counted.
+  simulation_result result() const {
+    simulation_result out;
+    out.messages = messages_;
+    out.bytes = bytes_;
+    out.finish.resize(static_cast<std::size_t>(grid_.size()));
+    std::size_t r = 0;  // ranks in rank_of's order, the last dimension fastest
+    for (int x = 0; x < grid_.dim(0); ++x)
+      for (int y = 0; y < grid_.dim(1); ++y)
+        for (int z = 0; z < grid_.dim(2); ++z)
+          out.finish[r++] =
+              now_[product(classes_.class_along(0, x), classes_.class_along(1, y), classes_.class_along(2, z))];
+    out.makespan = n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0;
+    return out;
+  }
+
+ private:
+  /// A class's send in one transfer, as its representative makes it.
+  struct send {
+    double bytes = 0, seconds = 0;
+    std::uint32_t to = 0;  ///< the receiver's class
+    bool exists = false;
+  };
+
+  /// Where a transfer leads from every class, as tables per dimension: a class is a product of one
+  /// class per dimension, and so are its partners, so the tables cost the sum of the dimensions'
+  /// classes rather than their product (a million classes of an odd 101^3 ring in rendezvous mode).
+  struct links {
+    std::array<std::vector<int>, max_dims> ahead, behind;   ///< class along d of the box at +/-direction; -1: none
+    std::array<std::vector<std::uint64_t>, max_dims> held;  ///< per class along d, bit i: block i exists there
+    std::vector<char> sender;  ///< per class along senders.dim: whether it sends (empty: every class does)
+    std::vector<char> first;   ///< per class along the colour dimension: whether it sends first
+    int colour_dim = -1;
+    std::size_t words = 0;  ///< of `held`, per class
+    bool self = false;      ///< the box along the direction is the rank itself: a local copy
+  };
+
+  std::size_t at(const offset& coords) const { return static_cast<std::size_t>(classes_.class_of(coords)); }
+  offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
+  int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }
+
+  /// The class with these classes along the dimensions, or `none` when one is -1 (no box).
+  std::size_t product(int a, int b, int c) const {
+    if (a < 0 || b < 0 || c < 0) return none;
+    return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
+               static_cast<std::size_t>(along_[2]) +
+           static_cast<std::size_t>(c);
+  }
+  /// Calls f(c, a, b, z) for every class c, with its classes a, b, z along the dimensions.
+  template <class F>
+  void each_class(F&& f) const {
+    std::size_t c = 0;
+    for (int a = 0; a < along_[0]; ++a)
+      for (int b = 0; b < along_[1]; ++b)
+        for (int z = 0; z < along_[2]; ++z) f(c++, a, b, z);
+  }
+
+  unsigned staging(std::size_t c, std::size_t round, std::size_t ti) const {
+    return setup_.staging && setup_.cost.copy_beta() > 0 ? setup_.staging(rank(c), round, ti) : 0u;
+  }
+
+  /// The class along `d` of coordinate `x`, after wrapping on a periodic dimension; -1 beyond a border.
+  int class_at(int d, long long x) const {
+    const int n = grid_.dim(d);
+    if (x < 0 || x >= n) {
+      if (!grid_.periodic(d)) return -1;
+      x = ((x % n) + n) % n;
+    }
+    return classes_.class_along(d, static_cast<int>(x));
+  }
+
+  /// Fills `l` for transfer `t`.
+  void link(const transfer& t, links& l) const {
+    l.self = true;
+    l.words = every_box_exists_ || uniform_bytes_ < 0 ? 0 : (t.blocks.size() + 63) / 64;
+    for (int d = 0; d < max_dims; ++d) {
+      const int n = grid_.dim(d), w = t.direction[d];
+      l.self = l.self && (w == 0 || (grid_.periodic(d) && w % n == 0));
+      const auto classes = static_cast<std::size_t>(along_[d]);
+      l.ahead[d].resize(classes);
+      l.behind[d].resize(classes);
+      l.held[d].assign(classes * l.words, 0);
+      for (std::size_t j = 0; j < classes; ++j) {
+        const long long x = classes_.first_along(d, static_cast<int>(j));
+        l.ahead[d][j] = class_at(d, x + w);
+        l.behind[d][j] = class_at(d, x - w);
+        for (std::size_t i = 0; i < l.words * 64 && i < t.blocks.size(); ++i)
+          if (class_at(d, x + t.blocks[i][d]) >= 0) l.held[d][j * l.words + i / 64] |= std::uint64_t{1} << (i % 64);
+      }
+    }
+    l.sender.clear();
+    if (t.senders.dim >= 0)
+      for (int j = 0; j < along_[t.senders.dim]; ++j) {
+        offset x{0, 0, 0};
+        x[t.senders.dim] = classes_.first_along(t.senders.dim, j);
+        l.sender.push_back(t.senders.contains(x));
+      }
+    l.first.clear();
+    l.colour_dim = setup_.mode == protocol::rendezvous ? colour_dimension(grid_, t.direction) : -1;
+    if (l.colour_dim >= 0)
+      for (int j = 0; j < along_[l.colour_dim]; ++j) {
+        offset x{0, 0, 0};
+        x[l.colour_dim] = classes_.first_along(l.colour_dim, j);
+        l.first.push_back(sends_first(grid_, x, t.direction));
+      }
+  }
+
+  static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
+
+  bool sends_in(const links& l, const transfer& t, int a, int b, int z) const {
+    return l.sender.empty() || l.sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
+  }
+
+  /// Bytes class c (classes a, b, z along the dimensions) sends in transfer `t`, or copies to itself.
+  /// With blocks of one size that is the size times the blocks that exist around it.
+  double block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+    if (uniform_bytes_ >= 0 && l.words == 0) return uniform_bytes_ * static_cast<double>(t.blocks.size());
+    return counted_block_bytes(c, l, t, a, b, z);
+  }
+  double counted_block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+    if (uniform_bytes_ < 0) {
+      double bytes = 0;
+      for (const offset& o : t.blocks)
+        if (const auto owner = grid_.neighbor_at(coords(c), o)) bytes += setup_.block_bytes(owner->rank);
+      return bytes;
+    }
+    std::size_t existing = 0;
+    const std::uint64_t* x = &l.held[0][static_cast<std::size_t>(a) * l.words];
+    const std::uint64_t* y = &l.held[1][static_cast<std::size_t>(b) * l.words];
+    const std::uint64_t* w = &l.held[2][static_cast<std::size_t>(z) * l.words];
+    for (std::size_t i = 0; i < l.words; ++i) existing += static_cast<std::size_t>(std::popcount(x[i] & y[i] & w[i]));
+    return uniform_bytes_ * static_cast<double>(existing);
+  }
+
+  /// Class c's send in transfer `t` (none to itself, none without bytes).
+  send send_of(std::size_t c, const links& l, const transfer& t, int a, int b, int z) {
+    send out;
+    if (l.self || !sends_in(l, t, a, b, z)) return out;
+    const std::size_t to = product(l.ahead[0][static_cast<std::size_t>(a)], l.ahead[1][static_cast<std::size_t>(b)],
+                                   l.ahead[2][static_cast<std::size_t>(z)]);
+    if (to == none) return out;
+    const double bytes = block_bytes(c, l, t, a, b, z);
+    if (bytes <= 0) return out;
+    out.exists = true;
+    out.to = static_cast<std::uint32_t>(to);
+    out.bytes = bytes;
+    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(bytes);
+    return out;
+  }
+  /// Counts the messages of `sends` (one per member of each sending class) into the result's totals.
+  void count(const std::vector<send>& sends, std::size_t stride) {
+    std::int64_t messages = 0;
+    double bytes = 0;
+    for (std::size_t i = 0; i < sends.size(); ++i)
+      if (sends[i].exists) {
+        const std::int64_t members = classes_.members(static_cast<int>(i / stride));
+        messages += members;
+        bytes += static_cast<double>(members) * sends[i].bytes;
+      }
+    messages_ += static_cast<std::size_t>(messages);
+    bytes_ += bytes;
+  }
+  /// The Hockney time of a message of `bytes`, kept for the last size asked (a transfer's are alike).
+  double seconds(double bytes) {
+    if (bytes != last_bytes_) {
+      last_bytes_ = bytes;
+      last_seconds_ = setup_.cost.time(bytes);
+    }
+    return last_seconds_;
+  }
+  /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
+  std::size_t sender_of(const links& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride, int a,
+                        int b, int z) const {
+    if (l.self) return none;
+    const std::size_t from = product(l.behind[0][static_cast<std::size_t>(a)], l.behind[1][static_cast<std::size_t>(b)],
+                                     l.behind[2][static_cast<std::size_t>(z)]);
+    return from != none && sends[from * stride + ti].exists ? from : none;
+  }
+  /// Bytes class c copies to itself in a transfer (its neighbour along the direction is itself).
+  double copy_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+    return l.self && sends_in(l, t, a, b, z) ? block_bytes(c, l, t, a, b, z) : 0.0;
+  }
+
+  /// Overlapping: each class posts its sends in order (packing, then gap + beta m each), a message
+  /// completes `time(m)` after both ends are in the round, a class's round ends with its last message,
+  /// then the round's delta (if it communicated) and the unpacking of its staged receives.
+  void overlapping_round(std::size_t round) {
+    const schedule_round& r = s_.rounds[round];
+    const std::size_t transfers = r.transfers.size(), n = static_cast<std::size_t>(n_);
+    const double copy_beta = setup_.cost.copy_beta();
+    if (round_links_.size() < transfers) round_links_.resize(transfers);
+    for (std::size_t ti = 0; ti < transfers; ++ti) link(r.transfers[ti], round_links_[ti]);
+    sends_.assign(n * transfers, send{});
+    departs_.assign(n * transfers, 0.0);
+    next_ = now_;
+    each_class([&](std::size_t c, int a, int b, int z) {
+      for (std::size_t ti = 0; ti < transfers; ++ti)
+        sends_[c * transfers + ti] = send_of(c, round_links_[ti], r.transfers[ti], a, b, z);
+    });
+    count(sends_, transfers);
+    each_class([&](std::size_t c, int a, int b, int z) {
+      // The gap grows with the messages a class posts in the round: counted only when it matters.
+      double posted = 1;
+      if (setup_.cost.gamma_growth() > 0) {
+        posted = 0;
+        for (std::size_t ti = 0; ti < transfers; ++ti) posted += sends_[c * transfers + ti].exists;
+      }
+      double port = 0;
+      for (std::size_t ti = 0; ti < transfers; ++ti) {
+        send& x = sends_[c * transfers + ti];
+        if (!x.exists) {
+          if (copy_beta > 0) {  // a copy delays the class's later sends and its end of round
+            port += copy_beta * copy_bytes(c, round_links_[ti], r.transfers[ti], a, b, z);
+            next_[c] = std::max(next_[c], now_[c] + port);
+          }
+          continue;
+        }
+        if (staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
+        const double depart = departs_[c * transfers + ti] = now_[c] + port;
+        next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
+        port += setup_.cost.gap(x.bytes, posted) + setup_.cost.beta(x.bytes) * x.bytes;
+      }
+    });
+    const double delta = setup_.cost.round_delta();
+    each_class([&](std::size_t c, int a, int b, int z) {
+      bool active = false;
+      double unpack = 0;
+      for (std::size_t ti = 0; ti < transfers; ++ti) {
+        active = active || sends_[c * transfers + ti].exists;
+        const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z);
+        if (from == none) continue;
+        const send& x = sends_[from * transfers + ti];
+        next_[c] = std::max(next_[c], std::max(departs_[from * transfers + ti], now_[c]) + x.seconds);
+        if (staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
+        active = true;
+      }
+      if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
+      next_[c] += unpack;
+    });
+    now_.swap(next_);
+  }
+
+  int ahead(int j, int d) const { return links_.ahead[d][static_cast<std::size_t>(j)]; }
+  int behind(int j, int d) const { return links_.behind[d][static_cast<std::size_t>(j)]; }
+
+  /// Whether transfer `t` (tables `l`) can be simulated from the per-dimension tables alone: every
+  /// rank a sender, blocks of one size, no per-link time, and the same staging bits on every rank
+  /// (or none charged). Partners and blocks may be missing (non-periodic borders).
+  bool from_tables(const links& l) const {
+    if (l.self || !l.sender.empty() || uniform_bytes_ <= 0 || setup_.link_time) return false;
+    return !(setup_.staging && setup_.cost.copy_beta() > 0) || same_staging_;
+  }
+
+  /// A rendezvous transfer simulated from the per-dimension tables (from_tables): each class's
+  /// partners, colour and blocks are read off the tables as the recursion reaches them, so no
+  /// per-class send, partner or colour is stored (at a million classes a third of the memory
+  /// traffic of the general path).
+  void table_transfers(const transfer& t, std::size_t round, std::size_t ti) {
+    // Alike: every class sends all the transfer's blocks to a partner that is there.
+    bool alike = links_.words == 0;
+    for (int d = 0; d < max_dims; ++d)
+      for (std::size_t j = 0; j < links_.ahead[d].size(); ++j)
+        alike = alike && links_.ahead[d][j] >= 0 && links_.behind[d][j] >= 0;
+    if (alike)
+      table_transfer<true>(t, round, ti);
+    else
+      table_transfer<false>(t, round, ti);
+  }
+  template <bool Alike>
+  void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
+    const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
+    table_view<Alike> v{};
+    for (int d = 0; d < max_dims; ++d) {
+      v.ahead[d] = links_.ahead[d].data();
+      v.behind[d] = links_.behind[d].data();
+      v.held[d] = links_.held[d].data();
+    }
+    v.words = links_.words;
+    v.blocks = static_cast<int>(t.blocks.size());
+    v.first = links_.first.data();
+    v.colour_dim = links_.colour_dim;
+    v.along1 = static_cast<std::size_t>(along_[1]);
+    v.along2 = static_cast<std::size_t>(along_[2]);
+    v.now = now_.data();
+    v.done = done_.data();
+    visits_.resize(static_cast<std::size_t>(n_));
+    std::fill(visits_.begin(), visits_.end(), visit::none);
+    v.state = visits_.data();
+    // per number of blocks held: bytes, the message's time and delta, packing and unpacking
+    const double copy_beta = setup_.cost.copy_beta(), delta = setup_.cost.round_delta();
+    by_count_.resize(t.blocks.size() + 1);
+    for (std::size_t i = 0; i <= t.blocks.size(); ++i) {
+      const double bytes = uniform_bytes_ * static_cast<double>(i);
+      by_count_[i] = {bytes, i ? seconds(bytes) : 0.0, bits & 1u ? copy_beta * bytes : 0.0,
+                      bits & 2u ? copy_beta * bytes : 0.0};
+    }
+    v.by_count = by_count_.data();
+    v.delta = delta;
+    std::int64_t messages = 0;
+    double sent_bytes = 0;
+    std::array<std::vector<std::int64_t>, max_dims> members;
+    for (int d = 0; d < max_dims; ++d)
+      for (int j = 0; j < along_[d]; ++j) members[d].push_back(classes_.count_along(d, j));
+    each_class([&](std::size_t c, int a, int b, int z) {
+      const int held = v.sends(a, b, z);
+      const bool receives = v.receives(a, b, z);
+      if (held) {
+        const std::int64_t m = members[0][static_cast<std::size_t>(a)] * members[1][static_cast<std::size_t>(b)] *
+                               members[2][static_cast<std::size_t>(z)];
+        messages += m;
+        sent_bytes += static_cast<double>(m) * v.by_count[held].bytes;
+      }
+      // as complete(): a class ends with its receive or its send, whichever its colour puts last
+      if (held && (!receives || v.sends_first(a, b, z)))
+        next_[c] = receives ? v.received(a, b, z) : v.sent(a, b, z);
+      else if (receives)
+        next_[c] = held ? v.sent(a, b, z) : v.received(a, b, z);
+      else
+        next_[c] = now_[c];
+    });
+    if (v.deadlocked != none) deadlock(v.deadlocked, round, ti);
+    messages_ += static_cast<std::size_t>(messages);
+    bytes_ += sent_bytes;
+    now_.swap(next_);
+  }
+  enum class visit : std::uint8_t { none, open, done };  // not a char type: its stores alias nothing else
+  /// What a message of a given number of blocks costs.
+  struct message_cost {
+    double bytes, seconds, pack, unpack;
+  };
+  /// A table transfer's tables as plain pointers, for the recursion that is the simulation's inner
+  /// loop; the same rules as sent() and received(), with sends and partners read off the tables.
+  template <bool Alike>
+  struct table_view {
+    std::array<const int*, max_dims> ahead, behind;
+    std::array<const std::uint64_t*, max_dims> held;
+    std::size_t words;
+    int blocks;
+    const char* first;
+    int colour_dim;
+    std::size_t along1, along2;
+    const double* now;
+    double* done;
+    visit* state;
+    const message_cost* by_count;
+    double delta;
+    std::size_t deadlocked = none;
+
+    bool sends_first(int a, int b, int z) const {
+      return colour_dim < 0 || first[colour_dim == 0 ? a : colour_dim == 1 ? b : z] != 0;
+    }
+    std::size_t at(int a, int b, int z) const {
+      return (static_cast<std::size_t>(a) * along1 + static_cast<std::size_t>(b)) * along2 +
+             static_cast<std::size_t>(z);
+    }
+    /// The blocks class (a, b, z) sends in the transfer: 0 when it sends nothing.
+    int sends(int a, int b, int z) const {
+      if constexpr (Alike) return blocks;  // every partner there, every block held
+      if (ahead[0][a] < 0 || ahead[1][b] < 0 || ahead[2][z] < 0) return 0;
+      if (words == 0) return blocks;
+      int n = 0;
+      for (std::size_t i = 0; i < words; ++i)
+        n += std::popcount(held[0][static_cast<std::size_t>(a) * words + i] &
+                           held[1][static_cast<std::size_t>(b) * words + i] &
+                           held[2][static_cast<std::size_t>(z) * words + i]);
+      return n;
+    }
+    bool receives(int a, int b, int z) const {
+      if constexpr (Alike) return true;
+      return behind[0][a] >= 0 && behind[1][b] >= 0 && behind[2][z] >= 0 &&
+             sends(behind[0][a], behind[1][b], behind[2][z]) > 0;
+    }
+    /// When the receive of class (a, b, z) completes, after unpacking.
+    double received(int a, int b, int z) {
+      const int fa = behind[0][a], fb = behind[1][b], fz = behind[2][z];
+      return sent(fa, fb, fz) + by_count[sends(fa, fb, fz)].unpack;
+    }
+    /// When the send of class (a, b, z) completes (see class_simulation::sent).
+    double sent(int a, int b, int z) {
+      const std::size_t c = at(a, b, z);
+      if (state[c] == visit::done) return done[c];
+      if (state[c] == visit::open) {  // reported after the pass, not thrown through the recursion
+        deadlocked = c;
+        return 0;
+      }
+      state[c] = visit::open;
+      const bool receives_first = !sends_first(a, b, z) && receives(a, b, z);
+      const double ready = receives_first ? received(a, b, z) : now[c];
+      const int ta = ahead[0][a], tb = ahead[1][b], tz = ahead[2][z];
+      const bool to_sends_first = sends_first(ta, tb, tz) && sends(ta, tb, tz) > 0;
+      const double partner = to_sends_first ? sent(ta, tb, tz) : now[at(ta, tb, tz)];
+      const message_cost& x = by_count[sends(a, b, z)];
+      done[c] = std::max(ready + x.pack, partner) + x.seconds + delta;  // as sent() adds them
+      state[c] = visit::done;
+      return done[c];
+    }
+  };
+  [[noreturn]] void deadlock(std::size_t c, std::size_t round, std::size_t ti) const {
+    const transfer& t = s_.rounds[round].transfers[ti];
+    throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank(c)) + " (transfer along " +
+                to_string(t.direction) + ")");
+  }
+
+  /// Ends a rendezvous transfer: every class's time after it, from its send and its receive.
+  void complete(std::size_t round, std::size_t ti) {
+    for (std::size_t c = 0; c < static_cast<std::size_t>(n_); ++c) {
+      const bool sends = to_[c] != no_class, receives = from_[c] != no_class;
+      if (sends && (!receives || first_send_[c]))
+        next_[c] = receives ? received(c, round, ti) : sent(c, round, ti);
+      else if (receives)
+        next_[c] = sends ? sent(c, round, ti) : received(c, round, ti);
+      else
+        next_[c] = now_[c];
+    }
+    now_.swap(next_);
+  }
+
+  /// When class c's receive completes (after unpacking).
+  double received(std::size_t c, std::size_t round, std::size_t ti) {
+    const double done = sent(from_[c], round, ti);
+    return done + (staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * sends_[from_[c]].bytes : 0.0);
+  }
+  /// When class c's send completes: it starts when c has reached it (its receive done first, if its
+  /// colour says so) and the receiver has reached its receive (its send done first, likewise).
+  double sent(std::size_t c, std::size_t round, std::size_t ti) {
+    if (state_[c] == 2) return done_[c];
+    if (state_[c] == 1) deadlock(c, round, ti);
+    state_[c] = 1;
+    const bool c_receives_first = from_[c] != no_class && !first_send_[c];
+    const double ready = c_receives_first ? received(c, round, ti) : now_[c];
+    const std::size_t to = to_[c];
+    const bool to_sends_first = to_[to] != no_class && first_send_[to];
+    const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
+    const send& x = sends_[c];
+    const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
+    done_[c] = std::max(ready + pack, partner) + x.seconds + setup_.cost.round_delta();
+    state_[c] = 2;
+    return done_[c];
+  }
+
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  static constexpr std::uint32_t no_class = static_cast<std::uint32_t>(-1);
+  const grid_shape& grid_;
+  const schedule& s_;
+  const simulation_setup& setup_;
+  rank_classes classes_;
+  int n_ = 0;
+  std::vector<double> now_, next_, done_;
+  std::vector<send> sends_;
+  std::vector<double> departs_;           // overlapping: when each send leaves (after the earlier ones and its packing)
+  std::vector<std::uint32_t> to_, from_;  // rendezvous: whom each class sends to, who sends to it; or no_class
+  bool same_staging_ = false;             // setup_.staging gives every rank the same bits
+  std::vector<message_cost> by_count_;    // table transfers: a message's costs per number of blocks
+  std::vector<char> first_send_, state_;
+  std::vector<visit> visits_;          // table transfers' recursion
+  std::array<int, max_dims> along_{};  // classes along each dimension
+  links links_;                        // rendezvous: the transfer's
+  std::vector<links> round_links_;     // overlapping: the round's, per transfer
+  double uniform_bytes_ = -1;
+  bool every_box_exists_ = false;
+  std::size_t messages_ = 0;
+  double bytes_ = 0;
+  double last_bytes_ = -1, last_seconds_ = 0;
+};
+
+}  // namespace detail
+
+}  // namespace haloshift
