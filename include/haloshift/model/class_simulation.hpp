@@ -68,6 +68,15 @@ class class_simulation {
   /// rendezvous transfer is simulated from the per-dimension tables with packing too (table_transfer).
   void same_staging_everywhere() noexcept { same_staging_ = true; }
 
+  /// Reserves room for `classes` classes, so that refine() grows the per-class times in place
+  /// instead of moving them (at a million classes the moves and their page faults cost a fifth
+  /// of a simulation).
+  void reserve(std::size_t classes) {
+    now_.reserve(classes);
+    next_.reserve(classes);
+    done_.reserve(classes);
+  }
+
   /// Goes on with finer classes (each a part of one of the current classes): every class starts
   /// from the time of the class its representative is in now.
   void refine(rank_classes finer) {
@@ -397,11 +406,86 @@ class class_simulation {
     for (int d = 0; d < max_dims; ++d)
       for (std::size_t j = 0; j < links_.ahead[d].size(); ++j)
         alike = alike && links_.ahead[d][j] >= 0 && links_.behind[d][j] >= 0;
-    if (alike)
-      table_transfer<true>(t, round, ti);
-    else
+    if (!alike)
       table_transfer<false>(t, round, ti);
+    else if (!alike_passes(t, round, ti))
+      table_transfer<true>(t, round, ti);
   }
+
+  /// An alike transfer (every class sends all blocks to a partner that is there) whose chains are
+  /// coloured as sends_first() colours cycles: sender-first and receiver-first alternate, except
+  /// that two sender-first ranks meet at the seam of an odd cycle. Then sent() needs no recursion:
+  /// (1) a sender-first class's send waits for its partner's time before the transfer, or at the
+  /// seam for its partner's send; (2) a receiver-first class's send waits for the send it receives
+  /// and for its partner's send, both from (1); (3) a class ends with its send or its receive. Three
+  /// passes whose iterations are independent, where the recursion waits on one send after another;
+  /// the same sums as sent(), term for term. False (nothing done) for any other colouring.
+  bool alike_passes(const transfer& t, std::size_t round, std::size_t ti) {
+    const int cd = links_.colour_dim;
+    if (cd < 0) return false;
+    const std::vector<int>&ahead_cd = links_.ahead[cd], &behind_cd = links_.behind[cd];
+    const std::vector<char>& first = links_.first;
+    kinds_.resize(first.size());
+    for (std::size_t j = 0; j < first.size(); ++j) {
+      const auto ahead = static_cast<std::size_t>(ahead_cd[j]);
+      const bool f = first[j], f_ahead = first[ahead], f_behind = first[static_cast<std::size_t>(behind_cd[j])],
+                 f_after = first[static_cast<std::size_t>(ahead_cd[ahead])];
+      if (f && !f_ahead)
+        kinds_[j] = sender;
+      else if (f && f_ahead && !f_after)
+        kinds_[j] = seam;
+      else if (!f && f_ahead && f_behind)
+        kinds_[j] = receiver;
+      else
+        return false;
+    }
+    const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
+    const double bytes = uniform_bytes_ * static_cast<double>(t.blocks.size()), copy_beta = setup_.cost.copy_beta();
+    const double pack = bits & 1u ? copy_beta * bytes : 0.0, unpack = bits & 2u ? copy_beta * bytes : 0.0;
+    const double time = seconds(bytes), delta = setup_.cost.round_delta();
+    messages_ += static_cast<std::size_t>(grid_.size());
+    bytes_ += static_cast<double>(grid_.size()) * bytes;
+    const std::size_t n = static_cast<std::size_t>(n_);
+    done_.resize(n);
+    next_.resize(n);
+    const double* now = now_.data();
+    double* done = done_.data();
+    const char* kinds = kinds_.data();
+    const std::array<const int*, max_dims> ahead{links_.ahead[0].data(), links_.ahead[1].data(),
+                                                 links_.ahead[2].data()};
+    const std::array<const int*, max_dims> behind{links_.behind[0].data(), links_.behind[1].data(),
+                                                  links_.behind[2].data()};
+    // sent()'s sum: max(ready + packing, partner) + time + delta (adding 0 is exact and skipped)
+    const auto sum = [pack, time, delta](double ready, double partner) {
+      const double packed = pack != 0 ? ready + pack : ready;
+      const double t = std::max(packed, partner) + time;
+      return delta != 0 ? t + delta : t;
+    };
+    each_class([&](std::size_t c, int a, int b, int z) {  // (1)
+      const char kind = kinds[cd == 0 ? a : cd == 1 ? b : z];
+      if (kind == receiver) return;
+      const int ta = ahead[0][a], tb = ahead[1][b], tz = ahead[2][z];
+      const std::size_t to = product(ta, tb, tz);
+      double partner = now[to];
+      if (kind == seam) partner = sum(now[to], now[product(ahead[0][ta], ahead[1][tb], ahead[2][tz])]);
+      done[c] = sum(now[c], partner);
+    });
+    each_class([&](std::size_t c, int a, int b, int z) {  // (2)
+      if (kinds[cd == 0 ? a : cd == 1 ? b : z] != receiver) return;
+      const double received = done[product(behind[0][a], behind[1][b], behind[2][z])] + unpack;
+      done[c] = sum(received, done[product(ahead[0][a], ahead[1][b], ahead[2][z])]);
+    });
+    each_class([&](std::size_t c, int a, int b, int z) {  // (3)
+      next_[c] = kinds[cd == 0   ? a
+                       : cd == 1 ? b
+                                 : z] == receiver
+                     ? done[c]
+                     : done[product(behind[0][a], behind[1][b], behind[2][z])] + unpack;
+    });
+    now_.swap(next_);
+    return true;
+  }
+  enum colour_kind : char { sender, seam, receiver };  // seam: a sender-first class sending to one
   template <bool Alike>
   void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
     const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
@@ -526,7 +610,11 @@ class class_simulation {
       const bool to_sends_first = sends_first(ta, tb, tz) && sends(ta, tb, tz) > 0;
       const double partner = to_sends_first ? sent(ta, tb, tz) : now[at(ta, tb, tz)];
       const message_cost& x = by_count[sends(a, b, z)];
-      done[c] = std::max(ready + x.pack, partner) + x.seconds + delta;  // as sent() adds them
+      // as sent() adds them; adding 0 is exact, and skipping it shortens the chain of dependent adds
+      // the recursion waits on
+      double time = x.pack != 0 ? ready + x.pack : ready;
+      time = std::max(time, partner) + x.seconds;
+      done[c] = delta != 0 ? time + delta : time;
       state[c] = visit::done;
       return done[c];
     }
@@ -587,6 +675,7 @@ class class_simulation {
   std::vector<std::uint32_t> to_, from_;  // rendezvous: whom each class sends to, who sends to it; or no_class
   bool same_staging_ = false;             // setup_.staging gives every rank the same bits
   std::vector<message_cost> by_count_;    // table transfers: a message's costs per number of blocks
+  std::vector<char> kinds_;               // alike passes: per class along the colour dimension
   std::vector<char> first_send_, state_;
   std::vector<visit> visits_;          // table transfers' recursion
   std::array<int, max_dims> along_{};  // classes along each dimension
