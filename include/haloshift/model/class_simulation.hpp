@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,18 +70,12 @@ class class_simulation {
   /// rendezvous transfer is simulated from the per-dimension tables with packing too (table_transfer).
   void same_staging_everywhere() noexcept { same_staging_ = true; }
 
-  /// Reserves room for `classes` classes, so that refine() grows the per-class times in place
-  /// instead of moving them (at a million classes the moves and their page faults cost a fifth
-  /// of a simulation).
-  void reserve(std::size_t classes) {
-    now_.reserve(classes);
-    next_.reserve(classes);
-    done_.reserve(classes);
-  }
-
   /// Goes on with finer classes (each a part of one of the current classes): every class starts
   /// from the time of the class its representative is in now.
   void refine(rank_classes finer) {
+    // Room for the finer classes at once in every per-class array, so that none of them grows (and
+    // moves) step by step afterwards.
+    for (std::vector<double>* times : {&now_, &next_, &done_}) times->reserve(static_cast<std::size_t>(finer.size()));
     std::array<std::vector<int>, max_dims> was;  // per finer class along d: the class along d it was in
     for (int d = 0; d < max_dims; ++d)
       for (int j = 0; j < finer.classes_along(d); ++j)

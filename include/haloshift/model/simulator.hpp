@@ -114,7 +114,6 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
   if (runs.empty()) return class_simulation(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
   class_simulation simulation(grid, s, setup, classes_of(runs.front(), packed), bytes);
   if (packed && packed->size() == 1) simulation.same_staging_everywhere();
-  simulation.reserve(static_cast<std::size_t>(grid.size()));
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (i > 0 && simulation.classes().size() < grid.size())
       simulation.refine(classes_of(runs[i], &simulation.classes()));
