@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -20,6 +19,7 @@
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 #include "table_view.hpp"
+#include "transfer_links.hpp"
 
 namespace haloshift {
 
@@ -163,20 +163,8 @@ class class_simulation {
     bool exists = false;
   };
 
-  /// Where a transfer leads from every class, as tables per dimension: a class is a product of one
-  /// class per dimension, and so are its partners, so the tables cost the sum of the dimensions'
-  /// classes rather than their product (a million classes of an odd 101^3 ring in rendezvous mode).
-  struct links {
-    std::array<std::vector<int>, max_dims> ahead, behind;   ///< class along d of the box at +/-direction; -1: none
-    std::array<std::vector<std::uint64_t>, max_dims> held;  ///< per class along d, bit i: block i exists there
-    std::vector<char> sender;  ///< per class along senders.dim: whether it sends (empty: every class does)
-    std::vector<char> first;   ///< per class along the colour dimension: whether it sends first
-    int colour_dim = -1;
-    std::size_t words = 0;  ///< of `held`, per class
-    bool self = false;      ///< the box along the direction is the rank itself: a local copy
-  };
+  using links = transfer_links;
 
-  std::size_t at(const offset& coords) const { return static_cast<std::size_t>(classes_.class_of(coords)); }
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
   int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }
 
@@ -200,50 +188,9 @@ class class_simulation {
     return setup_.staging && setup_.cost.copy_beta() > 0 ? setup_.staging(rank(c), round, ti) : 0u;
   }
 
-  /// The class along `d` of coordinate `x`, after wrapping on a periodic dimension; -1 beyond a border.
-  int class_at(int d, long long x) const {
-    const int n = grid_.dim(d);
-    if (x < 0 || x >= n) {
-      if (!grid_.periodic(d)) return -1;
-      x = ((x % n) + n) % n;
-    }
-    return classes_.class_along(d, static_cast<int>(x));
-  }
-
-  /// Fills `l` for transfer `t`.
+  /// Fills `l` for transfer `t` on the current classes.
   void link(const transfer& t, links& l) const {
-    l.self = true;
-    l.words = every_box_exists_ || uniform_bytes_ < 0 ? 0 : (t.blocks.size() + 63) / 64;
-    for (int d = 0; d < max_dims; ++d) {
-      const int n = grid_.dim(d), w = t.direction[d];
-      l.self = l.self && (w == 0 || (grid_.periodic(d) && w % n == 0));
-      const auto classes = static_cast<std::size_t>(along_[d]);
-      l.ahead[d].resize(classes);
-      l.behind[d].resize(classes);
-      l.held[d].assign(classes * l.words, 0);
-      for (std::size_t j = 0; j < classes; ++j) {
-        const long long x = classes_.first_along(d, static_cast<int>(j));
-        l.ahead[d][j] = class_at(d, x + w);
-        l.behind[d][j] = class_at(d, x - w);
-        for (std::size_t i = 0; i < l.words * 64 && i < t.blocks.size(); ++i)
-          if (class_at(d, x + t.blocks[i][d]) >= 0) l.held[d][j * l.words + i / 64] |= std::uint64_t{1} << (i % 64);
-      }
-    }
-    l.sender.clear();
-    if (t.senders.dim >= 0)
-      for (int j = 0; j < along_[t.senders.dim]; ++j) {
-        offset x{0, 0, 0};
-        x[t.senders.dim] = classes_.first_along(t.senders.dim, j);
-        l.sender.push_back(t.senders.contains(x));
-      }
-    l.first.clear();
-    l.colour_dim = setup_.mode == protocol::rendezvous ? colour_dimension(grid_, t.direction) : -1;
-    if (l.colour_dim >= 0)
-      for (int j = 0; j < along_[l.colour_dim]; ++j) {
-        offset x{0, 0, 0};
-        x[l.colour_dim] = classes_.first_along(l.colour_dim, j);
-        l.first.push_back(sends_first(grid_, x, t.direction));
-      }
+    l.fill(grid_, classes_, t, setup_.mode, !every_box_exists_ && uniform_bytes_ >= 0);
   }
 
   static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
@@ -265,12 +212,7 @@ class class_simulation {
         if (const auto owner = grid_.neighbor_at(coords(c), o)) bytes += setup_.block_bytes(owner->rank);
       return bytes;
     }
-    std::size_t existing = 0;
-    const std::uint64_t* x = &l.held[0][static_cast<std::size_t>(a) * l.words];
-    const std::uint64_t* y = &l.held[1][static_cast<std::size_t>(b) * l.words];
-    const std::uint64_t* w = &l.held[2][static_cast<std::size_t>(z) * l.words];
-    for (std::size_t i = 0; i < l.words; ++i) existing += static_cast<std::size_t>(std::popcount(x[i] & y[i] & w[i]));
-    return uniform_bytes_ * static_cast<double>(existing);
+    return uniform_bytes_ * static_cast<double>(l.blocks_held(a, b, z));
   }
 
   /// Class c's send in transfer `t` (none to itself, none without bytes).
@@ -381,9 +323,6 @@ class class_simulation {
     now_.swap(next_);
   }
 
-  int ahead(int j, int d) const { return links_.ahead[d][static_cast<std::size_t>(j)]; }
-  int behind(int j, int d) const { return links_.behind[d][static_cast<std::size_t>(j)]; }
-
   /// Whether transfer `t` (tables `l`) can be simulated from the per-dimension tables alone: every
   /// rank a sender, blocks of one size, no per-link time, and the same staging bits on every rank
   /// (or none charged). Partners and blocks may be missing (non-periodic borders).
@@ -489,8 +428,8 @@ class class_simulation {
     for (int d = 0; d < max_dims; ++d) {
       v.ahead[d] = links_.ahead[d].data();
       v.behind[d] = links_.behind[d].data();
-      v.held[d] = links_.held[d].data();
     }
+    v.held = links_.held_rows();
     v.words = links_.words;
     v.blocks = static_cast<int>(t.blocks.size());
     v.first = links_.first.data();

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "../grid/offset.hpp"
+#include "transfer_links.hpp"
 
 namespace haloshift::detail {
 
@@ -49,13 +50,7 @@ struct table_view {
   int sends(int a, int b, int z) const {
     if constexpr (Alike) return blocks;  // every partner there, every block held
     if (ahead[0][a] < 0 || ahead[1][b] < 0 || ahead[2][z] < 0) return 0;
-    if (words == 0) return blocks;
-    int n = 0;
-    for (std::size_t i = 0; i < words; ++i)
-      n += std::popcount(held[0][static_cast<std::size_t>(a) * words + i] &
-                         held[1][static_cast<std::size_t>(b) * words + i] &
-                         held[2][static_cast<std::size_t>(z) * words + i]);
-    return n;
+    return words == 0 ? blocks : transfer_links::count_held(held, words, a, b, z);
   }
   bool receives(int a, int b, int z) const {
     if constexpr (Alike) return true;

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file transfer_links.hpp
+/// @brief Where a transfer leads from every class of ranks, as tables per
+/// dimension (the simulator's partners, senders, colours and held blocks).
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../exchange/protocol.hpp"
+#include "../grid/grid_shape.hpp"
+#include "../schedule/colouring.hpp"
+#include "../schedule/schedule.hpp"
+#include "rank_classes.hpp"
+
+namespace haloshift::detail {
+
+/// Where a transfer leads from every class, as tables per dimension: a class
+/// is a product of one class per dimension, and so are its partners, so the
+/// tables cost the sum of the dimensions' classes rather than their product
+/// (a million classes of an odd 101^3 ring in rendezvous mode).
+struct transfer_links {
+  std::array<std::vector<int>, max_dims> ahead, behind;   ///< class along d of the box at +/-direction; -1: none
+  std::array<std::vector<std::uint64_t>, max_dims> held;  ///< per class along d, bit i: block i exists there
+  std::vector<char> sender;  ///< per class along senders.dim: whether it sends (empty: every class does)
+  std::vector<char> first;   ///< per class along the colour dimension: whether it sends first
+  int colour_dim = -1;
+  std::size_t words = 0;  ///< of `held`, per class (0: every block exists everywhere, not tabled)
+  bool self = false;      ///< the box along the direction is the rank itself: a local copy
+
+  /// Fills the tables for transfer `t` on `classes` of `grid`; `count_blocks`: table which
+  /// blocks exist (blocks that may lie beyond a non-periodic border).
+  void fill(const grid_shape& grid, const rank_classes& classes, const transfer& t, protocol mode, bool count_blocks) {
+    // The class along `d` of coordinate `x`, after wrapping on a periodic dimension; -1 beyond a border.
+    const auto class_at = [&](int d, long long x) {
+      const int n = grid.dim(d);
+      if (x < 0 || x >= n) {
+        if (!grid.periodic(d)) return -1;
+        x = ((x % n) + n) % n;
+      }
+      return classes.class_along(d, static_cast<int>(x));
+    };
+    self = true;
+    words = count_blocks ? (t.blocks.size() + 63) / 64 : 0;
+    for (int d = 0; d < max_dims; ++d) {
+      const int n = grid.dim(d), w = t.direction[d];
+      self = self && (w == 0 || (grid.periodic(d) && w % n == 0));
+      const auto along = static_cast<std::size_t>(classes.classes_along(d));
+      ahead[d].resize(along);
+      behind[d].resize(along);
+      held[d].assign(along * words, 0);
+      for (std::size_t j = 0; j < along; ++j) {
+        const long long x = classes.first_along(d, static_cast<int>(j));
+        ahead[d][j] = class_at(d, x + w);
+        behind[d][j] = class_at(d, x - w);
+        for (std::size_t i = 0; i < words * 64 && i < t.blocks.size(); ++i)
+          if (class_at(d, x + t.blocks[i][d]) >= 0) held[d][j * words + i / 64] |= std::uint64_t{1} << (i % 64);
+      }
+    }
+    // Senders and colours depend on one coordinate each: tabled from a representative along it.
+    const auto along_one = [&](int d, auto property, std::vector<char>& out) {
+      out.clear();
+      if (d < 0) return;
+      for (int j = 0; j < classes.classes_along(d); ++j) {
+        offset x{0, 0, 0};
+        x[d] = classes.first_along(d, j);
+        out.push_back(property(x));
+      }
+    };
+    along_one(
+        t.senders.dim, [&](const offset& x) { return t.senders.contains(x); }, sender);
+    colour_dim = mode == protocol::rendezvous ? colour_dimension(grid, t.direction) : -1;
+    along_one(
+        colour_dim, [&](const offset& x) { return sends_first(grid, x, t.direction); }, first);
+  }
+
+  /// The blocks that exist around the class with classes a, b, z along the dimensions (words > 0).
+  int blocks_held(int a, int b, int z) const { return count_held(held_rows(), words, a, b, z); }
+  std::array<const std::uint64_t*, max_dims> held_rows() const {
+    return {held[0].data(), held[1].data(), held[2].data()};
+  }
+
+  /// The one count of held blocks, for the tables and for the views on them (model/table_view.hpp).
+  static int count_held(const std::array<const std::uint64_t*, max_dims>& rows, std::size_t words, int a, int b,
+                        int z) {
+    int n = 0;
+    for (std::size_t i = 0; i < words; ++i)
+      n += std::popcount(rows[0][static_cast<std::size_t>(a) * words + i] &
+                         rows[1][static_cast<std::size_t>(b) * words + i] &
+                         rows[2][static_cast<std::size_t>(z) * words + i]);
+    return n;
+  }
+};
+
+}  // namespace haloshift::detail
