@@ -254,6 +254,15 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
   REQUIRE(ttl.has_value());
   CHECK(near(*single, hs::simulate(huge, hs::SingleHop::make_schedule(huge, r), setup).makespan));
   CHECK(near(*ttl, hs::simulate(huge, hs::TtlMultiHop::make_schedule(huge, r), setup).makespan));
+  // SingleHop at k = 3 with packing: steps of 1 to 3 boxes, each with its own seam, one ring at a time.
+  const auto r3 = hs::make_range(huge, 3);
+  const hs::hockney packing = h.with_copy_beta(0.3e-9);
+  const auto s3 = hs::SingleHop::make_schedule(huge, r3);
+  setup.cost = packing;
+  setup.staging = hs::detail::staging_of(huge, s3, r3, "SingleHop");
+  const auto single3 = hs::closed_form::single_hop(huge, r3, 4096, packing, hs::protocol::rendezvous);
+  REQUIRE(single3.has_value());
+  CHECK(near(*single3, hs::simulate(huge, s3, setup).makespan));
 }
 
 TEST_CASE("the packing table compiled per class equals the one compiled per rank", "[model][classes]") {

@@ -136,10 +136,10 @@ inline double team_shift_rounds(const grid_shape& grid, const range& r, const of
 }
 
 /// Shift on `grid` (periodic), exactly. Per phase `d`, `k_d` steps of two messages (one with the eighth shell)
-/// of the carried size `M_d`; a ring of one box only copies. Overlapping and on even rings in rendezvous mode
-/// every rank does the same: detail::overlapping_alike and detail::rendezvous_alike, with every term of the
-/// model (with one piece and no packing `k_d burst(S, M_d)` and `2 S k_d sync(M_d)`, S = 2 sides, 1 eighth).
-/// On an odd ring in rendezvous mode the colouring meets itself at the seam; without packing: full shell
+/// of the carried size `M_d`; a ring of one box only copies. Every rank does the same: detail::overlapping_alike,
+/// and in rendezvous mode detail::rendezvous_rings (a phase moves along its own ring only), with every term of the
+/// model (with one piece and no packing `k_d burst(S, M_d)` and, on even rings, `2 S k_d sync(M_d)`, S = 2 sides,
+/// 1 eighth). On an odd ring in rendezvous mode the colouring meets itself at the seam: full shell
 /// `6 k_d sync(M_d)` (every transfer's chain is three messages long, and the next transfer runs the other
 /// way, so nothing pipelines), eighth shell `(2 k_d + ceil(2 k_d / (P_d - 1))) sync(M_d)` (the steps all run
 /// one way and the seam's extra message pipelines through (P_d - 1) / 2 of them: `2 k_d + 1` once
@@ -147,32 +147,30 @@ inline double team_shift_rounds(const grid_shape& grid, const range& r, const of
 /// mode stages no message (detail::stages_nothing), so packing costs it nothing.
 inline std::optional<double> shift(const grid_shape& grid, const range& r, double m, const hockney& h, protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::shift", grid, r, m, mode);
-  const schedule s = Shift::make_schedule(grid, r);
-  if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, Shift::name)) return alike;
-  if (h.copy_beta() > 0 && m > 0 && detail::exact_domain(grid) && !detail::stages_nothing(grid, s, r, Shift::name))
-    return std::nullopt;
-  return detail::phase_by_phase(grid, r, {1, 1, 1}, m, h, mode);
+  return detail::alike_form(grid, Shift::make_schedule(grid, r), r, m, h, mode, Shift::name);
 }
 
 /// SingleHop on `grid` (periodic), exactly: one round of `N` messages of m, one per offset that leaves the
 /// rank (offsets a multiple of the grid along every dimension are copies), every rank alike: overlapping
-/// `burst(N, m) + delta` with one piece (detail::overlapping_alike in general); rendezvous `2 N sync(m)` when every
-/// transfer runs in even cycles, and with k = 1 on odd rings detail::unit_steps_on_odd_rings. No value for steps
-/// of two boxes or more on odd cycles (their colouring follows s^-1 mod P and the seams of the transfers
-/// interact).
+/// `burst(N, m) + delta` with one piece (detail::overlapping_alike in general); rendezvous one ring at a time
+/// (detail::rendezvous_rings: the transfers run in colour order, x first, and those coloured along y and z never
+/// move along x), `2 N sync(m)` when every transfer runs in even cycles. On odd cycles each step's seam adds
+/// messages that depend on the steps that follow (their colouring follows s^-1 mod P), which the ring recurrence
+/// computes for any k, shell and packing.
 inline std::optional<double> single_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                         protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::single_hop", grid, r, m, mode);
-  const schedule s = SingleHop::make_schedule(grid, r);
-  if (const auto alike = detail::alike_form(grid, s, r, m, h, mode, SingleHop::name)) return alike;
-  return detail::unit_steps_on_odd_rings(grid, s, r, m, h, mode, SingleHop::name);
+  return detail::alike_form(grid, SingleHop::make_schedule(grid, r), r, m, h, mode, SingleHop::name);
 }
 
 /// TtlMultiHop on `grid` (periodic), exactly: round `h` posts one message along each of the `D` directions,
 /// the one along `w` carrying `b_w` blocks (ttl_multi_hop above), every rank alike: overlapping, with one
 /// piece, `alpha + (D - 1) gap + beta m sum_w b_w + delta` per round (detail::overlapping_alike in general, any
-/// `k` per dimension, rings of one or two boxes); rendezvous on even cycles `sum_w 2 sync(m b_w)` with packing
-/// and unpacking as detail::rendezvous_alike says. No value otherwise.
+/// `k` per dimension, rings of one or two boxes); rendezvous on even cycles `sum_w 2 sync(m b_w)`, one ring at a
+/// time (detail::rendezvous_rings) while the times split by dimension: the first round, and the later ones on
+/// even cycles without unpacking. On odd rings with unit steps, the full shell and nothing staged,
+/// detail::unit_steps_on_odd_rings. No value otherwise: once the times vary along two rings a diagonal transfer
+/// moves along, they depend on the coordinates jointly (simulate()).
 inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                            protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", grid, r, m, mode);
@@ -187,7 +185,8 @@ inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& 
 /// schedule and layout). With larger teams, phase by phase (detail::team_phase: its members run ahead of one
 /// another by different amounts), and with packing member vector by member vector (detail::team_shift_packed:
 /// which messages a member packs depends on its index along every dimension, so the phases no longer add up).
-/// No value for a rendezvous daisy chain in odd cycles or with unpacking; `simulate()` is exact there.
+/// No value with packing for a rendezvous daisy chain in odd cycles or with unpacking (a member's times then vary
+/// along the ring); `simulate()` is exact there.
 /// team_shift_rounds is the round-by-round upper bound.
 inline std::optional<double> team_shift(const grid_shape& grid, const range& r, const offset& team, double m,
                                         const hockney& h, protocol mode) {

@@ -3,7 +3,7 @@
 /// @file closed_form_alike.hpp
 /// @brief Exact forms where every rank of a periodic grid does the same
 /// (docs/model.md, "Every rank alike"): one rank's round is the grid's
-/// (overlapping), a two-colour recurrence on even cycles (rendezvous), and
+/// (overlapping), one ring at a time (rendezvous, closed_form_rings.hpp), and
 /// unit steps on odd rings.
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 
 #include "../exchange/protocol.hpp"
 #include "../schedule/schedule.hpp"
+#include "closed_form_rings.hpp"
 #include "closed_form_terms.hpp"
 #include "staging.hpp"
 
@@ -100,67 +101,47 @@ inline double overlapping_alike(const alike_rounds& rounds, const hockney& h) {
   return total;
 }
 
-/// Rendezvous, every rank alike and every transfer's cycles even (no value otherwise). Along an even cycle of
-/// a step s, g = gcd(s, P_d), a rank sends first when floor(x_d / g) is even, so a transfer splits the ranks in
-/// two colours: a sender-first rank at S sends (packing pi) to a receiver-first one at R, which unpacks
-/// (upsilon), packs and sends on to the next sender-first one, waiting in its receive:
-///   first = max(S + pi, R) + t(m) + delta,  R' = first + upsilon + pi + t(m) + delta,  S' = R' + upsilon.
-/// From a common start both colours end together when nothing is unpacked (`2 (pi + t(m) + delta)` per
-/// transfer); otherwise the sender-first colour ends `upsilon` later, and the times stay a function of the
-/// colour only while the transfers keep colouring by the same (d, g). Where the colouring changes, a run of
-/// transfers that moved along d alone, followed only by transfers that never move along d, added to every
-/// rank a time that depends on x_d only while each later line along other dimensions starts at one time: max-plus
-/// being shift-invariant, the makespan adds up run by run (Shift's phases). Elsewhere: no value.
-inline std::optional<double> rendezvous_alike(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
+/// Rendezvous on periodic `grid`, every rank alike, transfer after transfer (docs/model.md, "One ring at a time").
+/// The times stay a sum `sum_d f_d(x_d)` (all zero at the start) as long as each transfer, coloured along d, moves
+/// along no other dimension e whose f_e varies: its partners' times and colours then vary with x_d alone, so it is
+/// ring_transfer on f_d (the other terms add a constant, and max-plus is shift-invariant), and a copy adds a
+/// constant. The makespan is `sum_d max f_d`. On even cycles f_d takes two values, one per colour, and they stay
+/// equal unless a receive is unpacked: `2 (pi + t(m) + delta)` per transfer; on an odd cycle the seam's third
+/// message travels along the ring from transfer to transfer. No value once a transfer moves along a dimension
+/// other than its colouring's whose times vary (the times no longer split by dimension).
+inline std::optional<double> rendezvous_rings(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
   const double cb = h.copy_beta(), delta = h.round_delta();
-  std::vector<const alike_transfer*> order;
+  std::array<std::vector<double>, max_dims> f;
+  std::array<bool, max_dims> varies{};
+  for (int d = 0; d < max_dims; ++d) f[d].assign(static_cast<std::size_t>(grid.dim(d)), 0.0);
+  double constant = 0;
   for (const auto& round : rounds)
-    for (const alike_transfer& a : round) order.push_back(&a);
-  double total = 0, S = 0, R = 0;
-  int run_dim = -1, run_g = 0;
-  bool run_along_one = true;  // the run's messages moved along run_dim alone
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const alike_transfer& a = *order[i];
-    if (a.bytes <= 0) {
-      S += cb * a.copy;
-      R += cb * a.copy;
-      continue;
+    for (const alike_transfer& a : round) {
+      if (a.bytes <= 0) {
+        constant += cb * a.copy;
+        continue;
+      }
+      const int d = haloshift::detail::colour_dimension(grid, a.direction);
+      for (int e = 0; e < max_dims; ++e)
+        if (e != d && varies[e] && a.direction[e] % grid.dim(e) != 0) return std::nullopt;
+      f[d] = ring_transfer(f[d], grid.dim(d), a.direction[d], h.time(a.bytes) + delta, a.packed ? cb * a.bytes : 0.0,
+                           a.unpacked ? cb * a.bytes : 0.0);
+      const auto [low, high] = std::minmax_element(f[d].begin(), f[d].end());
+      varies[d] = *low != *high;
     }
-    const int d = haloshift::detail::colour_dimension(grid, a.direction), P = grid.dim(d);
-    if (!even_cycles(P, a.direction[d])) return std::nullopt;
-    const int g = std::gcd(((a.direction[d] % P) + P) % P, P);
-    if ((d != run_dim || g != run_g) && S != R) {
-      // The colours of the run differ: the next run starts every line at one time only as described above.
-      if (!run_along_one) return std::nullopt;
-      for (std::size_t j = i; j < order.size(); ++j)
-        if (order[j]->direction[run_dim] != 0) return std::nullopt;
-      total += std::max(S, R);
-      S = R = 0;
-    }
-    if (d != run_dim || g != run_g) {
-      run_dim = d;
-      run_g = g;
-      run_along_one = true;
-    }
-    for (int e = 0; e < grid.ndims(); ++e) run_along_one = run_along_one && (e == d || a.direction[e] == 0);
-    const double pack = a.packed ? cb * a.bytes : 0.0, unpack = a.unpacked ? cb * a.bytes : 0.0;
-    const double message = h.time(a.bytes) + delta;
-    const double first = std::max(S + pack, R) + message;
-    R = first + unpack + pack + message;
-    S = R + unpack;
-  }
-  return total + std::max(S, R);
+  for (int d = 0; d < max_dims; ++d) constant += *std::max_element(f[d].begin(), f[d].end());
+  return constant;
 }
 
 /// The exact form of an alike schedule `s` of `strategy` on periodic `grid`: overlapping_alike or
-/// rendezvous_alike; no value where ranks differ or a rendezvous cycle is odd.
+/// rendezvous_rings; no value where ranks differ or the rendezvous times stop splitting by dimension.
 inline std::optional<double> alike_form(const grid_shape& grid, const schedule& s, const range& r, double m,
                                         const hockney& h, protocol mode, std::string_view strategy) {
   if (!exact_domain(grid)) return std::nullopt;
   const auto rounds = alike(grid, s, r, m, h, strategy);
   if (!rounds) return std::nullopt;
   return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
-                                       : rendezvous_alike(grid, *rounds, h);
+                                       : rendezvous_rings(grid, *rounds, h);
 }
 /// Whether the executor stages (packs or unpacks) no message of `s` on an alike periodic grid (rank 0's program
 /// stands for every rank's): then copy_beta prices only copies to the rank itself. Shift in block mode sends
