@@ -167,10 +167,11 @@ inline std::optional<double> single_hop(const grid_shape& grid, const range& r, 
 /// the one along `w` carrying `b_w` blocks (ttl_multi_hop above), every rank alike: overlapping, with one
 /// piece, `alpha + (D - 1) gap + beta m sum_w b_w + delta` per round (detail::overlapping_alike in general, any
 /// `k` per dimension, rings of one or two boxes); rendezvous on even cycles `sum_w 2 sync(m b_w)`, one ring at a
-/// time (detail::rendezvous_rings) while the times split by dimension: the first round, and the later ones on
-/// even cycles without unpacking. On odd rings with unit steps, the full shell and nothing staged,
-/// detail::unit_steps_on_odd_rings. No value otherwise: once the times vary along two rings a diagonal transfer
-/// moves along, they depend on the coordinates jointly (simulate()).
+/// time (detail::rendezvous_rings) while the times split by dimension (the first round), and on even rings per
+/// parity class (detail::rendezvous_parities, unpacking included). On odd rings with unit steps, the full shell
+/// and nothing staged, detail::unit_steps_on_odd_rings. No value otherwise (odd rings, later rounds, eighth shell
+/// or staged messages): the seams of two rings meet on the diagonal transfers and the times depend on the
+/// coordinates jointly (simulate()).
 inline std::optional<double> ttl_multi_hop(const grid_shape& grid, const range& r, double m, const hockney& h,
                                            protocol mode) {
   haloshift::detail::check_model_arguments("closed_form::ttl_multi_hop", grid, r, m, mode);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdlib>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,28 @@ inline double overlapping_alike(const alike_rounds& rounds, const hockney& h) {
   return total;
 }
 
+/// A synchronous message's costs: its time with the round's delta, its packing and its receive's unpacking.
+struct synchronous_costs {
+  double message = 0, pack = 0, unpack = 0;
+};
+/// Calls `step(a, costs)` on the messages of `rounds` in order, until it returns false (then false); `copies`
+/// gains the cost of each copy to the rank itself, which every rank makes alike and so adds a constant.
+template <class Step>
+bool each_synchronous(const alike_rounds& rounds, const hockney& h, double& copies, Step step) {
+  const double cb = h.copy_beta();
+  for (const auto& round : rounds)
+    for (const alike_transfer& a : round) {
+      if (a.bytes <= 0) {
+        copies += cb * a.copy;
+        continue;
+      }
+      if (!step(a, synchronous_costs{h.time(a.bytes) + h.round_delta(), a.packed ? cb * a.bytes : 0.0,
+                                     a.unpacked ? cb * a.bytes : 0.0}))
+        return false;
+    }
+  return true;
+}
+
 /// Rendezvous on periodic `grid`, every rank alike, transfer after transfer (docs/model.md, "One ring at a time").
 /// The times stay a sum `sum_d f_d(x_d)` (all zero at the start) as long as each transfer, coloured along d, moves
 /// along no other dimension e whose f_e varies: its partners' times and colours then vary with x_d alone, so it is
@@ -110,38 +133,72 @@ inline double overlapping_alike(const alike_rounds& rounds, const hockney& h) {
 /// message travels along the ring from transfer to transfer. No value once a transfer moves along a dimension
 /// other than its colouring's whose times vary (the times no longer split by dimension).
 inline std::optional<double> rendezvous_rings(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
-  const double cb = h.copy_beta(), delta = h.round_delta();
   std::array<std::vector<double>, max_dims> f;
   std::array<bool, max_dims> varies{};
   for (int d = 0; d < max_dims; ++d) f[d].assign(static_cast<std::size_t>(grid.dim(d)), 0.0);
   double constant = 0;
-  for (const auto& round : rounds)
-    for (const alike_transfer& a : round) {
-      if (a.bytes <= 0) {
-        constant += cb * a.copy;
-        continue;
-      }
-      const int d = haloshift::detail::colour_dimension(grid, a.direction);
-      for (int e = 0; e < max_dims; ++e)
-        if (e != d && varies[e] && a.direction[e] % grid.dim(e) != 0) return std::nullopt;
-      f[d] = ring_transfer(f[d], grid.dim(d), a.direction[d], h.time(a.bytes) + delta, a.packed ? cb * a.bytes : 0.0,
-                           a.unpacked ? cb * a.bytes : 0.0);
-      const auto [low, high] = std::minmax_element(f[d].begin(), f[d].end());
-      varies[d] = *low != *high;
-    }
+  const bool splits = each_synchronous(rounds, h, constant, [&](const alike_transfer& a, synchronous_costs c) {
+    const int d = haloshift::detail::colour_dimension(grid, a.direction);
+    for (int e = 0; e < max_dims; ++e)
+      if (e != d && varies[e] && a.direction[e] % grid.dim(e) != 0) return false;
+    f[d] = ring_transfer(f[d], grid.dim(d), a.direction[d], c.message, c.pack, c.unpack);
+    const auto [low, high] = std::minmax_element(f[d].begin(), f[d].end());
+    varies[d] = *low != *high;
+    return true;
+  });
+  if (!splits) return std::nullopt;
   for (int d = 0; d < max_dims; ++d) constant += *std::max_element(f[d].begin(), f[d].end());
   return constant;
 }
 
+/// Rendezvous on periodic `grid` whose rings are all even (or of one box), every rank alike, every transfer
+/// stepping one box, or an odd number coprime to the ring, along the dimension d that colours it (docs/model.md,
+/// "Parity classes"). Then a rank sends first when x_d is even (its position along the cycle is x_d s^-1 mod P_d,
+/// s^-1 odd), and its partners, x + w and x - w, have the parities of x flipped along every dimension where w is
+/// odd: a rank's time is a function of its parity vector, 2^n values, whatever the transfers do. Per transfer,
+/// with the ring recurrence's `sum(a, b) = max(a + pi, b) + t(m) + delta` and `q'` the partners' class: a
+/// sender-first class sends `D_q = sum(T_q, T_q')`, a receiver-first one `D_q = sum(D_q' + upsilon, D_q')`, and
+/// `T'_q = D_q` receiver-first, `D_q' + upsilon` sender-first. This covers what rendezvous_rings cannot on even
+/// rings: unpacked receives (the colours' times differ) under transfers that move along two dimensions at once
+/// (TtlMultiHop's diagonals). No value where a ring is odd or a step even or not coprime to its ring.
+inline std::optional<double> rendezvous_parities(const grid_shape& grid, const alike_rounds& rounds, const hockney& h) {
+  const int n = grid.ndims();
+  for (int d = 0; d < n; ++d)
+    if (grid.dim(d) > 1 && grid.dim(d) % 2 != 0) return std::nullopt;
+  const unsigned classes = 1u << n;
+  std::vector<double> T(classes, 0.0), D(classes), next(classes);
+  double constant = 0;
+  const bool coprime = each_synchronous(rounds, h, constant, [&](const alike_transfer& a, synchronous_costs c) {
+    const int d = haloshift::detail::colour_dimension(grid, a.direction), P = grid.dim(d);
+    if (std::gcd(((a.direction[d] % P) + P) % P, P) != 1) return false;
+    unsigned flip = 0;  // the dimensions along which the partners' parity differs
+    for (int e = 0; e < n; ++e)
+      if (grid.dim(e) > 1 && a.direction[e] % 2 != 0) flip |= 1u << e;
+    auto sum = [c](double ready, double partner) { return std::max(ready + c.pack, partner) + c.message; };
+    auto receives_first = [d](unsigned q) { return ((q >> d) & 1u) != 0; };
+    for (unsigned q = 0; q < classes; ++q)
+      if (!receives_first(q)) D[q] = sum(T[q], T[q ^ flip]);
+    for (unsigned q = 0; q < classes; ++q)
+      if (receives_first(q)) D[q] = sum(D[q ^ flip] + c.unpack, D[q ^ flip]);
+    for (unsigned q = 0; q < classes; ++q) next[q] = receives_first(q) ? D[q] : D[q ^ flip] + c.unpack;
+    T.swap(next);
+    return true;
+  });
+  if (!coprime) return std::nullopt;
+  return constant + *std::max_element(T.begin(), T.end());
+}
+
 /// The exact form of an alike schedule `s` of `strategy` on periodic `grid`: overlapping_alike or
-/// rendezvous_rings; no value where ranks differ or the rendezvous times stop splitting by dimension.
+/// rendezvous_rings, else rendezvous_parities; no value where ranks differ, or where in rendezvous mode the times
+/// stop splitting by dimension on a grid with an odd ring.
 inline std::optional<double> alike_form(const grid_shape& grid, const schedule& s, const range& r, double m,
                                         const hockney& h, protocol mode, std::string_view strategy) {
   if (!exact_domain(grid)) return std::nullopt;
   const auto rounds = alike(grid, s, r, m, h, strategy);
   if (!rounds) return std::nullopt;
-  return mode == protocol::overlapping ? std::optional<double>(overlapping_alike(*rounds, h))
-                                       : rendezvous_rings(grid, *rounds, h);
+  if (mode == protocol::overlapping) return overlapping_alike(*rounds, h);
+  if (const auto rings = rendezvous_rings(grid, *rounds, h)) return rings;
+  return rendezvous_parities(grid, *rounds, h);
 }
 /// Whether the executor stages (packs or unpacks) no message of `s` on an alike periodic grid (rank 0's program
 /// stands for every rank's): then copy_beta prices only copies to the rank itself. Shift in block mode sends
