@@ -396,27 +396,53 @@ class class_simulation {
       const double t = std::max(packed, partner) + time;
       return delta != 0 ? t + delta : t;
     };
-    each_class([&](std::size_t c, int a, int b, int z) {  // (1)
-      const char kind = kinds[cd == 0 ? a : cd == 1 ? b : z];
-      if (kind == receiver) return;
-      const int ta = ahead[0][a], tb = ahead[1][b], tz = ahead[2][z];
-      const std::size_t to = product(ta, tb, tz);
-      double partner = now[to];
-      if (kind == seam) partner = sum(now[to], now[product(ahead[0][ta], ahead[1][tb], ahead[2][tz])]);
-      done[c] = sum(now[c], partner);
-    });
-    each_class([&](std::size_t c, int a, int b, int z) {  // (2)
-      if (kinds[cd == 0 ? a : cd == 1 ? b : z] != receiver) return;
-      const double received = done[product(behind[0][a], behind[1][b], behind[2][z])] + unpack;
-      done[c] = sum(received, done[product(ahead[0][a], ahead[1][b], ahead[2][z])]);
-    });
-    each_class([&](std::size_t c, int a, int b, int z) {  // (3)
-      next_[c] = kinds[cd == 0   ? a
-                       : cd == 1 ? b
-                                 : z] == receiver
-                     ? done[c]
-                     : done[product(behind[0][a], behind[1][b], behind[2][z])] + unpack;
-    });
+    // Row by row (a, b), z innermost: a row's partners lie in one row each, so their index is a row base plus
+    // the z table, and along x or y the colour is the row's.
+    const auto row = [this](int a, int b) {
+      return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
+             static_cast<std::size_t>(along_[2]);
+    };
+    const int along_z = along_[2];
+    const int *ahead_z = ahead[2], *behind_z = behind[2];
+    double* next = next_.data();
+    for (int a = 0; a < along_[0]; ++a)
+      for (int b = 0; b < along_[1]; ++b) {
+        const std::size_t here = row(a, b), to = row(ahead[0][a], ahead[1][b]);
+        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(sender);
+        if (cd == 2 || row_kind != receiver) {  // (1)
+          const std::size_t after = row(ahead[0][ahead[0][a]], ahead[1][ahead[1][b]]);
+          for (int z = 0; z < along_z; ++z) {
+            const char kind = cd == 2 ? kinds[z] : row_kind;
+            if (kind == receiver) continue;
+            const int tz = ahead_z[z];
+            double partner = now[to + static_cast<std::size_t>(tz)];
+            if (kind == seam) partner = sum(partner, now[after + static_cast<std::size_t>(ahead_z[tz])]);
+            done[here + static_cast<std::size_t>(z)] = sum(now[here + static_cast<std::size_t>(z)], partner);
+          }
+        }
+      }
+    for (int a = 0; a < along_[0]; ++a)  // (2)
+      for (int b = 0; b < along_[1]; ++b) {
+        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(receiver);
+        if (row_kind != receiver) continue;
+        const std::size_t here = row(a, b), to = row(ahead[0][a], ahead[1][b]), from = row(behind[0][a], behind[1][b]);
+        for (int z = 0; z < along_z; ++z) {
+          if (cd == 2 && kinds[z] != receiver) continue;
+          const double received = done[from + static_cast<std::size_t>(behind_z[z])] + unpack;
+          done[here + static_cast<std::size_t>(z)] = sum(received, done[to + static_cast<std::size_t>(ahead_z[z])]);
+        }
+      }
+    for (int a = 0; a < along_[0]; ++a)  // (3)
+      for (int b = 0; b < along_[1]; ++b) {
+        const std::size_t here = row(a, b), from = row(behind[0][a], behind[1][b]);
+        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(sender);
+        for (int z = 0; z < along_z; ++z) {
+          const bool receives_last = (cd == 2 ? kinds[z] : row_kind) == receiver;
+          next[here + static_cast<std::size_t>(z)] = receives_last
+                                                         ? done[here + static_cast<std::size_t>(z)]
+                                                         : done[from + static_cast<std::size_t>(behind_z[z])] + unpack;
+        }
+      }
     now_.swap(next_);
     return true;
   }
