@@ -341,10 +341,11 @@ class class_simulation {
     for (int d = 0; d < max_dims; ++d)
       for (std::size_t j = 0; j < links_.ahead[d].size(); ++j)
         alike = alike && links_.ahead[d][j] >= 0 && links_.behind[d][j] >= 0;
-    if (!alike)
-      table_transfer<false>(t, round, ti);
-    else if (!alike_passes(t, round, ti))
+    if (!alike) {
+      if (!border_passes(t, round, ti)) table_transfer<false>(t, round, ti);
+    } else if (!alike_passes(t, round, ti)) {
       table_transfer<true>(t, round, ti);
+    }
   }
 
   /// An alike transfer (every class sends all blocks to a partner that is there) whose chains are
@@ -356,24 +357,8 @@ class class_simulation {
   /// passes whose iterations are independent, where the recursion waits on one send after another;
   /// the same sums as sent(), term for term. False (nothing done) for any other colouring.
   bool alike_passes(const transfer& t, std::size_t round, std::size_t ti) {
+    if (!classify_chains()) return false;
     const int cd = links_.colour_dim;
-    if (cd < 0) return false;
-    const std::vector<int>&ahead_cd = links_.ahead[cd], &behind_cd = links_.behind[cd];
-    const std::vector<char>& first = links_.first;
-    kinds_.resize(first.size());
-    for (std::size_t j = 0; j < first.size(); ++j) {
-      const auto ahead = static_cast<std::size_t>(ahead_cd[j]);
-      const bool f = first[j], f_ahead = first[ahead], f_behind = first[static_cast<std::size_t>(behind_cd[j])],
-                 f_after = first[static_cast<std::size_t>(ahead_cd[ahead])];
-      if (f && !f_ahead)
-        kinds_[j] = sender;
-      else if (f && f_ahead && !f_after)
-        kinds_[j] = seam;
-      else if (!f && f_ahead && f_behind)
-        kinds_[j] = receiver;
-      else
-        return false;
-    }
     const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
     const double bytes = uniform_bytes_ * static_cast<double>(t.blocks.size()), copy_beta = setup_.cost.copy_beta();
     const double pack = bits & 1u ? copy_beta * bytes : 0.0, unpack = bits & 2u ? copy_beta * bytes : 0.0;
@@ -447,8 +432,149 @@ class class_simulation {
     return true;
   }
   enum colour_kind : char { sender, seam, receiver };  // seam: a sender-first class sending to one
+
+  /// Classifies the classes along the colour dimension for the passes (kinds_): sender (sends first, to a
+  /// receiver-first class or beyond a border), seam (sends first, to a sender-first class whose own partner
+  /// receives first), receiver (receives first, between sender-first classes or borders). False for any other
+  /// colouring (a custom strategy's chains), which takes the recursion.
+  bool classify_chains() {
+    const int cd = links_.colour_dim;
+    if (cd < 0) return false;
+    const std::vector<int>&ahead_cd = links_.ahead[cd], &behind_cd = links_.behind[cd];
+    const std::vector<char>& first = links_.first;
+    const auto sends_first = [&first](int j) { return j >= 0 && first[static_cast<std::size_t>(j)] != 0; };
+    kinds_.resize(first.size());
+    for (std::size_t j = 0; j < first.size(); ++j) {
+      const int ahead = ahead_cd[j], behind = behind_cd[j];
+      if (first[j] && !sends_first(ahead))
+        kinds_[j] = sender;
+      else if (first[j] && !sends_first(ahead_cd[static_cast<std::size_t>(ahead)]))
+        kinds_[j] = seam;
+      else if (!first[j] && (ahead < 0 || sends_first(ahead)) && (behind < 0 || sends_first(behind)))
+        kinds_[j] = receiver;
+      else
+        return false;
+    }
+    return true;
+  }
+
+  /// A transfer with borders (partners or blocks missing, table_view<false>) whose chains classify_chains()
+  /// accepts: alike_passes' three passes, after a pass (0) that counts each class's blocks once (0: it sends
+  /// nothing, beyond a border or with no block there). A class then sends or receives only where those counts
+  /// say, and each send costs what its own count does; the sums are sent()'s and received()'s, term for term.
+  bool border_passes(const transfer& t, std::size_t round, std::size_t ti) {
+    if (!classify_chains()) return false;
+    const int cd = links_.colour_dim;
+    const table_view<false> v = view_of<false>(t, round, ti);
+    const std::size_t n = static_cast<std::size_t>(n_);
+    done_.resize(n);
+    counts_.resize(n);
+    int* counts = counts_.data();
+    const double* now = now_.data();
+    double* done = done_.data();
+    double* next = next_.data();
+    // Row by row (a, b), z innermost, as alike_passes; a row's partners lie in one row each, or none.
+    const auto row = [this](int a, int b) {
+      if (a < 0 || b < 0) return none;
+      return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
+             static_cast<std::size_t>(along_[2]);
+    };
+    const auto in_row = [](std::size_t base, int z) { return base == none || z < 0 ? none : base + std::size_t(z); };
+    const int along_z = along_[2];
+    const int *ahead_z = v.ahead[2], *behind_z = v.behind[2];
+    const std::size_t words = v.words;
+    std::vector<std::uint64_t>& row_held = row_held_;
+    row_held.resize(words);
+    std::int64_t messages = 0;
+    double sent_bytes = 0;
+    for (int a = 0; a < along_[0]; ++a)  // (0) the blocks each class sends
+      for (int b = 0; b < along_[1]; ++b) {
+        const std::size_t here = row(a, b), to = row(v.ahead[0][a], v.ahead[1][b]);
+        for (std::size_t w = 0; w < words; ++w)
+          row_held[w] = v.held[0][std::size_t(a) * words + w] & v.held[1][std::size_t(b) * words + w];
+        const std::int64_t row_members = members_[0][std::size_t(a)] * members_[1][std::size_t(b)];
+        for (int z = 0; z < along_z; ++z) {
+          int count = 0;
+          if (to != none && ahead_z[z] >= 0) {
+            if (words == 0) count = v.blocks;
+            for (std::size_t w = 0; w < words; ++w)
+              count += std::popcount(row_held[w] & v.held[2][std::size_t(z) * words + w]);
+          }
+          counts[here + std::size_t(z)] = count;
+          if (count == 0) continue;
+          const std::int64_t m = row_members * members_[2][std::size_t(z)];
+          messages += m;
+          sent_bytes += static_cast<double>(m) * v.by_count[count].bytes;
+        }
+      }
+    // sent()'s sum for a class sending `count` blocks
+    const auto sum = [&v](int count, double ready, double partner) {
+      const message_cost& x = v.by_count[count];
+      return std::max(ready + x.pack, partner) + x.seconds + v.delta;
+    };
+    const auto received = [&](std::size_t from) { return done[from] + v.by_count[counts[from]].unpack; };
+    const auto row_kind = [&](int a, int b) {
+      return cd == 0 ? kinds_[std::size_t(a)] : cd == 1 ? kinds_[std::size_t(b)] : static_cast<char>(sender);
+    };
+    for (int a = 0; a < along_[0]; ++a)  // (1) sender-first classes
+      for (int b = 0; b < along_[1]; ++b) {
+        const char kind_ab = row_kind(a, b);
+        if (cd != 2 && kind_ab == receiver) continue;
+        const int ta = v.ahead[0][a], tb = v.ahead[1][b];
+        const std::size_t here = row(a, b), to_row = row(ta, tb);
+        if (to_row == none) continue;  // no partner along this row
+        const std::size_t after_row = row(v.ahead[0][ta], v.ahead[1][tb]);
+        for (int z = 0; z < along_z; ++z) {
+          const std::size_t c = here + std::size_t(z);
+          const char kind = cd == 2 ? kinds_[std::size_t(z)] : kind_ab;
+          if (kind == receiver || counts[c] == 0) continue;
+          const int tz = ahead_z[z];
+          const std::size_t to = to_row + std::size_t(tz);
+          double partner = now[to];
+          if (kind == seam && counts[to] > 0)
+            partner = sum(counts[to], now[to], now[after_row + std::size_t(ahead_z[tz])]);
+          done[c] = sum(counts[c], now[c], partner);
+        }
+      }
+    for (int a = 0; a < along_[0]; ++a)  // (2) receiver-first classes
+      for (int b = 0; b < along_[1]; ++b) {
+        const char kind_ab = row_kind(a, b);
+        if (cd != 2 && kind_ab != receiver) continue;
+        const std::size_t here = row(a, b), to_row = row(v.ahead[0][a], v.ahead[1][b]),
+                          from_row = row(v.behind[0][a], v.behind[1][b]);
+        if (to_row == none) continue;
+        for (int z = 0; z < along_z; ++z) {
+          const std::size_t c = here + std::size_t(z);
+          if ((cd == 2 && kinds_[std::size_t(z)] != receiver) || counts[c] == 0) continue;
+          const std::size_t from = in_row(from_row, behind_z[z]), to = to_row + std::size_t(ahead_z[z]);
+          const double ready = from != none && counts[from] > 0 ? received(from) : now[c];
+          done[c] = sum(counts[c], ready, counts[to] > 0 ? done[to] : now[to]);
+        }
+      }
+    for (int a = 0; a < along_[0]; ++a)  // (3) as complete(): a class ends with its send or its receive
+      for (int b = 0; b < along_[1]; ++b) {
+        const char kind_ab = row_kind(a, b);
+        const std::size_t here = row(a, b), from_row = row(v.behind[0][a], v.behind[1][b]);
+        for (int z = 0; z < along_z; ++z) {
+          const std::size_t c = here + std::size_t(z), from = in_row(from_row, behind_z[z]);
+          const bool sends = counts[c] > 0, receives = from != none && counts[from] > 0;
+          const bool receives_first = (cd == 2 ? kinds_[std::size_t(z)] : kind_ab) == receiver;
+          if (sends && (!receives || !receives_first))
+            next[c] = receives ? received(from) : done[c];
+          else if (receives)
+            next[c] = sends ? done[c] : received(from);
+          else
+            next[c] = now[c];
+        }
+      }
+    messages_ += static_cast<std::size_t>(messages);
+    bytes_ += sent_bytes;
+    now_.swap(next_);
+    return true;
+  }
+  /// The tables of transfer `t` as a table_view, with the costs per number of blocks held.
   template <bool Alike>
-  void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
+  table_view<Alike> view_of(const transfer& t, std::size_t round, std::size_t ti) {
     const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
     table_view<Alike> v{};
     for (int d = 0; d < max_dims; ++d) {
@@ -477,11 +603,19 @@ class class_simulation {
     }
     v.by_count = by_count_.data();
     v.delta = delta;
+    for (int d = 0; d < max_dims; ++d) {
+      members_[d].clear();
+      for (int j = 0; j < along_[d]; ++j) members_[d].push_back(classes_.count_along(d, j));
+    }
+    return v;
+  }
+
+  template <bool Alike>
+  void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
+    table_view<Alike> v = view_of<Alike>(t, round, ti);
+    const auto& members = members_;
     std::int64_t messages = 0;
     double sent_bytes = 0;
-    std::array<std::vector<std::int64_t>, max_dims> members;
-    for (int d = 0; d < max_dims; ++d)
-      for (int j = 0; j < along_[d]; ++j) members[d].push_back(classes_.count_along(d, j));
     each_class([&](std::size_t c, int a, int b, int z) {
       const int held = v.sends(a, b, z);
       const bool receives = v.receives(a, b, z);
@@ -560,7 +694,10 @@ class class_simulation {
   std::vector<std::uint32_t> to_, from_;  // rendezvous: whom each class sends to, who sends to it; or no_class
   bool same_staging_ = false;             // setup_.staging gives every rank the same bits
   std::vector<message_cost> by_count_;    // table transfers: a message's costs per number of blocks
-  std::vector<char> kinds_;               // alike passes: per class along the colour dimension
+  std::vector<char> kinds_;               // alike and border passes: per class along the colour dimension
+  std::vector<int> counts_;               // border passes: the blocks each class sends
+  std::vector<std::uint64_t> row_held_;   // border passes: the blocks held along a row's first two dimensions
+  std::array<std::vector<std::int64_t>, max_dims> members_;  // table transfers: ranks per class along each dimension
   std::vector<char> first_send_, state_;
   std::vector<visit_state> visits_;    // table transfers' recursion
   std::array<int, max_dims> along_{};  // classes along each dimension
