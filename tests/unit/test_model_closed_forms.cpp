@@ -478,6 +478,14 @@ TEST_CASE("on even rings a rank's rendezvous time is a function of its parity ve
       REQUIRE(parities);
       CHECK(close(*parities, hs::simulate(g, s, setup).makespan));
     }
+  // A direction along a dimension the grid lacks has no neighbour on any rank: no value, not a lookup of none.
+  {
+    const hs::grid_shape flat({4, 4}, {true, true});
+    hs::schedule lifted;
+    lifted.rounds.push_back({{hs::transfer{{1, 0, 1}, {hs::zero_offset}}}});
+    CHECK_FALSE(hs::closed_form::detail::alike_form(flat, lifted, hs::make_range(flat, 1), 100, h,
+                                                    hs::protocol::rendezvous, "Shift"));
+  }
   // An odd ring, or a step that shares a factor with its ring, has no parity classes.
   const hs::grid_shape odd({4, 3}, {true, true}), six({6}, {true});
   hs::schedule s;

@@ -9,10 +9,13 @@
 ///  * `shift(grid, r, m, h, mode)` and the like: the formula for that very
 ///    grid and every term of the model (pieces, bursts, the cost per round,
 ///    packing and copies), equal to the max-plus simulation (tested), or no
-///    value where no formula covers the case (most odd cycles in rendezvous
-///    mode): there `simulate()` / `explain()` are the answer. Their parts:
+///    value where no formula covers the case (non-periodic grids;
+///    TtlMultiHop's later rounds on odd rings in rendezvous mode with the
+///    eighth shell or staged messages; TeamShift's packed daisy chains on odd
+///    cycles): there `simulate()` / `explain()` are the answer. Their parts:
 ///    closed_form_terms.hpp (shared terms), closed_form_alike.hpp (every rank
-///    alike), closed_form_phases.hpp (phase by phase, TeamShift's teams).
+///    alike), closed_form_rings.hpp (a rendezvous transfer on one ring),
+///    closed_form_phases.hpp (phase by phase, TeamShift's teams).
 
 #include <algorithm>
 #include <array>

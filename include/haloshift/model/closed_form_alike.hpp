@@ -36,7 +36,7 @@ using alike_rounds = std::vector<std::vector<alike_transfer>>;
 
 /// Rounds `first..last-1` of `s` on a periodic `grid` as a rank whose staging bits in transfer `ti` of round `ri`
 /// are `bits(ri, ti)` (1 packed send, 2 unpacked receive; empty: none) makes them, when every rank of its class
-/// does the same.
+/// does the same. Every transfer's neighbour must exist (alike() checks it).
 inline alike_rounds transfers_of(const grid_shape& grid, const schedule& s, std::size_t first, std::size_t last,
                                  double m, const std::function<unsigned(std::size_t, std::size_t)>& bits) {
   alike_rounds out(last - first);
@@ -56,12 +56,12 @@ inline alike_rounds transfers_of(const grid_shape& grid, const schedule& s, std:
 }
 
 /// The transfers of `s` on `grid` as every rank makes them (rank 0's layout stands for every rank's); no value
-/// where ranks differ (a sender class).
+/// where ranks differ (a sender class, or a direction along a dimension the grid lacks: no rank has that neighbour).
 inline std::optional<alike_rounds> alike(const grid_shape& grid, const schedule& s, const range& r, double m,
                                          const hockney& h, std::string_view strategy) {
   for (const schedule_round& round : s.rounds)
     for (const transfer& t : round.transfers)
-      if (t.senders.dim >= 0) return std::nullopt;
+      if (t.senders.dim >= 0 || !grid.neighbor_at(zero_offset, t.direction)) return std::nullopt;
   if (h.copy_beta() <= 0 || m <= 0) return transfers_of(grid, s, 0, s.rounds.size(), m, {});
   const haloshift::detail::staging_table staged(grid, s, r, strategy);
   return transfers_of(grid, s, 0, s.rounds.size(), m,
