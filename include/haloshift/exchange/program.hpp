@@ -8,20 +8,20 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "../error.hpp"
-#include "../mpi/tags.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
+#include "../grid/offset_box.hpp"
+#include "../mpi/tags.hpp"
 #include "../schedule/colouring.hpp"
 #include "../schedule/schedule.hpp"
 #include "layout.hpp"
@@ -102,7 +102,8 @@ inline void select_pieces(message& m, const std::vector<element_run>& runs) {
   m.strided = group_runs(m.pieces);
   m.list.clear();
   // Short runs at irregular places (particles; a grid face's cells group into a few strided runs).
-  const bool scattered = !m.pieces.empty() && m.count < 16 * m.pieces.size() && 4 * m.strided.size() > m.pieces.size() &&
+  const bool scattered = !m.pieces.empty() && m.count < 16 * m.pieces.size() &&
+                         4 * m.strided.size() > m.pieces.size() &&
                          m.pieces.back().first + m.pieces.back().count <= std::numeric_limits<std::uint32_t>::max();
   if (scattered)
     for (const element_run& r : m.pieces)
@@ -158,7 +159,6 @@ struct program {
   std::size_t scratch[2] = {0, 0};  ///< elements of staging space any one round needs, forward / reverse
 };
 
-
 /// Whether this rank sends in transfer `t`, and whether it receives.
 inline bool sends(const grid_shape& grid, const offset& coords, const transfer& t) {
   return grid.exists(coords, t.direction) && t.senders.contains(coords);
@@ -172,32 +172,66 @@ inline std::string schedule_error(std::string_view strategy, const std::string& 
   return "strategy " + std::string(strategy) + " has an invalid schedule: " + what;
 }
 
-/// Offsets this rank holds at any time, following the schedule; checks that a
-/// round sends only what is held and that nothing arrives twice.
+/// The box of every offset a schedule can make a rank hold: the own block,
+/// every block sent and where each one lands.
+inline offset_box offsets_reached(const schedule& s) {
+  offset_box box;
+  auto include = [&box](const offset& o) {
+    for (int d = 0; d < max_dims; ++d) {
+      box.lo[d] = std::min(box.lo[d], o[d]);
+      box.hi[d] = std::max(box.hi[d], o[d]);
+    }
+  };
+  for (const schedule_round& r : s.rounds)
+    for (const transfer& t : r.transfers)
+      for (const offset& o : t.blocks) {
+        include(o);
+        include(o - t.direction);
+      }
+  return box;
+}
+
+/// Offsets this rank holds at any time, following the schedule, in canonical
+/// order; checks that a round sends only what is held and that nothing
+/// arrives twice. A flag per offset of the schedule's box (offsets_reached),
+/// not a tree: the simulator compiles one program per class of ranks, which on
+/// non-periodic grids is thousands of programs.
 inline std::vector<offset> held_offsets(const schedule& s, const grid_shape& grid, const offset& coords,
                                         std::string_view strategy) {
-  std::set<offset, canonical_order> held{zero_offset};
-  auto holds = [&](const offset& o) { return held.count(o) != 0; };
+  const offset_box box = offsets_reached(s);
+  enum : char { absent, held, arriving };
+  std::vector<char> state(box.volume(), absent);
+  state[box.index(zero_offset)] = held;
+  std::vector<std::size_t> arrived;
   for (std::size_t r = 0; r < s.rounds.size(); ++r) {
-    std::set<offset, canonical_order> arriving;
+    arrived.clear();
     for (const transfer& t : s.rounds[r].transfers) {
       if (detail::sends(grid, coords, t))
         for (const offset& o : t.blocks)
-          if (grid.exists(coords, o) && !holds(o))
+          if (grid.exists(coords, o) && state[box.index(o)] != held)
             throw error(schedule_error(
                 strategy, "round " + std::to_string(r) + " sends offset " + to_string(o) + " before holding it"));
       if (!detail::receives(grid, coords, t)) continue;
       for (const offset& o : t.blocks) {
         const offset mine = o - t.direction;
         if (!grid.exists(coords, mine)) continue;
-        if (holds(mine) || !arriving.insert(mine).second)
+        char& at = state[box.index(mine)];
+        if (at != absent)
           throw error(schedule_error(
               strategy, "round " + std::to_string(r) + " delivers offset " + to_string(mine) + " a second time"));
+        at = arriving;
+        arrived.push_back(box.index(mine));
       }
     }
-    held.insert(arriving.begin(), arriving.end());
+    for (const std::size_t i : arrived) state[i] = held;
   }
-  return {held.begin(), held.end()};
+  std::vector<offset> out;
+  offset o;
+  for (o[2] = box.lo[2]; o[2] <= box.hi[2]; ++o[2])  // canonical order: z slowest
+    for (o[1] = box.lo[1]; o[1] <= box.hi[1]; ++o[1])
+      for (o[0] = box.lo[0]; o[0] <= box.hi[0]; ++o[0])
+        if (state[box.index(o)] == held) out.push_back(o);
+  return out;
 }
 
 inline message make_message(const block_layout& layout, int peer, const std::vector<offset>& offsets) {
@@ -265,7 +299,6 @@ inline void assign_staging(program& p) {
     for (int dir = 0; dir < 2; ++dir) p.scratch[dir] = std::max(p.scratch[dir], scratch[dir]);
   }
 }
-
 
 /// Compiles `s` for the rank at `coords`. `count_of(o)` is the element count
 /// of the block at offset `o` (0 for the own block). Throws haloshift::error

@@ -69,6 +69,11 @@ class class_simulation {
   /// Declares that setup.staging gives every rank the same bits (its classes are one), so a
   /// rendezvous transfer is simulated from the per-dimension tables with packing too (table_transfer).
   void same_staging_everywhere() noexcept { same_staging_ = true; }
+  /// Declares that setup.staging gives the ranks of one class of `programs` the same bits (as
+  /// detail::staging_of does for rank_classes::programs), and that the classes simulated are parts
+  /// of those (rank_classes::of with `programs` as `also`): a rendezvous transfer with borders then
+  /// runs in passes with packing too, each class charged its own bits. `programs` must outlive this.
+  void staging_follows(const rank_classes& programs) noexcept { staging_classes_ = &programs; }
 
   /// Goes on with finer classes (each a part of one of the current classes): every class starts
   /// from the time of the class its representative is in now.
@@ -112,6 +117,7 @@ class class_simulation {
       return links_.colour_dim < 0 || links_.first[static_cast<std::size_t>(along_dim(links_.colour_dim, a, b, z))];
     };
     if (from_tables(links_)) return table_transfers(t, round, ti);
+    if (tables_apply(links_) && staging_classes_ && border_passes(t, round, ti)) return;
     const double copy_beta = setup_.cost.copy_beta();
     to_.resize(n);
     from_.resize(n);
@@ -185,7 +191,14 @@ class class_simulation {
   }
 
   unsigned staging(std::size_t c, std::size_t round, std::size_t ti) const {
-    return setup_.staging && setup_.cost.copy_beta() > 0 ? setup_.staging(rank(c), round, ti) : 0u;
+    return charges_staging() ? setup_.staging(rank(c), round, ti) : 0u;
+  }
+  bool charges_staging() const { return setup_.staging && setup_.cost.copy_beta() > 0; }
+  /// Whether ranks may differ in their staging bits (packing charged, not declared the same everywhere).
+  bool staging_varies() const { return charges_staging() && !same_staging_; }
+  /// The bits every rank has (0: none charged, or they vary).
+  unsigned uniform_staging(std::size_t round, std::size_t ti) const {
+    return same_staging_ ? staging(0, round, ti) : 0u;
   }
 
   /// Fills `l` for transfer `t` on the current classes.
@@ -324,11 +337,11 @@ class class_simulation {
   }
 
   /// Whether transfer `t` (tables `l`) can be simulated from the per-dimension tables alone: every
-  /// rank a sender, blocks of one size, no per-link time, and the same staging bits on every rank
-  /// (or none charged). Partners and blocks may be missing (non-periodic borders).
-  bool from_tables(const links& l) const {
-    if (l.self || !l.sender.empty() || uniform_bytes_ <= 0 || setup_.link_time) return false;
-    return !(setup_.staging && setup_.cost.copy_beta() > 0) || same_staging_;
+  /// rank a sender, blocks of one size, no per-link time (tables_apply), and the same staging bits on
+  /// every rank (or none charged). Partners and blocks may be missing (non-periodic borders).
+  bool from_tables(const links& l) const { return tables_apply(l) && !staging_varies(); }
+  bool tables_apply(const links& l) const {
+    return !l.self && l.sender.empty() && uniform_bytes_ > 0 && !setup_.link_time;
   }
 
   /// A rendezvous transfer simulated from the per-dimension tables (from_tables): each class's
@@ -359,7 +372,7 @@ class class_simulation {
   bool alike_passes(const transfer& t, std::size_t round, std::size_t ti) {
     if (!classify_chains()) return false;
     const int cd = links_.colour_dim;
-    const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
+    const unsigned bits = uniform_staging(round, ti);
     const double bytes = uniform_bytes_ * static_cast<double>(t.blocks.size()), copy_beta = setup_.cost.copy_beta();
     const double pack = bits & 1u ? copy_beta * bytes : 0.0, unpack = bits & 2u ? copy_beta * bytes : 0.0;
     const double time = seconds(bytes), delta = setup_.cost.round_delta();
@@ -462,10 +475,15 @@ class class_simulation {
   /// accepts: alike_passes' three passes, after a pass (0) that counts each class's blocks once (0: it sends
   /// nothing, beyond a border or with no block there). A class then sends or receives only where those counts
   /// say, and each send costs what its own count does; the sums are sent()'s and received()'s, term for term.
+  /// Where staging bits vary (staging_follows), pass 0 also reads each class's bits off its class of programs,
+  /// and a class packs its send and unpacks its receive by its own bits, as sent() and received() do.
   bool border_passes(const transfer& t, std::size_t round, std::size_t ti) {
     if (!classify_chains()) return false;
     const int cd = links_.colour_dim;
-    const table_view<false> v = view_of<false>(t, round, ti);
+    const bool per_class = staging_varies();
+    if (per_class && !staging_classes_) return false;
+    const table_view<false> v = view_of<false>(t, per_class ? 3u : uniform_staging(round, ti));
+    const staging_lookup staged = per_class ? staging_of_classes(round, ti) : staging_lookup{};
     const std::size_t n = static_cast<std::size_t>(n_);
     done_.resize(n);
     counts_.resize(n);
@@ -485,6 +503,8 @@ class class_simulation {
     const std::size_t words = v.words;
     std::vector<std::uint64_t>& row_held = row_held_;
     row_held.resize(words);
+    class_bits_.resize(per_class ? n : 0);
+    unsigned char* class_bits = class_bits_.data();
     std::int64_t messages = 0;
     double sent_bytes = 0;
     for (int a = 0; a < along_[0]; ++a)  // (0) the blocks each class sends
@@ -493,6 +513,7 @@ class class_simulation {
         for (std::size_t w = 0; w < words; ++w)
           row_held[w] = v.held[0][std::size_t(a) * words + w] & v.held[1][std::size_t(b) * words + w];
         const std::int64_t row_members = members_[0][std::size_t(a)] * members_[1][std::size_t(b)];
+        if (per_class) staged.row(a, b, class_bits + here);
         for (int z = 0; z < along_z; ++z) {
           int count = 0;
           if (to != none && ahead_z[z] >= 0) {
@@ -507,12 +528,17 @@ class class_simulation {
           sent_bytes += static_cast<double>(m) * v.by_count[count].bytes;
         }
       }
-    // sent()'s sum for a class sending `count` blocks
-    const auto sum = [&v](int count, double ready, double partner) {
+    // A class's bits: its own where they vary, else all, by_count having charged the common ones.
+    const auto bits = [per_class, class_bits](std::size_t c) { return per_class ? unsigned(class_bits[c]) : 3u; };
+    // sent()'s sum for class c sending `count` blocks
+    const auto sum = [&](std::size_t c, int count, double ready, double partner) {
       const message_cost& x = v.by_count[count];
-      return std::max(ready + x.pack, partner) + x.seconds + v.delta;
+      return std::max(ready + (bits(c) & 1u ? x.pack : 0.0), partner) + x.seconds + v.delta;
     };
-    const auto received = [&](std::size_t from) { return done[from] + v.by_count[counts[from]].unpack; };
+    // when class c's receive from class `from` completes
+    const auto received = [&](std::size_t c, std::size_t from) {
+      return done[from] + (bits(c) & 2u ? v.by_count[counts[from]].unpack : 0.0);
+    };
     const auto row_kind = [&](int a, int b) {
       return cd == 0 ? kinds_[std::size_t(a)] : cd == 1 ? kinds_[std::size_t(b)] : static_cast<char>(sender);
     };
@@ -532,8 +558,8 @@ class class_simulation {
           const std::size_t to = to_row + std::size_t(tz);
           double partner = now[to];
           if (kind == seam && counts[to] > 0)
-            partner = sum(counts[to], now[to], now[after_row + std::size_t(ahead_z[tz])]);
-          done[c] = sum(counts[c], now[c], partner);
+            partner = sum(to, counts[to], now[to], now[after_row + std::size_t(ahead_z[tz])]);
+          done[c] = sum(c, counts[c], now[c], partner);
         }
       }
     for (int a = 0; a < along_[0]; ++a)  // (2) receiver-first classes
@@ -547,8 +573,8 @@ class class_simulation {
           const std::size_t c = here + std::size_t(z);
           if ((cd == 2 && kinds_[std::size_t(z)] != receiver) || counts[c] == 0) continue;
           const std::size_t from = in_row(from_row, behind_z[z]), to = to_row + std::size_t(ahead_z[z]);
-          const double ready = from != none && counts[from] > 0 ? received(from) : now[c];
-          done[c] = sum(counts[c], ready, counts[to] > 0 ? done[to] : now[to]);
+          const double ready = from != none && counts[from] > 0 ? received(c, from) : now[c];
+          done[c] = sum(c, counts[c], ready, counts[to] > 0 ? done[to] : now[to]);
         }
       }
     for (int a = 0; a < along_[0]; ++a)  // (3) as complete(): a class ends with its send or its receive
@@ -560,9 +586,9 @@ class class_simulation {
           const bool sends = counts[c] > 0, receives = from != none && counts[from] > 0;
           const bool receives_first = (cd == 2 ? kinds_[std::size_t(z)] : kind_ab) == receiver;
           if (sends && (!receives || !receives_first))
-            next[c] = receives ? received(from) : done[c];
+            next[c] = receives ? received(c, from) : done[c];
           else if (receives)
-            next[c] = sends ? done[c] : received(from);
+            next[c] = sends ? done[c] : received(c, from);
           else
             next[c] = now[c];
         }
@@ -572,10 +598,39 @@ class class_simulation {
     now_.swap(next_);
     return true;
   }
-  /// The tables of transfer `t` as a table_view, with the costs per number of blocks held.
+  /// Every class's staging bits in one transfer, read off the classes of programs (staging_follows) that
+  /// the current classes are parts of: setup.staging is asked once per class of programs.
+  struct staging_lookup {
+    std::array<std::vector<int>, max_dims> program_along;  // per class along d: its class of programs along d
+    std::vector<unsigned char> bits;                       // per class of programs
+    std::size_t programs1 = 0, programs2 = 0;              // classes of programs along y and z
+    /// Writes the bits of the classes of row (a, b), z innermost, to `out`.
+    void row(int a, int b, unsigned char* out) const {
+      const std::size_t base =
+          (std::size_t(program_along[0][std::size_t(a)]) * programs1 + std::size_t(program_along[1][std::size_t(b)])) *
+          programs2;
+      for (std::size_t z = 0; z < program_along[2].size(); ++z) out[z] = bits[base + std::size_t(program_along[2][z])];
+    }
+  };
+  staging_lookup staging_of_classes(std::size_t round, std::size_t ti) const {
+    staging_lookup out;
+    const rank_classes& programs = *staging_classes_;
+    for (int d = 0; d < max_dims; ++d)
+      for (int j = 0; j < along_[d]; ++j)
+        out.program_along[d].push_back(programs.class_along(d, classes_.first_along(d, j)));
+    out.programs1 = static_cast<std::size_t>(programs.classes_along(1));
+    out.programs2 = static_cast<std::size_t>(programs.classes_along(2));
+    out.bits.resize(static_cast<std::size_t>(programs.size()));
+    for (int p = 0; p < programs.size(); ++p)
+      out.bits[std::size_t(p)] =
+          static_cast<unsigned char>(setup_.staging(grid_.rank_of(programs.representative(p)), round, ti));
+    return out;
+  }
+
+  /// The tables of transfer `t` as a table_view, with the costs per number of blocks held, packing and
+  /// unpacking charged as staging `bits` say.
   template <bool Alike>
-  table_view<Alike> view_of(const transfer& t, std::size_t round, std::size_t ti) {
-    const unsigned bits = same_staging_ ? staging(0, round, ti) : 0u;
+  table_view<Alike> view_of(const transfer& t, unsigned bits) {
     table_view<Alike> v{};
     for (int d = 0; d < max_dims; ++d) {
       v.ahead[d] = links_.ahead[d].data();
@@ -612,7 +667,7 @@ class class_simulation {
 
   template <bool Alike>
   void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
-    table_view<Alike> v = view_of<Alike>(t, round, ti);
+    table_view<Alike> v = view_of<Alike>(t, uniform_staging(round, ti));
     const auto& members = members_;
     std::int64_t messages = 0;
     double sent_bytes = 0;
@@ -697,6 +752,8 @@ class class_simulation {
   std::vector<char> kinds_;               // alike and border passes: per class along the colour dimension
   std::vector<int> counts_;               // border passes: the blocks each class sends
   std::vector<std::uint64_t> row_held_;   // border passes: the blocks held along a row's first two dimensions
+  std::vector<unsigned char> class_bits_;          // border passes: each class's staging bits, where they vary
+  const rank_classes* staging_classes_ = nullptr;  // the classes setup_.staging follows, if declared
   std::array<std::vector<std::int64_t>, max_dims> members_;  // table transfers: ranks per class along each dimension
   std::vector<char> first_send_, state_;
   std::vector<visit_state> visits_;    // table transfers' recursion

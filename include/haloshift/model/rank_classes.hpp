@@ -62,7 +62,17 @@ class rank_classes {
   /// schedule whose packing follows the whole schedule's classes).
   static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr) {
     rank_classes out;
-    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also);
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also, false);
+    return out;
+  }
+
+  /// The classes of the ranks' compiled programs (which blocks each message
+  /// carries, from where in the layout): coarser than of(): a program
+  /// depends on the properties and the boxes within one transfer's reach,
+  /// not on how far the schedule couples times.
+  static rank_classes programs(const grid_shape& grid, const schedule& s) {
+    rank_classes out;
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, false, nullptr, true);
     return out;
   }
 
@@ -158,7 +168,8 @@ class rank_classes {
   /// How far along `d` a rank's simulated times can depend on other ranks' properties: the distance
   /// the schedule couples ranks over (a round: its longest direction; a synchronous transfer: three
   /// steps of its chains), plus how far the existence of partners and blocks reaches from a rank.
-  static long long window(const schedule& s, int d, bool colours) {
+  /// `reach_only`: the latter alone, what a rank's program depends on.
+  static long long window(const schedule& s, int d, bool colours, bool reach_only) {
     long long coupled = 0, reach = 0;
     for (const schedule_round& r : s.rounds) {
       long long longest = 0;
@@ -172,11 +183,12 @@ class rank_classes {
       }
       if (!colours) coupled += longest;
     }
-    return coupled + reach + 1;
+    return (reach_only ? 0 : coupled) + reach + 1;
   }
 
   /// The classes along `d`.
-  static axis along(const grid_shape& grid, const schedule& s, int d, bool colours, const rank_classes* also) {
+  static axis along(const grid_shape& grid, const schedule& s, int d, bool colours, const rank_classes* also,
+                    bool reach_only) {
     const int n = grid.dim(d);
     if (n == 1) return axis::identity(1);
     const std::vector<int> property = properties(grid, s, d, colours, also);
@@ -188,7 +200,7 @@ class rank_classes {
         return axis::grouped(residue);
       }
     }
-    const long long w = window(s, d, colours);
+    const long long w = window(s, d, colours, reach_only);
     // A window as wide as the dimension tells every coordinate apart (or costs more than it saves).
     if (2 * w + 1 >= n || static_cast<long long>(n) * (2 * w + 1) > (std::int64_t{1} << 26)) return axis::identity(n);
     std::vector<std::vector<int>> windows(static_cast<std::size_t>(n));

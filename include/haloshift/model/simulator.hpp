@@ -114,6 +114,7 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
   if (runs.empty()) return class_simulation(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
   class_simulation simulation(grid, s, setup, classes_of(runs.front(), packed), bytes);
   if (packed && packed->size() == 1) simulation.same_staging_everywhere();
+  if (packed) simulation.staging_follows(*packed);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (i > 0 && simulation.classes().size() < grid.size())
       simulation.refine(classes_of(runs[i], &simulation.classes()));
@@ -153,7 +154,9 @@ inline simulation_result simulate_every_rank(const grid_shape& grid, const sched
 /// `link_time` is set: exactly the times of simulating every rank, at a cost
 /// that no longer grows with the grid on periodic grids (a million ranks in
 /// tens of milliseconds); otherwise every rank is its own class. `setup.staging` must
-/// then give the same bits to ranks of one class, as detail::staging_of does.
+/// then give the same bits to the ranks of one class of programs
+/// (rank_classes::programs: which boxes exist within one transfer's reach), as
+/// detail::staging_of does.
 /// On periodic grids a dimension-by-dimension schedule is simulated phase
 /// by phase (detail::separable_phases), each phase on its own classes; the
 /// times then equal those of the whole simulation up to the rounding of the
@@ -166,7 +169,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   const std::vector<detail::phase> phases = detail::separable_phases(grid, s);
   const double bytes = setup.block_bytes(0);
   const bool packing = setup.staging && setup.cost.copy_beta() > 0;
-  const detail::rank_classes packed = packing ? detail::rank_classes::of(grid, s, false) : detail::rank_classes{};
+  const detail::rank_classes packed = packing ? detail::rank_classes::programs(grid, s) : detail::rank_classes{};
   const auto whole = [&] {
     if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr);
     return detail::class_simulation(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();

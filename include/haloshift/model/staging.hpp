@@ -24,16 +24,23 @@ namespace haloshift::detail {
 /// of one element each: whether a message is contiguous depends only on which
 /// blocks it carries and the rank's layout, not on their size.
 ///
-/// A rank's program depends on its coordinates only through what
-/// rank_classes tells apart (its sender classes and which boxes exist around
-/// it), so one program is compiled per class, when a rank of the class is
-/// first asked about: exact for every rank, borders and TeamShift's members
-/// included, and one compilation on a periodic grid of any size.
+/// A rank's program depends on its coordinates only through its sender
+/// classes and which boxes exist within one transfer's reach of it
+/// (rank_classes::programs), so one program is compiled per class of
+/// programs, when a rank of the class is first asked about: exact for every
+/// rank, borders and TeamShift's members included, one compilation on a
+/// periodic grid of any size, and 729 on a non-periodic grid at k = 3 for
+/// Shift (15^3 = 3,375 with the simulation's wider windows).
 class staging_table {
  public:
   staging_table(const grid_shape& grid, const schedule& s, const range& wanted, std::string_view strategy)
-      : grid_(grid), s_(s), wanted_(wanted), strategy_(strategy), classes_(rank_classes::of(grid, s, false)),
-        bits_(static_cast<std::size_t>(classes_.size())), compiled_(static_cast<std::size_t>(classes_.size()), 0) {}
+      : grid_(grid),
+        s_(s),
+        wanted_(wanted),
+        strategy_(strategy),
+        classes_(rank_classes::programs(grid, s)),
+        bits_(static_cast<std::size_t>(classes_.size())),
+        compiled_(static_cast<std::size_t>(classes_.size()), 0) {}
 
   /// The bits of `rank` in transfer `transfer` of round `round`.
   unsigned operator()(int rank, std::size_t round, std::size_t transfer) const {
@@ -45,14 +52,15 @@ class staging_table {
 
  private:
   void compile_class(std::size_t c) const {
-    const program p = compile(s_, grid_, classes_.representative(static_cast<int>(c)), wanted_,
-                              [](const offset&) { return std::size_t{1}; }, strategy_);
+    const program p = compile(
+        s_, grid_, classes_.representative(static_cast<int>(c)), wanted_, [](const offset&) { return std::size_t{1}; },
+        strategy_);
     auto& rounds = bits_[c];
     rounds.resize(p.rounds.size());
     for (std::size_t r = 0; r < p.rounds.size(); ++r) {
       rounds[r].assign(s_.rounds[r].transfers.size(), 0);
       for (const transfer_program& t : p.rounds[r].transfers) {
-        if (t.self) continue;  // copies to the rank itself are charged as copies
+        if (t.self) continue;                                // copies to the rank itself are charged as copies
         const auto index = static_cast<std::size_t>(t.tag);  // compile tags a transfer by its index
         if (index >= rounds[r].size()) continue;             // beyond 32767 transfers the tag wraps: no charge
         std::uint8_t b = 0;
