@@ -16,6 +16,7 @@
 #include "../grid/grid_shape.hpp"
 #include "../schedule/colouring.hpp"
 #include "../schedule/schedule.hpp"
+#include "chain_passes.hpp"
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 #include "table_view.hpp"
@@ -361,257 +362,38 @@ class class_simulation {
     }
   }
 
-  /// An alike transfer (every class sends all blocks to a partner that is there) whose chains are
-  /// coloured as sends_first() colours cycles: sender-first and receiver-first alternate, except
-  /// that two sender-first ranks meet at the seam of an odd cycle. Then sent() needs no recursion:
-  /// (1) a sender-first class's send waits for its partner's time before the transfer, or at the
-  /// seam for its partner's send; (2) a receiver-first class's send waits for the send it receives
-  /// and for its partner's send, both from (1); (3) a class ends with its send or its receive. Three
-  /// passes whose iterations are independent, where the recursion waits on one send after another;
-  /// the same sums as sent(), term for term. False (nothing done) for any other colouring.
+  /// An alike transfer (every class sends all blocks to a partner that is there) whose chains
+  /// alternate, in passes without recursion (model/chain_passes.hpp). False (nothing done) for any other
+  /// colouring.
   bool alike_passes(const transfer& t, std::size_t round, std::size_t ti) {
-    if (!classify_chains()) return false;
-    const int cd = links_.colour_dim;
-    const unsigned bits = uniform_staging(round, ti);
-    const double bytes = uniform_bytes_ * static_cast<double>(t.blocks.size()), copy_beta = setup_.cost.copy_beta();
-    const double pack = bits & 1u ? copy_beta * bytes : 0.0, unpack = bits & 2u ? copy_beta * bytes : 0.0;
-    const double time = seconds(bytes), delta = setup_.cost.round_delta();
+    if (t.blocks.empty() || !classify_chains(links_, kinds_)) return false;
+    const table_view<true> v = view_of<true>(t, uniform_staging(round, ti));
     messages_ += static_cast<std::size_t>(grid_.size());
-    bytes_ += static_cast<double>(grid_.size()) * bytes;
-    const std::size_t n = static_cast<std::size_t>(n_);
-    done_.resize(n);
-    next_.resize(n);
-    const double* now = now_.data();
-    double* done = done_.data();
-    const char* kinds = kinds_.data();
-    const std::array<const int*, max_dims> ahead{links_.ahead[0].data(), links_.ahead[1].data(),
-                                                 links_.ahead[2].data()};
-    const std::array<const int*, max_dims> behind{links_.behind[0].data(), links_.behind[1].data(),
-                                                  links_.behind[2].data()};
-    // sent()'s sum: max(ready + packing, partner) + time + delta (adding 0 is exact and skipped)
-    const auto sum = [pack, time, delta](double ready, double partner) {
-      const double packed = pack != 0 ? ready + pack : ready;
-      const double t = std::max(packed, partner) + time;
-      return delta != 0 ? t + delta : t;
-    };
-    // Row by row (a, b), z innermost: a row's partners lie in one row each, so their index is a row base plus
-    // the z table, and along x or y the colour is the row's.
-    const auto row = [this](int a, int b) {
-      return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
-             static_cast<std::size_t>(along_[2]);
-    };
-    const int along_z = along_[2];
-    const int *ahead_z = ahead[2], *behind_z = behind[2];
-    double* next = next_.data();
-    for (int a = 0; a < along_[0]; ++a)
-      for (int b = 0; b < along_[1]; ++b) {
-        const std::size_t here = row(a, b), to = row(ahead[0][a], ahead[1][b]);
-        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(sender);
-        if (cd == 2 || row_kind != receiver) {  // (1)
-          const std::size_t after = row(ahead[0][ahead[0][a]], ahead[1][ahead[1][b]]);
-          for (int z = 0; z < along_z; ++z) {
-            const char kind = cd == 2 ? kinds[z] : row_kind;
-            if (kind == receiver) continue;
-            const int tz = ahead_z[z];
-            double partner = now[to + static_cast<std::size_t>(tz)];
-            if (kind == seam) partner = sum(partner, now[after + static_cast<std::size_t>(ahead_z[tz])]);
-            done[here + static_cast<std::size_t>(z)] = sum(now[here + static_cast<std::size_t>(z)], partner);
-          }
-        }
-      }
-    for (int a = 0; a < along_[0]; ++a)  // (2)
-      for (int b = 0; b < along_[1]; ++b) {
-        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(receiver);
-        if (row_kind != receiver) continue;
-        const std::size_t here = row(a, b), to = row(ahead[0][a], ahead[1][b]), from = row(behind[0][a], behind[1][b]);
-        for (int z = 0; z < along_z; ++z) {
-          if (cd == 2 && kinds[z] != receiver) continue;
-          const double received = done[from + static_cast<std::size_t>(behind_z[z])] + unpack;
-          done[here + static_cast<std::size_t>(z)] = sum(received, done[to + static_cast<std::size_t>(ahead_z[z])]);
-        }
-      }
-    for (int a = 0; a < along_[0]; ++a)  // (3)
-      for (int b = 0; b < along_[1]; ++b) {
-        const std::size_t here = row(a, b), from = row(behind[0][a], behind[1][b]);
-        const char row_kind = cd == 0 ? kinds[a] : cd == 1 ? kinds[b] : static_cast<char>(sender);
-        for (int z = 0; z < along_z; ++z) {
-          const bool receives_last = (cd == 2 ? kinds[z] : row_kind) == receiver;
-          next[here + static_cast<std::size_t>(z)] = receives_last
-                                                         ? done[here + static_cast<std::size_t>(z)]
-                                                         : done[from + static_cast<std::size_t>(behind_z[z])] + unpack;
-        }
-      }
+    bytes_ += static_cast<double>(grid_.size()) * v.by_count[v.blocks].bytes;
+    alike_chain_passes(v, {along_[0], kinds_.data(), next_.data()});
     now_.swap(next_);
     return true;
   }
-  enum colour_kind : char { sender, seam, receiver };  // seam: a sender-first class sending to one
 
-  /// Classifies the classes along the colour dimension for the passes (kinds_): sender (sends first, to a
-  /// receiver-first class or beyond a border), seam (sends first, to a sender-first class whose own partner
-  /// receives first), receiver (receives first, between sender-first classes or borders). False for any other
-  /// colouring (a custom strategy's chains), which takes the recursion.
-  bool classify_chains() {
-    const int cd = links_.colour_dim;
-    if (cd < 0) return false;
-    const std::vector<int>&ahead_cd = links_.ahead[cd], &behind_cd = links_.behind[cd];
-    const std::vector<char>& first = links_.first;
-    const auto sends_first = [&first](int j) { return j >= 0 && first[static_cast<std::size_t>(j)] != 0; };
-    kinds_.resize(first.size());
-    for (std::size_t j = 0; j < first.size(); ++j) {
-      const int ahead = ahead_cd[j], behind = behind_cd[j];
-      if (first[j] && !sends_first(ahead))
-        kinds_[j] = sender;
-      else if (first[j] && !sends_first(ahead_cd[static_cast<std::size_t>(ahead)]))
-        kinds_[j] = seam;
-      else if (!first[j] && (ahead < 0 || sends_first(ahead)) && (behind < 0 || sends_first(behind)))
-        kinds_[j] = receiver;
-      else
-        return false;
-    }
-    return true;
-  }
-
-  /// A transfer with borders (partners or blocks missing, table_view<false>) whose chains classify_chains()
-  /// accepts: alike_passes' three passes, after a pass (0) that counts each class's blocks once (0: it sends
-  /// nothing, beyond a border or with no block there). A class then sends or receives only where those counts
-  /// say, and each send costs what its own count does; the sums are sent()'s and received()'s, term for term.
-  /// Where staging bits vary (staging_follows), pass 0 also reads each class's bits off its class of programs,
-  /// and a class packs its send and unpacks its receive by its own bits, as sent() and received() do.
+  /// A transfer with borders (partners or blocks missing) whose chains alternate, in passes without
+  /// recursion (model/chain_passes.hpp). Where staging bits vary between classes (staging_follows), each
+  /// class packs and unpacks by the bits of its class of programs, as sent() and received() do. False
+  /// (nothing done) for any other colouring, or bits that vary without classes of programs to read.
   bool border_passes(const transfer& t, std::size_t round, std::size_t ti) {
-    if (!classify_chains()) return false;
-    const int cd = links_.colour_dim;
     const bool per_class = staging_varies();
-    if (per_class && !staging_classes_) return false;
+    if ((per_class && !staging_classes_) || !classify_chains(links_, kinds_)) return false;
     const table_view<false> v = view_of<false>(t, per_class ? 3u : uniform_staging(round, ti));
+    count_members();
     const staging_lookup staged = per_class ? staging_of_classes(round, ti) : staging_lookup{};
-    const std::size_t n = static_cast<std::size_t>(n_);
-    done_.resize(n);
-    counts_.resize(n);
-    int* counts = counts_.data();
-    const double* now = now_.data();
-    double* done = done_.data();
-    double* next = next_.data();
-    // Row by row (a, b), z innermost, as alike_passes; a row's partners lie in one row each, or none.
-    const auto row = [this](int a, int b) {
-      if (a < 0 || b < 0) return none;
-      return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
-             static_cast<std::size_t>(along_[2]);
-    };
-    const auto in_row = [](std::size_t base, int z) { return base == none || z < 0 ? none : base + std::size_t(z); };
-    const int along_z = along_[2];
-    const int *ahead_z = v.ahead[2], *behind_z = v.behind[2];
-    const std::size_t words = v.words;
-    std::vector<std::uint64_t>& row_held = row_held_;
-    row_held.resize(words);
-    class_bits_.resize(per_class ? n : 0);
-    unsigned char* class_bits = class_bits_.data();
-    std::int64_t messages = 0;
-    double sent_bytes = 0;
-    for (int a = 0; a < along_[0]; ++a)  // (0) the blocks each class sends
-      for (int b = 0; b < along_[1]; ++b) {
-        const std::size_t here = row(a, b), to = row(v.ahead[0][a], v.ahead[1][b]);
-        for (std::size_t w = 0; w < words; ++w)
-          row_held[w] = v.held[0][std::size_t(a) * words + w] & v.held[1][std::size_t(b) * words + w];
-        const std::int64_t row_members = members_[0][std::size_t(a)] * members_[1][std::size_t(b)];
-        if (per_class) staged.row(a, b, class_bits + here);
-        for (int z = 0; z < along_z; ++z) {
-          int count = 0;
-          if (to != none && ahead_z[z] >= 0) {
-            if (words == 0) count = v.blocks;
-            for (std::size_t w = 0; w < words; ++w)
-              count += std::popcount(row_held[w] & v.held[2][std::size_t(z) * words + w]);
-          }
-          counts[here + std::size_t(z)] = count;
-          if (count == 0) continue;
-          const std::int64_t m = row_members * members_[2][std::size_t(z)];
-          messages += m;
-          sent_bytes += static_cast<double>(m) * v.by_count[count].bytes;
-        }
-      }
-    // A class's bits: its own where they vary, else all, by_count having charged the common ones.
-    const auto bits = [per_class, class_bits](std::size_t c) { return per_class ? unsigned(class_bits[c]) : 3u; };
-    // sent()'s sum for class c sending `count` blocks
-    const auto sum = [&](std::size_t c, int count, double ready, double partner) {
-      const message_cost& x = v.by_count[count];
-      return std::max(ready + (bits(c) & 1u ? x.pack : 0.0), partner) + x.seconds + v.delta;
-    };
-    // when class c's receive from class `from` completes
-    const auto received = [&](std::size_t c, std::size_t from) {
-      return done[from] + (bits(c) & 2u ? v.by_count[counts[from]].unpack : 0.0);
-    };
-    const auto row_kind = [&](int a, int b) {
-      return cd == 0 ? kinds_[std::size_t(a)] : cd == 1 ? kinds_[std::size_t(b)] : static_cast<char>(sender);
-    };
-    for (int a = 0; a < along_[0]; ++a)  // (1) sender-first classes
-      for (int b = 0; b < along_[1]; ++b) {
-        const char kind_ab = row_kind(a, b);
-        if (cd != 2 && kind_ab == receiver) continue;
-        const int ta = v.ahead[0][a], tb = v.ahead[1][b];
-        const std::size_t here = row(a, b), to_row = row(ta, tb);
-        if (to_row == none) continue;  // no partner along this row
-        const std::size_t after_row = row(v.ahead[0][ta], v.ahead[1][tb]);
-        for (int z = 0; z < along_z; ++z) {
-          const std::size_t c = here + std::size_t(z);
-          const char kind = cd == 2 ? kinds_[std::size_t(z)] : kind_ab;
-          if (kind == receiver || counts[c] == 0) continue;
-          const int tz = ahead_z[z];
-          const std::size_t to = to_row + std::size_t(tz);
-          double partner = now[to];
-          if (kind == seam && counts[to] > 0)
-            partner = sum(to, counts[to], now[to], now[after_row + std::size_t(ahead_z[tz])]);
-          done[c] = sum(c, counts[c], now[c], partner);
-        }
-      }
-    for (int a = 0; a < along_[0]; ++a)  // (2) receiver-first classes
-      for (int b = 0; b < along_[1]; ++b) {
-        const char kind_ab = row_kind(a, b);
-        if (cd != 2 && kind_ab != receiver) continue;
-        const std::size_t here = row(a, b), to_row = row(v.ahead[0][a], v.ahead[1][b]),
-                          from_row = row(v.behind[0][a], v.behind[1][b]);
-        if (to_row == none) continue;
-        for (int z = 0; z < along_z; ++z) {
-          const std::size_t c = here + std::size_t(z);
-          if ((cd == 2 && kinds_[std::size_t(z)] != receiver) || counts[c] == 0) continue;
-          const std::size_t from = in_row(from_row, behind_z[z]), to = to_row + std::size_t(ahead_z[z]);
-          const double ready = from != none && counts[from] > 0 ? received(c, from) : now[c];
-          done[c] = sum(c, counts[c], ready, counts[to] > 0 ? done[to] : now[to]);
-        }
-      }
-    for (int a = 0; a < along_[0]; ++a)  // (3) as complete(): a class ends with its send or its receive
-      for (int b = 0; b < along_[1]; ++b) {
-        const char kind_ab = row_kind(a, b);
-        const std::size_t here = row(a, b), from_row = row(v.behind[0][a], v.behind[1][b]);
-        for (int z = 0; z < along_z; ++z) {
-          const std::size_t c = here + std::size_t(z), from = in_row(from_row, behind_z[z]);
-          const bool sends = counts[c] > 0, receives = from != none && counts[from] > 0;
-          const bool receives_first = (cd == 2 ? kinds_[std::size_t(z)] : kind_ab) == receiver;
-          if (sends && (!receives || !receives_first))
-            next[c] = receives ? received(c, from) : done[c];
-          else if (receives)
-            next[c] = sends ? done[c] : received(c, from);
-          else
-            next[c] = now[c];
-        }
-      }
-    messages_ += static_cast<std::size_t>(messages);
-    bytes_ += sent_bytes;
+    const pass_totals sent = border_chain_passes(v, {along_[0], kinds_.data(), next_.data()}, members_,
+                                                 per_class ? &staged : nullptr, pass_scratch_);
+    messages_ += static_cast<std::size_t>(sent.messages);
+    bytes_ += sent.bytes;
     now_.swap(next_);
     return true;
   }
   /// Every class's staging bits in one transfer, read off the classes of programs (staging_follows) that
   /// the current classes are parts of: setup.staging is asked once per class of programs.
-  struct staging_lookup {
-    std::array<std::vector<int>, max_dims> program_along;  // per class along d: its class of programs along d
-    std::vector<unsigned char> bits;                       // per class of programs
-    std::size_t programs1 = 0, programs2 = 0;              // classes of programs along y and z
-    /// Writes the bits of the classes of row (a, b), z innermost, to `out`.
-    void row(int a, int b, unsigned char* out) const {
-      const std::size_t base =
-          (std::size_t(program_along[0][std::size_t(a)]) * programs1 + std::size_t(program_along[1][std::size_t(b)])) *
-          programs2;
-      for (std::size_t z = 0; z < program_along[2].size(); ++z) out[z] = bits[base + std::size_t(program_along[2][z])];
-    }
-  };
   staging_lookup staging_of_classes(std::size_t round, std::size_t ti) const {
     staging_lookup out;
     const rank_classes& programs = *staging_classes_;
@@ -645,9 +427,6 @@ class class_simulation {
     v.along2 = static_cast<std::size_t>(along_[2]);
     v.now = now_.data();
     v.done = done_.data();
-    visits_.resize(static_cast<std::size_t>(n_));
-    std::fill(visits_.begin(), visits_.end(), visit_state::none);
-    v.state = visits_.data();
     // per number of blocks held: bytes, the message's time and delta, packing and unpacking
     const double copy_beta = setup_.cost.copy_beta(), delta = setup_.cost.round_delta();
     by_count_.resize(t.blocks.size() + 1);
@@ -658,16 +437,23 @@ class class_simulation {
     }
     v.by_count = by_count_.data();
     v.delta = delta;
+    return v;
+  }
+  /// members_: the ranks of each class along each dimension.
+  void count_members() {
     for (int d = 0; d < max_dims; ++d) {
       members_[d].clear();
       for (int j = 0; j < along_[d]; ++j) members_[d].push_back(classes_.count_along(d, j));
     }
-    return v;
   }
 
   template <bool Alike>
   void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
     table_view<Alike> v = view_of<Alike>(t, uniform_staging(round, ti));
+    visits_.resize(static_cast<std::size_t>(n_));
+    std::fill(visits_.begin(), visits_.end(), visit_state::none);
+    v.state = visits_.data();
+    count_members();
     const auto& members = members_;
     std::int64_t messages = 0;
     double sent_bytes = 0;
@@ -750,10 +536,8 @@ class class_simulation {
   bool same_staging_ = false;             // setup_.staging gives every rank the same bits
   std::vector<message_cost> by_count_;    // table transfers: a message's costs per number of blocks
   std::vector<char> kinds_;               // alike and border passes: per class along the colour dimension
-  std::vector<int> counts_;               // border passes: the blocks each class sends
-  std::vector<std::uint64_t> row_held_;   // border passes: the blocks held along a row's first two dimensions
-  std::vector<unsigned char> class_bits_;          // border passes: each class's staging bits, where they vary
-  const rank_classes* staging_classes_ = nullptr;  // the classes setup_.staging follows, if declared
+  chain_pass_scratch pass_scratch_;       // border passes
+  const rank_classes* staging_classes_ = nullptr;            // the classes setup_.staging follows, if declared
   std::array<std::vector<std::int64_t>, max_dims> members_;  // table transfers: ranks per class along each dimension
   std::vector<char> first_send_, state_;
   std::vector<visit_state> visits_;    // table transfers' recursion
