@@ -298,6 +298,58 @@ TEST_CASE("rendezvous with packing on grids with borders: each class packs by it
       }
 }
 
+TEST_CASE("non-periodic rendezvous at scale: classes merged after each transfer", "[model][classes]") {
+  // simulate() merges the classes whose times agree after each rendezvous transfer and tells them apart again
+  // by the next transfer's window, so a non-periodic grid keeps a few classes per dimension where the whole
+  // schedule's windows would make every rank a class. Exact: every rank's time equals its own simulation, on
+  // grids wider than a transfer's window, with and without packing.
+  for (const std::vector<int>& dims : {std::vector<int>{40, 36}, std::vector<int>{20, 16, 12}})
+    for (const char* strategy : {"SingleHop", "TtlMultiHop", "Shift", "TeamShift"})
+      for (int k : {1, 3})
+        for (const double copy_beta : {0.0, 0.3e-9}) {
+          simulated_case c;
+          c.grid = hs::grid_shape(dims, std::vector<bool>(dims.size(), false));
+          c.r = hs::make_range(c.grid, k);
+          c.strategy = strategy;
+          c.s = c.strategy == "TeamShift"
+                    ? hs::TeamShift::make_schedule(c.grid, c.r, {.team = {2, 2, dims.size() > 2 ? 2 : 1}})
+                    : hs::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
+          c.setup.cost = hs::hockney(1e-6, 5e-10, 0.2e-6).with_round_delta(0.1e-6).with_copy_beta(copy_beta);
+          c.setup.mode = hs::protocol::rendezvous;
+          c.setup.block_bytes = [](int) { return 1000.0; };
+          if (copy_beta > 0) c.setup.staging = hs::detail::staging_of(c.grid, c.s, c.r, strategy);
+          c.text = std::string(strategy) + " on " + hs::to_string(c.grid) + ", k " + std::to_string(k) +
+                   (copy_beta > 0 ? ", packing" : "");
+          check_same_times(c);
+        }
+  // Classes of different programs are not merged, even with equal times: on 12 x 4 (x non-periodic, y
+  // periodic) the first transfer leaves every rank at one time, and only the ranks one box from a border of x
+  // pack in the second. The last transfer, along x, reaches two boxes, so the classes of programs (which
+  // setup.staging may tell apart) hold x = 1 and x = 10 apart, where the second transfer's own window (one box
+  // along x) does not.
+  hs::schedule s;
+  s.rounds.push_back({{hs::transfer{{0, 1, 0}, {hs::zero_offset}}}});
+  s.rounds.push_back({{hs::transfer{{0, -1, 0}, {hs::zero_offset}}}});
+  s.rounds.push_back({{hs::transfer{{1, 0, 0}, {hs::zero_offset}}}});
+  for (const int border : {1, 10})
+    for (const unsigned bits : {1u, 2u}) {
+      simulated_case c;
+      c.grid = hs::grid_shape({12, 4}, {false, true});
+      c.s = s;
+      c.setup.cost = hs::hockney(1e-6, 5e-10, 0.2e-6).with_copy_beta(0.3e-9);
+      c.setup.mode = hs::protocol::rendezvous;
+      c.setup.block_bytes = [](int) { return 1000.0; };
+      const hs::grid_shape g = c.grid;
+      c.setup.staging = [g, border, bits](int rank, std::size_t round, std::size_t) {
+        return round == 1 && g.coords_of(rank)[0] == border ? bits : 0u;
+      };
+      c.text = "border " + std::to_string(border) + ", bits " + std::to_string(bits);
+      const auto programs = hs::detail::rank_classes::programs(c.grid, s);
+      REQUIRE(programs.class_along(0, border) != programs.class_along(0, 5));
+      check_same_times(c);
+    }
+}
+
 TEST_CASE("the packing table compiled per class equals the one compiled per rank", "[model][classes]") {
   // 7 x 6 x 5: every coordinate near a border; 24 x 18 x 3: wide enough that the classes of programs
   // (rank_classes::programs, one transfer's reach) collapse the bulk of a non-periodic dimension.

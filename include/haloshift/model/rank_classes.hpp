@@ -66,6 +66,14 @@ class rank_classes {
     return out;
   }
 
+  /// The classes given by a key per coordinate along each dimension (`key[d][x]`): coordinates with
+  /// equal keys are one class along d.
+  static rank_classes from_keys(const std::array<std::vector<int>, max_dims>& key) {
+    rank_classes out;
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = axis::grouped(key[d]);
+    return out;
+  }
+
   /// The classes of the ranks' compiled programs (which blocks each message
   /// carries, from where in the layout): coarser than of(): a program
   /// depends on the properties and the boxes within one transfer's reach,

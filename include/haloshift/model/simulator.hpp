@@ -84,14 +84,19 @@ inline bool constant_along(const grid_shape& grid, const std::vector<double>& ti
 }  // namespace detail
 
 namespace detail {
-/// Rendezvous, on classes that grow finer as the schedule goes. A run of
-/// transfers coloured along one dimension (and the times it started from)
-/// tells ranks apart only by their coordinate along that dimension, so it is
-/// simulated on the classes of that run (rank_classes::of the run), each of
-/// them a part of a class of the runs before it. With a round's transfers
-/// ordered by colour (order_by_colour) a round of SingleHop on an odd
-/// 101^3 ring runs 294 transfers on 101 classes, 42 on 101^2 and only the
-/// last 6 on a million. `packed`: the classes the staging bits follow, if any.
+/// Rendezvous, on classes that follow the schedule transfer by transfer. A
+/// run of transfers coloured along one dimension (and the times it started
+/// from) tells ranks apart only by their coordinate along that dimension, and
+/// each transfer only within its own window: every transfer is simulated on
+/// the classes that it and the times before it tell apart (rank_classes::of
+/// the transfer, with the current classes as `also`), and afterwards the
+/// classes whose times agree are merged (class_simulation::merge_alike). With
+/// a round's transfers ordered by colour (order_by_colour) a round of
+/// SingleHop on an odd 101^3 ring runs 294 transfers on at most 101 classes,
+/// 42 on 101^2 and the last 6 on a million; a non-periodic grid, where the
+/// whole schedule's windows tell every rank apart, keeps a few classes per
+/// dimension near each border. `packed`: the classes the staging bits
+/// follow, if any (never merged across).
 inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& s, const simulation_setup& setup,
                                         double bytes, const rank_classes* packed) {
   struct step {
@@ -112,14 +117,21 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
     return rank_classes::of(grid, part, true, also);
   };
   if (runs.empty()) return class_simulation(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
-  class_simulation simulation(grid, s, setup, classes_of(runs.front(), packed), bytes);
+  class_simulation simulation(grid, s, setup, classes_of({runs.front().front()}, packed), bytes);
   if (packed && packed->size() == 1) simulation.same_staging_everywhere();
   if (packed) simulation.staging_follows(*packed);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (i > 0 && simulation.classes().size() < grid.size())
-      simulation.refine(classes_of(runs[i], &simulation.classes()));
-    for (const step& x : runs[i]) simulation.rendezvous_transfer(x.round, x.transfer);
-  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (std::size_t j = 0; j < runs[i].size(); ++j) {
+      const step& x = runs[i][j];
+      // Each transfer on the classes its own window tells apart, then the classes whose times agree
+      // merged again (class_simulation::merge_alike).
+      if ((i > 0 || j > 0) && simulation.classes().size() < grid.size()) {
+        rank_classes finer = classes_of({x}, &simulation.classes());
+        if (finer.size() > simulation.classes().size()) simulation.refine(std::move(finer));
+      }
+      simulation.rendezvous_transfer(x.round, x.transfer);
+      simulation.merge_alike(packed);
+    }
   return simulation.result();
 }
 
