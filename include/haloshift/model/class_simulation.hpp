@@ -6,12 +6,10 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -87,17 +85,8 @@ class class_simulation {
   /// (bit for bit) are merged, and the next transfer's classes are told apart again by that
   /// transfer's window (rank_classes::of with these classes as `also`).
   void merge_alike(const rank_classes* keep_apart) {
-    std::array<std::vector<int>, max_dims> group;  // per class along d: the class along d it joins
-    bool merged = false;
-    for (int d = 0; d < max_dims; ++d) {
-      merged = merge_along(d, keep_apart, group[d]) || merged;
-    }
-    if (!merged) return;
-    std::array<std::vector<int>, max_dims> key;
-    for (int d = 0; d < max_dims; ++d)
-      for (int x = 0; x < grid_.dim(d); ++x)
-        key[d].push_back(group[d][static_cast<std::size_t>(classes_.class_along(d, x))]);
-    refine(rank_classes::from_keys(key));
+    rank_classes coarser = classes_.merged_where_equal(now_, keep_apart);
+    if (coarser.size() < classes_.size()) refine(std::move(coarser));
   }
 
   /// Goes on with other classes on which the times so far are constant: finer ones (each a part of
@@ -188,49 +177,6 @@ class class_simulation {
   }
 
  private:
-  /// merge_alike along `d`: `group[j]` is the first class along d whose times, on every class along the
-  /// other dimensions, equal class j's bit for bit (and which lies in j's class of `keep_apart`). True
-  /// when some class joins another.
-  bool merge_along(int d, const rank_classes* keep_apart, std::vector<int>& group) const {
-    const int n = along_[d];
-    group.resize(static_cast<std::size_t>(n));
-    // class j's slice: the times of the classes (..., j, ...) with j along d, in index order
-    const std::size_t inner = d == 0   ? std::size_t(along_[1]) * std::size_t(along_[2])
-                              : d == 1 ? std::size_t(along_[2])
-                                       : 1;
-    const std::size_t outer = d == 0   ? 1
-                              : d == 1 ? std::size_t(along_[0])
-                                       : std::size_t(along_[0]) * std::size_t(along_[1]);
-    const std::size_t stride = inner * std::size_t(n);  // from one outer block to the next
-    const auto bits = [&](int j, std::size_t o, std::size_t i) {
-      return std::bit_cast<std::uint64_t>(now_[o * stride + std::size_t(j) * inner + i]);
-    };
-    const auto same_times = [&](int j, int k) {
-      for (std::size_t o = 0; o < outer; ++o)
-        for (std::size_t i = 0; i < inner; ++i)
-          if (bits(j, o, i) != bits(k, o, i)) return false;
-      return true;
-    };
-    const auto apart = [&](int j) { return keep_apart ? keep_apart->class_along(d, classes_.first_along(d, j)) : 0; };
-    std::unordered_map<std::uint64_t, std::vector<int>> by_hash;  // a slice's hash: the groups' first classes
-    bool merged = false;
-    for (int j = 0; j < n; ++j) {
-      std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(apart(j));  // FNV-1a over the bits
-      for (std::size_t o = 0; o < outer; ++o)
-        for (std::size_t i = 0; i < inner; ++i) h = (h ^ bits(j, o, i)) * 1099511628211ull;
-      std::vector<int>& firsts = by_hash[h];
-      group[std::size_t(j)] = j;
-      for (const int first : firsts)
-        if (apart(first) == apart(j) && same_times(first, j)) {
-          group[std::size_t(j)] = first;
-          merged = true;
-          break;
-        }
-      if (group[std::size_t(j)] == j) firsts.push_back(j);
-    }
-    return merged;
-  }
-
   /// A class's send in one transfer, as its representative makes it.
   struct send {
     double bytes = 0, seconds = 0;

@@ -30,10 +30,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "../grid/grid_shape.hpp"
@@ -66,11 +68,22 @@ class rank_classes {
     return out;
   }
 
-  /// The classes given by a key per coordinate along each dimension (`key[d][x]`): coordinates with
-  /// equal keys are one class along d.
-  static rank_classes from_keys(const std::array<std::vector<int>, max_dims>& key) {
+  /// Coarser classes on which `values` (one per class, in class order) are still constant: along each
+  /// dimension the classes whose values agree bit for bit on every class along the other dimensions
+  /// become one, unless they lie in different classes of `keep_apart` along that dimension. Equal
+  /// values along d for (.., i, ..) and (.., j, ..), and along e likewise, make the products of the
+  /// merged classes hold one value, so every dimension merges at once.
+  rank_classes merged_where_equal(const std::vector<double>& values, const rank_classes* keep_apart) const {
+    std::array<std::vector<int>, max_dims> joins;  // per class along d: the class along d it joins
+    bool merged = false;
+    for (int d = 0; d < max_dims; ++d) merged = equal_slices(values, d, keep_apart, joins[d]) || merged;
+    if (!merged) return *this;
     rank_classes out;
-    for (int d = 0; d < max_dims; ++d) out.axes_[d] = axis::grouped(key[d]);
+    for (int d = 0; d < max_dims; ++d) {
+      std::vector<int> key;
+      for (const int j : axes_[d].of) key.push_back(joins[d][static_cast<std::size_t>(j)]);
+      out.axes_[d] = axis::grouped(key);
+    }
     return out;
   }
 
@@ -227,6 +240,48 @@ class rank_classes {
       }
     }
     return axis::grouped(windows);
+  }
+
+  /// merged_where_equal along `d`: `joins[j]` is the first class along d whose slice of `values` (the
+  /// classes with j along d, in class order) equals class j's bit for bit and which lies in j's class of
+  /// `keep_apart`; j itself if none. True when some class joins another.
+  bool equal_slices(const std::vector<double>& values, int d, const rank_classes* keep_apart,
+                    std::vector<int>& joins) const {
+    const int n = axes_[d].classes();
+    std::size_t inner = 1, outer = 1;  // classes along the later and the earlier dimensions
+    for (int e = d + 1; e < max_dims; ++e) inner *= static_cast<std::size_t>(axes_[e].classes());
+    for (int e = 0; e < d; ++e) outer *= static_cast<std::size_t>(axes_[e].classes());
+    const std::size_t stride = inner * static_cast<std::size_t>(n);
+    const auto bits = [&](int j, std::size_t o, std::size_t i) {
+      return std::bit_cast<std::uint64_t>(values[o * stride + static_cast<std::size_t>(j) * inner + i]);
+    };
+    const auto same_slices = [&](int j, int k) {
+      for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t i = 0; i < inner; ++i)
+          if (bits(j, o, i) != bits(k, o, i)) return false;
+      return true;
+    };
+    const auto apart = [&](int j) {
+      return keep_apart ? keep_apart->class_along(d, axes_[d].first[static_cast<std::size_t>(j)]) : 0;
+    };
+    joins.resize(static_cast<std::size_t>(n));
+    std::unordered_map<std::uint64_t, std::vector<int>> by_hash;  // a slice's hash: the first classes with it
+    bool merged = false;
+    for (int j = 0; j < n; ++j) {
+      std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(apart(j));  // FNV-1a over the bits
+      for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t i = 0; i < inner; ++i) h = (h ^ bits(j, o, i)) * 1099511628211ull;
+      std::vector<int>& firsts = by_hash[h];
+      joins[static_cast<std::size_t>(j)] = j;
+      for (const int first : firsts)
+        if (apart(first) == apart(j) && same_slices(first, j)) {
+          joins[static_cast<std::size_t>(j)] = first;
+          merged = true;
+          break;
+        }
+      if (joins[static_cast<std::size_t>(j)] == j) firsts.push_back(j);
+    }
+    return merged;
   }
 
   /// The smallest p dividing n with property[x] == property[(x + p) mod n] for all x (n: none smaller):
