@@ -36,7 +36,7 @@
 #include "select/auto_hook.hpp"
 #include "strategy.hpp"
 #include "strategy_registry.hpp"
-#include <haloshift/version.hpp>  // generated from project(VERSION) at configure time
+#include "version.hpp"
 
 /// @namespace haloshift
 /// @brief haloshift's public API: grids, strategies, plans, payloads, the

@@ -289,7 +289,10 @@ struct plan_builder {
     // What may differ across ranks, reduced in the same collective: the element count (equal
     // everywhere: no count exchange) and the structure's extremes (the size checks below).
     plan_spreads spreads(local_count);
-    auto& [count, blocks, message_blocks] = spreads.all;
+    // References, not a structured binding: clang before 16 cannot capture bindings in the lambda below.
+    auto& count = spreads.all[0];
+    auto& blocks = spreads.all[1];
+    auto& message_blocks = spreads.all[2];
     // The first collective of every plan kind is this check, on the grid's communicator: ranks that
     // disagree (even one asking Auto) meet here and raise together before any other communication.
     mpi::agree(grid.comm(),
