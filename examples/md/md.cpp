@@ -584,7 +584,7 @@ class simulation {
         for (std::size_t s = ghost_head_[first]; s < ghost_head_[last]; ++s) {
           const std::uint32_t j = ghost_order_[s];
           neighbors_[count] = j;
-          count += (!o_.newton || id_[j] > id_[i]) & within(j);
+          count += static_cast<unsigned>(!o_.newton || id_[j] > id_[i]) & static_cast<unsigned>(within(j));  // no branch
         }
       });
       first_[i + 1] = count;
