@@ -183,6 +183,17 @@ struct selective_builder {
     return rc;
   }
 
+  /// What the holder at position `q` from the source of the block at `o` holds of it: the counts
+  /// every source sent along the counting program.
+  struct needed_counts {
+    const detail::program& counting;
+    const offset_box& box;
+    const std::vector<std::uint64_t>& counts;
+    std::size_t operator()(const offset& o, const offset& q) const {
+      return counts[counting.layout.slots()[counting.layout.find(o)].first + box.index(q)];
+    }
+  };
+
   /// The part of a build that depends on the keys: this rank owns `own`; `p` (built before, or
   /// new) gets the program, `keys` the keys of all elements (owned, then ghosts), its capacity
   /// reused. Collective over `p`'s communicator; the arguments were checked already.
@@ -193,77 +204,96 @@ struct selective_builder {
     keys.resize(owned);
     for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
     const std::span<const Key> own(keys.data(), owned);
-    const grid_shape& shape = rc.shape;
-    const offset coords = rc.coords;
-    const offset_box& box = rc.box;
-    const schedule& sched = rc.sched;
-    const strategy_entry& s = rc.strategy;
-    const Needs& needs = rc.needs;
     MPI_Comm comm = p.comm();
-    // Every source counts what each holder position needs of it; the counts travel as a block
-    // exchange. A geometric selector (the library's own: a particle cutoff, a ghost width) is a
-    // product over dimensions of conditions that only shrink away from the source, so per key and
-    // dimension the positions that need it form an interval around 0, found by walking out to the
-    // first refusal of the one-dimensional test (its `interval`), and the key counts for every position in
-    // the product of its intervals: a key deep inside the box costs two comparisons per dimension,
-    // as LAMMPS's borders bins atoms by box layer. A user's selector is tested at every position,
-    // so that one which is not geometric is caught (the keys' journey below recounts, and the
-    // final agreement reports it).
-    const std::size_t volume = box.volume();
-    std::vector<std::uint64_t> mine(volume, 0);
-    const int ndims = shape.ndims();
+    // Every source counts what each holder position needs of it; the counts travel as a block exchange.
+    const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own);
+    std::vector<std::uint64_t> counts(rc.counting.layout.total());
+    run_forward(rc.counting, comm, mine.data(), counts.data(), *p.resources_);
+    const needed_counts needed{rc.counting, rc.box, counts};
+    detail::program& program = *p.program_;
+    program = detail::compile(
+        rc.sched, rc.shape, rc.coords, rc.r,
+        [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, rc.strategy.name,
+        detail::own_place::first);
+    shift_tags(program, rc.tags);
+    if constexpr (!is_geometric<Needs>) check_counts_follow_the_schedule(comm, rc, own.size(), needed);
+    const std::optional<std::string> not_geometric = send_keys<Key>(p, rc, needed, keys);
+    // A geometric selector picks what it counted by construction (the same one-dimensional tests):
+    // no agreement needed.
+    if constexpr (!is_geometric<Needs>)
+      mpi::agree(comm, [&] {
+        if (not_geometric) throw error(*not_geometric);
+      });
+    const auto& slots = program.layout.slots();
+    p.blocks_.clear();
+    for (std::size_t slot = 0; slot < slots.size(); ++slot)
+      if (static_cast<int>(slot) != program.layout.own()) p.blocks_.push_back(slots[slot]);
+    p.storage_ = program.layout.total();
+    // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
+    if (rc.strategy.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
+    p.reserve(sizeof(Key));
+  }
+
+  /// How many of `own` each holder position of the recipe's box needs. A geometric selector (the
+  /// library's own: a particle cutoff, a ghost width) is a product over dimensions of conditions
+  /// that only shrink away from the source, so per key and dimension the positions that need it
+  /// form an interval around 0, found by walking out to the first refusal of the one-dimensional
+  /// test (its `interval`), and the key counts for every position in the product of its intervals:
+  /// a key deep inside the box costs two comparisons per dimension, as LAMMPS's borders bins atoms
+  /// by box layer. A user's selector is tested at every position, so that one which is not
+  /// geometric is caught (the keys' journey recounts, and the final agreement reports it).
+  template <transferable Key, class Needs>
+  static std::vector<std::uint64_t> count_by_position(const selective_recipe<Needs>& rc, std::span<const Key> own) {
+    const offset_box& box = rc.box;
+    std::vector<std::uint64_t> mine(box.volume(), 0);
     if constexpr (is_geometric<Needs>) {
-      count_needed<Key>(*rc.prepared, coords, box, ndims, own, mine);
+      count_needed<Key>(*rc.prepared, rc.coords, box, rc.shape.ndims(), own, mine);
     } else {
       for (int z = box.lo[2]; z <= box.hi[2]; ++z)
         for (int y = box.lo[1]; y <= box.hi[1]; ++y)
           for (int x = box.lo[0]; x <= box.hi[0]; ++x) {
             const offset q{x, y, z};
             std::uint64_t n = 0;
-            for (const Key& key : own) n += needs(coords, q, key) ? 1 : 0;
+            for (const Key& key : own) n += rc.needs(rc.coords, q, key) ? 1 : 0;
             mine[box.index(q)] = n;
           }
       mine[box.index(zero_offset)] = own.size();
     }
-    const detail::program& counting = rc.counting;
-    std::vector<std::uint64_t> counts(counting.layout.total());
-    run_forward(counting, comm, mine.data(), counts.data(), *p.resources_);
-    // What the holder at position `q` from the source of the block at `o` holds of it.
-    auto needed = [&](const offset& o, const offset& q) -> std::size_t {
-      return counts[counting.layout.slots()[counting.layout.find(o)].first + box.index(q)];
-    };
-    detail::program& program = *p.program_;
-    program = detail::compile(
-        sched, shape, coords, rc.r,
-        [&](const offset& o) { return o == zero_offset ? own.size() : needed(o, -o); }, s.name,
-        detail::own_place::first);
-    shift_tags(program, rc.tags);
+    return mine;
+  }
 
-    // A user's selector that is not geometric can want, at a box further on, elements a box on the
-    // way never got: its sender then has no message while the receiver waits for one. Found from
-    // the counts alone, on every rank together, before any key moves.
-    if constexpr (!is_geometric<Needs>) {
-      mpi::agree(comm, [&] {
-        for (std::size_t round = 0; round < sched.rounds.size(); ++round)
-          for (const transfer& t : sched.rounds[round].transfers) {
-            if (!detail::sends(shape, coords, t)) continue;
-            for (const offset& o : t.blocks) {
-              if (!shape.exists(coords, o)) continue;
-              const std::size_t held = o == zero_offset ? own.size() : needed(o, -o);
-              const std::size_t wanted = needed(o, t.direction - o);
-              if (wanted > held)
-                throw error("strategy " + std::string(s.name) + ": the selector is not geometric: the box at " +
-                            to_string(t.direction - o) + " from a source wants " + std::to_string(wanted) +
-                            " of its elements, the box at " + to_string(-o) + " on the way holds " +
-                            std::to_string(held) + " (round " + std::to_string(round) + ")");
-            }
+  /// A user's selector that is not geometric can want, at a box further on, elements a box on the
+  /// way never got: its sender then has no message while the receiver waits for one. Found from
+  /// the counts alone, on every rank together, before any key moves.
+  template <class Needs>
+  static void check_counts_follow_the_schedule(MPI_Comm comm, const selective_recipe<Needs>& rc, std::size_t owned,
+                                               const needed_counts& needed) {
+    mpi::agree(comm, [&] {
+      for (std::size_t round = 0; round < rc.sched.rounds.size(); ++round)
+        for (const transfer& t : rc.sched.rounds[round].transfers) {
+          if (!detail::sends(rc.shape, rc.coords, t)) continue;
+          for (const offset& o : t.blocks) {
+            if (!rc.shape.exists(rc.coords, o)) continue;
+            const std::size_t held = o == zero_offset ? owned : needed(o, -o);
+            const std::size_t wanted = needed(o, t.direction - o);
+            if (wanted > held)
+              throw error("strategy " + std::string(rc.strategy.name) + ": the selector is not geometric: the box at " +
+                          to_string(t.direction - o) + " from a source wants " + std::to_string(wanted) +
+                          " of its elements, the box at " + to_string(-o) + " on the way holds " +
+                          std::to_string(held) + " (round " + std::to_string(round) + ")");
           }
-      });
-    }
+        }
+    });
+  }
 
-    // The keys travel round by round: each send carries, of every block it names, what the receiver
-    // needs. A selector found not geometric is reported by the final agreement, not thrown here (the
-    // other ranks are mid-exchange); meanwhile no message grows beyond the size its receiver expects.
+  /// The keys travel round by round: each send carries, of every block it names, what the receiver
+  /// needs. A selector found not geometric is reported by the caller's final agreement, not thrown
+  /// here (the other ranks are mid-exchange): the first such finding is returned. Meanwhile no
+  /// message grows beyond the size its receiver expects.
+  template <transferable Key, class Needs>
+  static std::optional<std::string> send_keys(selective_plan& p, const selective_recipe<Needs>& rc,
+                                              const needed_counts& needed, std::vector<Key>& keys) {
+    detail::program& program = *p.program_;
     keys.resize(program.layout.total());  // the owned keys stay in front
     const auto& slots = program.layout.slots();
     std::optional<std::string> not_geometric;
@@ -279,53 +309,48 @@ struct selective_builder {
             parts.push_back({k, slot, rel, needed(off, rel), 0, {}});
           }
       if constexpr (is_geometric<Needs>) {
-        select_geometric(parts, slots, shape, *rc.prepared, std::span<const Key>(keys));
+        select_geometric(parts, slots, rc.shape, *rc.prepared, std::span<const Key>(keys));
       } else {
         for (send_part& part : parts) {
           const block_slot& b = slots[static_cast<std::size_t>(part.slot)];
-          const offset source = shape.coords_of(b.source.rank);
+          const offset source = rc.shape.coords_of(b.source.rank);
           for (std::size_t e = b.first; e < b.first + b.count; ++e)
-            if (needs(source, part.rel, keys[e])) part.pick(e);
+            if (rc.needs(source, part.rel, keys[e])) part.pick(e);
         }
       }
-      // Each transfer's message: its parts in its slots' order (the order they were listed in).
-      for (std::size_t i = 0, next = 0; i < parts.size(); i = next) {
-        transfer_program& t = rp.transfers[parts[i].transfer];
-        runs.clear();
-        std::size_t receiver_expects = 0;
-        for (next = i; next < parts.size() && parts[next].transfer == parts[i].transfer; ++next) {
-          const send_part& part = parts[next];
-          receiver_expects += part.expected;
-          runs.insert(runs.end(), part.runs.begin(), part.runs.end());
-          if (part.picked != part.expected && !not_geometric)
-            not_geometric = "strategy " + std::string(s.name) + ": the selector is not geometric: block " +
-                            to_string(slots[static_cast<std::size_t>(part.slot)].off) + " holds " +
-                            std::to_string(part.picked) + " elements for the box at " + to_string(part.rel) +
-                            " from its source, which counted " + std::to_string(part.expected);
-        }
-        detail::select_pieces(t.send, runs);
-        // No message where the receiver expects none; where it expects some, a message even if this
-        // rank found nothing to put in it (a selector that is not geometric), so nobody waits forever.
-        if (receiver_expects == 0) t.send.peer = -1;
-      }
+      assemble_messages(rp, parts, slots, rc.strategy.name, runs, not_geometric);
       detail::assign_staging(program);
-      exchange_run<arrays<Key>>(program, comm, protocol::overlapping, *p.resources_, arrays<Key>{{keys.data()}}, false,
-                                {}, nullptr, round, round + 1)
+      exchange_run<arrays<Key>>(program, p.comm(), protocol::overlapping, *p.resources_, arrays<Key>{{keys.data()}},
+                                false, {}, nullptr, round, round + 1)
           .advance(true);
     }
-    // A geometric selector picks what it counted by construction (the same one-dimensional tests):
-    // no agreement needed.
-    if constexpr (!is_geometric<Needs>)
-      mpi::agree(comm, [&] {
-        if (not_geometric) throw error(*not_geometric);
-      });
-    p.blocks_.clear();
-    for (std::size_t slot = 0; slot < slots.size(); ++slot)
-      if (static_cast<int>(slot) != program.layout.own()) p.blocks_.push_back(slots[slot]);
-    p.storage_ = program.layout.total();
-    // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
-    if (s.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
-    p.reserve(sizeof(Key));
+    return not_geometric;
+  }
+
+  /// Each transfer's message of a round: its parts in its slots' order (the order they were listed
+  /// in). Notes in `not_geometric` the first part that picked other than its receiver counted.
+  static void assemble_messages(round_program& rp, const std::vector<send_part>& parts,
+                                const std::vector<block_slot>& slots, std::string_view strategy,
+                                std::vector<detail::element_run>& runs, std::optional<std::string>& not_geometric) {
+    for (std::size_t i = 0, next = 0; i < parts.size(); i = next) {
+      transfer_program& t = rp.transfers[parts[i].transfer];
+      runs.clear();
+      std::size_t receiver_expects = 0;
+      for (next = i; next < parts.size() && parts[next].transfer == parts[i].transfer; ++next) {
+        const send_part& part = parts[next];
+        receiver_expects += part.expected;
+        runs.insert(runs.end(), part.runs.begin(), part.runs.end());
+        if (part.picked != part.expected && !not_geometric)
+          not_geometric = "strategy " + std::string(strategy) + ": the selector is not geometric: block " +
+                          to_string(slots[static_cast<std::size_t>(part.slot)].off) + " holds " +
+                          std::to_string(part.picked) + " elements for the box at " + to_string(part.rel) +
+                          " from its source, which counted " + std::to_string(part.expected);
+      }
+      detail::select_pieces(t.send, runs);
+      // No message where the receiver expects none; where it expects some, a message even if this
+      // rank found nothing to put in it (a selector that is not geometric), so nobody waits forever.
+      if (receiver_expects == 0) t.send.peer = -1;
+    }
   }
 };
 
