@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../detail/arithmetic.hpp"
@@ -49,6 +50,18 @@ struct domain {
     if (c >= 0 && c <= n) return primary_edge(n, d, c);
     const int wraps = detail::floor_div(c, n);
     return primary_edge(n, d, c - wraps * n) + wraps * length(d);
+  }
+
+  /// The box `[first, second)` at grid position `coords`: its edges edge(c) and edge(c + 1) along
+  /// each of the grid's dimensions, the domain's bounds along the others. The one place a rank's
+  /// box is computed (migrate, the particle checks and box_of take it from here).
+  std::pair<position, position> box(const grid_shape& grid, const offset& coords) const noexcept {
+    position l = lo, h = hi;
+    for (int d = 0; d < grid.ndims(); ++d) {
+      l[d] = edge(grid, d, coords[d]);
+      h[d] = edge(grid, d, coords[d] + 1);
+    }
+    return {l, h};
   }
 
   /// Wraps coordinate `x` along `d` into `[lo, hi)`, exactly: `x` already
