@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The library's one floor division, positive modulo and hash (detail/arithmetic.hpp,
-// detail/hash.hpp), against independent definitions: exact rational floor by search, and
-// the FNV-1a test vectors of the reference implementation.
+// The library's small utilities: the one floor division, positive modulo and hash
+// (detail/arithmetic.hpp, detail/hash.hpp) against independent definitions (exact floor by
+// search, the FNV-1a test vectors of the reference implementation), and the owners of MPI
+// handles: move-only, a moved-from owner empty.
 #include "../support/catch.hpp"
 #include <haloshift/detail/arithmetic.hpp>
 #include <haloshift/detail/hash.hpp>
+#include <haloshift/haloshift.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace hsd = haloshift::detail;
 
@@ -68,4 +72,57 @@ TEST_CASE("fnv1a gives the reference FNV-1a 64 values", "[detail][hash]") {
   for (unsigned char b : bytes) by_bytes.byte(b);
   CHECK(haloshift::detail::fnv1a{}.value(word).get() == by_bytes.get());
   CHECK(hsd::fnv1a_of("abc") != hsd::fnv1a_of("acb"));
+}
+
+// Copying an owner of a communicator would be a hidden collective (a duplicate) or a double
+// free; moving it must be cheap and leave the source empty.
+template <class T>
+constexpr bool move_only = !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T> &&
+                           std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>;
+static_assert(move_only<haloshift::mpi::communicator>);
+static_assert(move_only<haloshift::detail::neighbor_graph>);
+static_assert(move_only<haloshift::detail::selected_neighbor_engine>);
+static_assert(!std::is_copy_constructible_v<haloshift::detail::neighbor_engine>);
+static_assert(!std::is_copy_constructible_v<haloshift::local_exchange<int>>);
+static_assert(!std::is_copy_constructible_v<haloshift::msn_announce<int>>);
+static_assert(!std::is_copy_constructible_v<haloshift::ttl_local_exchange<int>>);
+
+TEST_CASE("owners of communicators move, leave the source empty and free once", "[detail][mpi]") {
+  haloshift::mpi::communicator a(MPI_COMM_SELF);
+  REQUIRE(a.get() != MPI_COMM_NULL);
+  const MPI_Comm held = a.get();
+  haloshift::mpi::communicator b(std::move(a));
+  CHECK(a.get() == MPI_COMM_NULL);
+  CHECK(b.get() == held);
+  haloshift::mpi::communicator c(MPI_COMM_SELF);
+  c = std::move(b);  // frees c's own duplicate, takes b's
+  CHECK(b.get() == MPI_COMM_NULL);
+  CHECK(c.get() == held);
+  CHECK((c.rank() == 0 && c.size() == 1));
+
+  haloshift::detail::neighbor_graph g;
+  g.sources = {0};
+  g.destinations = {0};
+  g.create(MPI_COMM_SELF);
+  REQUIRE(g.comm.get() != MPI_COMM_NULL);
+  const MPI_Comm graph = g.comm.get();
+  haloshift::detail::neighbor_graph h(std::move(g));
+  CHECK(g.comm.get() == MPI_COMM_NULL);
+  CHECK(g.sources.empty());
+  CHECK(h.comm.get() == graph);
+  CHECK(h.sources == std::vector<int>{0});
+  haloshift::detail::neighbor_graph k;
+  k = std::move(h);
+  CHECK(h.comm.get() == MPI_COMM_NULL);
+  CHECK(k.comm.get() == graph);
+  int size = 0;  // the graph communicator is alive and usable after the moves
+  REQUIRE(MPI_Comm_size(k.comm.get(), &size) == MPI_SUCCESS);
+  CHECK(size == 1);
+
+  MPI_Comm freed = MPI_COMM_NULL;
+  REQUIRE(MPI_Comm_dup(MPI_COMM_SELF, &freed) == MPI_SUCCESS);
+  haloshift::mpi::free_unless_finalized(freed, MPI_COMM_NULL, MPI_Comm_free);
+  CHECK(freed == MPI_COMM_NULL);
+  haloshift::mpi::free_unless_finalized(freed, MPI_COMM_NULL, MPI_Comm_free);  // a null handle: nothing to do
+  CHECK(freed == MPI_COMM_NULL);
 }
