@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "detail/hash.hpp"
 #include "grid/grid_shape.hpp"
 #include "grid/neighborhood.hpp"
 #include "schedule/schedule.hpp"
@@ -46,9 +47,7 @@ schedule schedule_of(const grid_shape& g, const range& r, const strategy_paramet
 namespace detail {
 /// FNV-1a of the strategy name: compared across ranks when a plan is built.
 constexpr std::int64_t name_hash(std::string_view name) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return static_cast<std::int64_t>(h >> 1);
+  return static_cast<std::int64_t>(fnv1a_of(name));
 }
 }  // namespace detail
 

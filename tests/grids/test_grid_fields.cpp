@@ -12,6 +12,7 @@
 #include <cstring>
 #include <haloshift/auto.hpp>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -463,3 +464,26 @@ TEST_CASE("rows of every length pack like a copy cell by cell", "[grids][pack]")
   }
 }
 
+
+TEST_CASE("a grid field keeps its grid: the grid may be moved from and destroyed first", "[grid_field]") {
+  auto grid = std::make_unique<hs::cartesian_grid>(MPI_COMM_WORLD);
+  const std::array<int, 3> global{7, 5, 4};
+  hs::grid_field<double> u(*grid, {global[0], global[1], global[2]}, 1, sentinel);
+  const int rank = grid->rank();
+  { hs::cartesian_grid elsewhere = std::move(*grid); }  // the grid u was built on: moved from, then gone
+  grid.reset();
+  CHECK(u.grid().rank() == rank);
+  CHECK(u.grid().comm() != MPI_COMM_NULL);
+  const hs::field_shape& s = u.shape();
+  auto wrapped = [&](int d, int x) { return ((x % global[d]) + global[d]) % global[d]; };  // the oracle's own
+  for (int k = 0; k < s.interior[2]; ++k)
+    for (int j = 0; j < s.interior[1]; ++j)
+      for (int i = 0; i < s.interior[0]; ++i) u(i, j, k) = value_at({s.lo[0] + i, s.lo[1] + j, s.lo[2] + k});
+  hs::make_field_plan<hs::Shift>(u).forward(u);  // plans take the grid from the field
+  int wrong = 0;
+  for (int k = -1; k <= s.interior[2]; ++k)
+    for (int j = -1; j <= s.interior[1]; ++j)
+      for (int i = -1; i <= s.interior[0]; ++i)  // the default grid is periodic along every dimension
+        wrong += u(i, j, k) != value_at({wrapped(0, s.lo[0] + i), wrapped(1, s.lo[1] + j), wrapped(2, s.lo[2] + k)});
+  CHECK(wrong == 0);
+}

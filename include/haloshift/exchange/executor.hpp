@@ -73,42 +73,41 @@ class run_cursor {
 /// prefetched while this one copies, for rows spread too far apart to be in
 /// cache, which the hardware prefetcher does not follow (they lie pages
 /// apart). In cache the prefetches only take load slots, so they are off
-/// there. The body is a macro because each ISA needs its own function.
+/// there.
 template <int Prefetch>  // 0: none, 1: the source strides, 2: the target strides
 struct long_rows {
-#define HALOSHIFT_COPY_ROWS_BODY                                                                 \
-  for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride) {               \
-    if (Prefetch != 0 && r + 1 < repeat)                                                         \
-      for (std::size_t b = 0; b < bytes; b += 64) {                                              \
-        if (Prefetch == 1) __builtin_prefetch(from + from_stride + b, 0);                        \
-        if (Prefetch == 2) __builtin_prefetch(to + to_stride + b, 1);                            \
-      }                                                                                          \
-    std::size_t b = 0;                                                                           \
-    for (; b + Chunk <= bytes; b += Chunk) __builtin_memcpy(to + b, from + b, Chunk);            \
-    if (b < bytes) __builtin_memcpy(to + bytes - Chunk, from + bytes - Chunk, Chunk);            \
-  }
+  /// The loop itself, written once. Always inlined: each ISA's function below
+  /// compiles it with its own vector moves (a function of the default target
+  /// may be inlined into an AVX one, and the fixed-size copies are expanded
+  /// there, after inlining).
   template <std::size_t Chunk>
-  static void generic(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::size_t to_stride,
-                      std::size_t from_stride) {
-    HALOSHIFT_COPY_ROWS_BODY
+  [[gnu::always_inline]] static inline void rows(char* to, const char* from, std::size_t bytes, std::size_t repeat,
+                                                 std::size_t to_stride, std::size_t from_stride) {
+    for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride) {
+      if (Prefetch != 0 && r + 1 < repeat)
+        for (std::size_t b = 0; b < bytes; b += 64) {
+          if (Prefetch == 1) __builtin_prefetch(from + from_stride + b, 0);
+          if (Prefetch == 2) __builtin_prefetch(to + to_stride + b, 1);
+        }
+      std::size_t b = 0;
+      for (; b + Chunk <= bytes; b += Chunk) __builtin_memcpy(to + b, from + b, Chunk);
+      if (b < bytes) __builtin_memcpy(to + bytes - Chunk, from + bytes - Chunk, Chunk);
+    }
   }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   /// The same with 256-bit and 512-bit moves, chosen at run time: the header needs no -m flags.
   __attribute__((target("avx2"))) static void avx2(char* to, const char* from, std::size_t bytes,
                                                    std::size_t repeat, std::size_t to_stride,
                                                    std::size_t from_stride) {
-    constexpr std::size_t Chunk = 32;
-    HALOSHIFT_COPY_ROWS_BODY
+    rows<32>(to, from, bytes, repeat, to_stride, from_stride);
   }
   __attribute__((target("avx512f"))) static void avx512(char* to, const char* from, std::size_t bytes,
                                                         std::size_t repeat, std::size_t to_stride,
                                                         std::size_t from_stride) {
-    constexpr std::size_t Chunk = 64;
-    if (bytes < Chunk) return avx2(to, from, bytes, repeat, to_stride, from_stride);
-    HALOSHIFT_COPY_ROWS_BODY
+    if (bytes < 64) return avx2(to, from, bytes, repeat, to_stride, from_stride);
+    rows<64>(to, from, bytes, repeat, to_stride, from_stride);
   }
 #endif
-#undef HALOSHIFT_COPY_ROWS_BODY
   static void copy(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::size_t to_stride,
                    std::size_t from_stride) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -117,7 +116,7 @@ struct long_rows {
     if (has_avx512) return avx512(to, from, bytes, repeat, to_stride, from_stride);
     if (has_avx2) return avx2(to, from, bytes, repeat, to_stride, from_stride);
 #endif
-    generic<16>(to, from, bytes, repeat, to_stride, from_stride);
+    rows<16>(to, from, bytes, repeat, to_stride, from_stride);
   }
 };
 

@@ -20,6 +20,7 @@
 #include "../error.hpp"
 #include "../log.hpp"
 #include "../mpi/check.hpp"
+#include "../mpi/communicator.hpp"
 #include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
@@ -63,15 +64,22 @@ inline constexpr bool persistent_neighbor_collective =
 #endif
 
 /// One direction of the exchange: a graph communicator and per-edge counts
-/// and displacements in bytes.
+/// and displacements in bytes. Owns the communicator: move-only, and a
+/// moved-from graph is empty (no communicator, no edges).
 struct neighbor_graph {
-  MPI_Comm comm = MPI_COMM_NULL;
+  mpi::communicator comm;
   std::vector<int> sources, destinations;
   std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
 
+  neighbor_graph() = default;
+  neighbor_graph(const neighbor_graph&) = delete;
+  neighbor_graph& operator=(const neighbor_graph&) = delete;
+  neighbor_graph(neighbor_graph&&) noexcept = default;
+  neighbor_graph& operator=(neighbor_graph&&) noexcept = default;
+
   void create(MPI_Comm parent) {
 #if HALOSHIFT_NEIGHBOR_POINT_TO_POINT
-    mpi::check(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
+    comm = mpi::communicator(parent);
     static bool told = false;  // once per process, from rank 0 of the first graph
     int rank = 0;
     mpi::check(MPI_Comm_rank(parent, &rank), "MPI_Comm_rank");
@@ -83,12 +91,13 @@ struct neighbor_graph {
                   "instead of MPI_Ineighbor_alltoallv");
     }
 #else
+    MPI_Comm graph = MPI_COMM_NULL;
     mpi::check(MPI_Dist_graph_create_adjacent(parent, static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
                                               static_cast<int>(destinations.size()), destinations.data(),
-                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm),
+                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
                "MPI_Dist_graph_create_adjacent");
+    comm = mpi::communicator::adopt(graph);
 #endif
-    mpi::check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   }
   /// Starts the collective; its request joins `requests` (point to point: one request per edge).
   void start(const void* send, void* recv, std::vector<MPI_Request>& requests) const {
@@ -96,26 +105,21 @@ struct neighbor_graph {
     for (std::size_t i = 0; i < sources.size(); ++i) {
       requests.emplace_back();
       mpi::check(MPI_Irecv(static_cast<std::byte*>(recv) + recv_displs[i], recv_counts[i], MPI_BYTE, sources[i], 0,
-                           comm, &requests.back()),
+                           comm.get(), &requests.back()),
                  "MPI_Irecv");
     }
     for (std::size_t i = 0; i < destinations.size(); ++i) {
       requests.emplace_back();
       mpi::check(MPI_Isend(static_cast<const std::byte*>(send) + send_displs[i], send_counts[i], MPI_BYTE,
-                           destinations[i], 0, comm, &requests.back()),
+                           destinations[i], 0, comm.get(), &requests.back()),
                  "MPI_Isend");
     }
 #else
     requests.emplace_back();
     mpi::check(MPI_Ineighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
-                                       recv_counts.data(), recv_displs.data(), MPI_BYTE, comm, &requests.back()),
+                                       recv_counts.data(), recv_displs.data(), MPI_BYTE, comm.get(), &requests.back()),
                "MPI_Ineighbor_alltoallv");
 #endif
-  }
-  ~neighbor_graph() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
   }
 };
 
@@ -207,7 +211,7 @@ class neighbor_engine {
         mpi::check(HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT(own_.data(), forward_.send_counts.data(),
                                                      forward_.send_displs.data(), MPI_BYTE, buffer,
                                                      forward_.recv_counts.data(), forward_.recv_displs.data(),
-                                                     MPI_BYTE, forward_.comm, MPI_INFO_NULL, &persistent_),
+                                                     MPI_BYTE, forward_.comm.get(), MPI_INFO_NULL, &persistent_),
                    "MPI_Neighbor_alltoallv_init");
         persistent_buffer_ = buffer;
       }
@@ -246,10 +250,7 @@ class neighbor_engine {
  private:
   void release_persistent() {
 #ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (persistent_ != MPI_REQUEST_NULL && !finalized) MPI_Request_free(&persistent_);
-    persistent_ = MPI_REQUEST_NULL;
+    mpi::free_unless_finalized(persistent_, MPI_REQUEST_NULL, MPI_Request_free);
     persistent_buffer_ = nullptr;
 #endif
   }
@@ -285,6 +286,11 @@ class selected_neighbor_engine {
       for (auto* v : {&g->send_counts, &g->send_displs, &g->recv_counts, &g->recv_displs})
         v->reserve(g->sources.size() + g->destinations.size() + 1);
   }
+  /// Owns its graphs' communicators: move-only; a moved-from engine has none.
+  selected_neighbor_engine(const selected_neighbor_engine&) = delete;
+  selected_neighbor_engine& operator=(const selected_neighbor_engine&) = delete;
+  selected_neighbor_engine(selected_neighbor_engine&&) noexcept = default;
+  selected_neighbor_engine& operator=(selected_neighbor_engine&&) noexcept = default;
 
   /// Staging bytes a pass needs: what leaves, packed, then what arrives.
   std::size_t staging_bytes(const program& p, std::size_t element_bytes) const noexcept {

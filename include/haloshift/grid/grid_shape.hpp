@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
 #include "../error.hpp"
 #include "offset.hpp"
 
@@ -89,7 +90,7 @@ public:
     for (int d = 0; d < max_dims; ++d) {
       const int x = coords[d] + o[d];
       if (periodic_[d]) {
-        image[d] = floor_div(x, dims_[d]);
+        image[d] = detail::floor_div(x, dims_[d]);
         target[d] = x - image[d] * dims_[d];
       } else {
         if (x < 0 || x >= dims_[d]) return std::nullopt;
@@ -113,8 +114,6 @@ public:
   friend bool operator==(const grid_shape&, const grid_shape&) = default;
 
 private:
-  static int floor_div(int a, int b) noexcept { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
   int ndims_ = 1;
   offset dims_{1, 1, 1};
   std::array<bool, max_dims> periodic_{false, false, false};

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
 #include "../error.hpp"
 
 namespace haloshift {
@@ -168,7 +169,7 @@ private:
     const std::int64_t base = vertex - std::int64_t{x} * stride_[dim];
     std::int64_t next = 0;
     do {
-      x = (x + step + n) % n;
+      x = detail::positive_mod(x + step, n);
       next = base + std::int64_t{x} * stride_[dim];
     } while (next >= size_);
     return static_cast<int>(next);

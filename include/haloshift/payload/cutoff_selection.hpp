@@ -13,6 +13,7 @@
 #include <numeric>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
 #include "../exchange/key_interval.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/offset_box.hpp"
@@ -56,7 +57,7 @@ inline bool within_cutoff_along(const grid_shape& grid, const domain& dom, int d
                                 double x) noexcept {
   if (rel == 0) return true;
   const int n = grid.dim(d), c = source + rel;
-  const int wraps = c >= 0 ? c / n : -((-c + n - 1) / n), inside = c - wraps * n;
+  const int wraps = floor_div(c, n), inside = c - wraps * n;
   // The ghost's coordinate as the receiver gets it: x + image * length with image = -wraps.
   const double g = x - static_cast<double>(wraps) * dom.length(d);
   return rel > 0 ? !(dom.edge(grid, d, inside) - g > cutoff) : !(g - dom.edge(grid, d, inside + 1) > cutoff);
@@ -80,7 +81,7 @@ class cutoff_thresholds {
       dims_[d].width = box.hi[d] - box.lo[d] + 1;
       dims_[d].row.assign(static_cast<std::size_t>(grid.dim(d)), -1);
       for (int s = coords[d] + box.lo[d]; s <= coords[d] + box.hi[d]; ++s) {
-        const int source = ((s % grid.dim(d)) + grid.dim(d)) % grid.dim(d);
+        const int source = positive_mod(s, grid.dim(d));
         int& row = dims_[d].row[static_cast<std::size_t>(source)];
         if (row >= 0) continue;
         row = static_cast<int>(dims_[d].at.size() / static_cast<std::size_t>(dims_[d].width));

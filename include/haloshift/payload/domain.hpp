@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
+#include "../detail/hash.hpp"
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
 
@@ -46,8 +48,20 @@ struct domain {
   double edge(const grid_shape& grid, int d, int c) const noexcept {
     const int n = grid.dim(d);
     if (c >= 0 && c <= n) return primary_edge(n, d, c);
-    const int wraps = c >= 0 ? c / n : -((-c + n - 1) / n);
+    const int wraps = detail::floor_div(c, n);
     return primary_edge(n, d, c - wraps * n) + wraps * length(d);
+  }
+
+  /// The box `[first, second)` at grid position `coords`: its edges edge(c) and edge(c + 1) along
+  /// each of the grid's dimensions, the domain's bounds along the others. The one place a rank's
+  /// box is computed (migrate, the particle checks and box_of take it from here).
+  std::pair<position, position> box(const grid_shape& grid, const offset& coords) const noexcept {
+    position l = lo, h = hi;
+    for (int d = 0; d < grid.ndims(); ++d) {
+      l[d] = edge(grid, d, coords[d]);
+      h[d] = edge(grid, d, coords[d] + 1);
+    }
+    return {l, h};
   }
 
   /// Wraps coordinate `x` along `d` into `[lo, hi)`, exactly: `x` already
@@ -116,7 +130,7 @@ struct domain {
     const double len = length(d), estimate = std::floor(cutoff / widest);
     if (!(std::floor(cutoff / (len / n)) <= max_boxes)) return max_boxes + 1;
     auto split = [n](long c, long& wraps) {  // c = wraps * n + inside, inside in [0, n)
-      wraps = c >= 0 ? c / n : -((-c + n - 1) / n);
+      wraps = detail::floor_div(c, static_cast<long>(n));
       return static_cast<int>(c - wraps * n);
     };
     // Nothing farther than k boxes is within reach when every gap across k whole
@@ -194,12 +208,9 @@ struct domain {
   /// A fingerprint of the cuts along `d` (0 for the even split): what ranks compare to agree on them.
   std::int64_t cuts_hash(int d) const noexcept {
     if (cuts[static_cast<std::size_t>(d)].empty()) return 0;
-    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the values' bytes (-0.0 as 0.0)
-    for (double v : cuts[static_cast<std::size_t>(d)]) {
-      const auto bits = std::bit_cast<std::uint64_t>(v == 0 ? 0.0 : v);
-      for (int b = 0; b < 64; b += 8) h = (h ^ ((bits >> b) & 0xffu)) * 0x100000001b3ull;
-    }
-    return static_cast<std::int64_t>(h);
+    detail::fnv1a h;  // over the values' bytes, -0.0 as 0.0 (equal values, equal hashes)
+    for (double v : cuts[static_cast<std::size_t>(d)]) h.value(v == 0 ? 0.0 : v);
+    return static_cast<std::int64_t>(h.get());
   }
 
  private:

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
+#include "../detail/hash.hpp"
 #include "../error.hpp"
 #include "../grid/checked_size.hpp"
 #include "../grid/grid_shape.hpp"
@@ -28,10 +30,6 @@ namespace haloshift {
 using cell_cuts = std::array<std::vector<int>, max_dims>;
 
 namespace detail {
-/// `floor(a / b)` for `b > 0`.
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
 /// First global cell of the box at grid position `c` of `p` boxes over `n`
 /// cells: `floor(c * n / p)`. Valid for any `c`, so periodic images need no
 /// special case: box `c + p` starts exactly `n` cells after box `c`.
@@ -39,13 +37,9 @@ constexpr std::int64_t split_lo(std::int64_t n, std::int64_t p, std::int64_t c) 
 
 /// 64-bit FNV-1a of cut values: what ranks compare to find cuts that differ.
 inline std::int64_t cuts_hash(const std::vector<int>& cuts) noexcept {
-  std::uint64_t h = 14695981039346656037ull;
-  for (int v : cuts)
-    for (int byte = 0; byte < 4; ++byte) {
-      h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)) >> (8 * byte)) & 0xffu;
-      h *= 1099511628211ull;
-    }
-  return static_cast<std::int64_t>(h);
+  fnv1a h;
+  for (int v : cuts) h.value(v);
+  return static_cast<std::int64_t>(h.get());
 }
 
 /// "0,3,10,64", or "0,3,10,...,64 (17 values)" when long.

@@ -116,7 +116,8 @@ class grid_field {
   /// The local part of a `global` array split over `grid`'s boxes, with `ghost[d]`
   /// layers per side along dimension d; every cell (ghosts too) starts as `value`.
   /// Collective: throws the same haloshift::error on every rank when the sizes or
-  /// widths are invalid or differ between ranks. `grid` must outlive the field.
+  /// widths are invalid or differ between ranks. The field keeps a copy of `grid` (which shares
+  /// the grid's communicator), so the grid may go first.
   grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
       : grid_field(grid, detail::agreed_shape(grid, global, ghost, sizeof(T)), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
@@ -143,8 +144,8 @@ class grid_field {
   grid_field(const grid_field&) = delete;
   grid_field& operator=(const grid_field&) = delete;
 
-  /// The grid the field is split over.
-  const cartesian_grid& grid() const noexcept { return *grid_; }
+  /// The grid the field is split over (the field's own copy).
+  const cartesian_grid& grid() const noexcept { return grid_; }
   /// This rank's split: global offset, interior, ghost widths, strides.
   const field_shape& shape() const noexcept { return shape_; }
   /// Local cell `(i, j, k)`: interior from 0, ghosts at negative and at `>= interior`.
@@ -165,12 +166,12 @@ class grid_field {
   struct adopt_shape {};
   static constexpr adopt_shape adopt{};
   grid_field(const cartesian_grid& grid, field_shape shape, const T& value, adopt_shape)
-      : grid_(&grid), shape_(std::move(shape)) {
+      : grid_(grid), shape_(std::move(shape)) {
     arena_ = detail::make_arena(shape_.size() * sizeof(T));
     data_ = place(arena_.get(), value);
   }
   grid_field(const cartesian_grid& grid, const field_shape& shape, detail::arena a, std::byte* at)
-      : grid_(&grid), shape_(shape), arena_(std::move(a)), data_(place(at, T{})) {}
+      : grid_(grid), shape_(shape), arena_(std::move(a)), data_(place(at, T{})) {}
 
   T* place(std::byte* at, const T& value) const {
     T* p = reinterpret_cast<T*>(at);
@@ -178,7 +179,7 @@ class grid_field {
     return p;
   }
 
-  const cartesian_grid* grid_;
+  cartesian_grid grid_;  ///< a copy, not a pointer: plans likewise share the grid's context
   field_shape shape_;
   detail::arena arena_;
   T* data_ = nullptr;

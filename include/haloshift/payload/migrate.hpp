@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <array>
@@ -198,10 +199,7 @@ struct departures {
 class owner_rule {
  public:
   owner_rule(const cartesian_grid& grid, const domain& dom) : grid_(grid), dom_(dom) {
-    for (int d = 0; d < grid.ndims(); ++d) {
-      lo_[d] = dom.edge(grid.shape(), d, grid.coords()[d]);
-      hi_[d] = dom.edge(grid.shape(), d, grid.coords()[d] + 1);
-    }
+    std::tie(lo_, hi_) = dom.box(grid.shape(), grid.coords());
   }
   /// The owner of a particle at `x` (its coordinates, stored as `F`); `store(d, value)` writes
   /// coordinate `d` back where wrapping changed it.

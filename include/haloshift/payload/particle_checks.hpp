@@ -28,11 +28,7 @@ namespace haloshift::detail {
 /// this box's edges is the same rule.
 template <position_source V>
 void check_in_box(const grid_shape& shape, const offset& coords, const domain& dom, const V& x) {
-  position lo = dom.lo, hi = dom.hi;
-  for (int d = 0; d < shape.ndims(); ++d) {
-    lo[d] = dom.edge(shape, d, coords[d]);
-    hi[d] = dom.edge(shape, d, coords[d] + 1);
-  }
+  const auto [lo, hi] = dom.box(shape, coords);
   const std::size_t n = x.size();
   for (std::size_t i = 0; i < n; ++i) {
     const position p = x[i];

@@ -33,12 +33,7 @@ inline cartesian_grid make_particle_grid(MPI_Comm comm, const domain& dom, grid_
 
 /// The box `[lo, hi)` of this rank within `dom`.
 inline std::pair<position, position> box_of(const cartesian_grid& grid, const domain& dom) {
-  position lo = dom.lo, hi = dom.hi;
-  for (int d = 0; d < grid.ndims(); ++d) {
-    lo[d] = dom.edge(grid.shape(), d, grid.coords()[d]);
-    hi[d] = dom.edge(grid.shape(), d, grid.coords()[d] + 1);
-  }
-  return {lo, hi};
+  return dom.box(grid.shape(), grid.coords());
 }
 
 }  // namespace haloshift

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/arithmetic.hpp"
 #include "../grid/grid_shape.hpp"
 #include "schedule.hpp"
 
@@ -25,7 +26,7 @@ inline long long modular_inverse(long long a, long long m) {
     s0 -= q * s1;
     std::swap(s0, s1);
   }
-  return ((s0 % m) + m) % m;
+  return positive_mod(s0, m);
 }
 
 /// The dimension whose coordinate colours a transfer along `direction`: the
@@ -47,7 +48,7 @@ inline bool sends_first(const grid_shape& grid, const offset& coords, const offs
   const int d = colour_dimension(grid, direction);
   if (d < 0) return true;
   const int n = grid.dim(d);
-  const int step = ((direction[d] % n) + n) % n;
+  const int step = positive_mod(direction[d], n);
   if (!grid.periodic(d)) return (coords[d] / std::abs(direction[d])) % 2 == 0;
   // Position p along the cycle x0, x0+step, x0+2*step, ... (mod n) that starts at x0 = coords % g,
   // g = gcd(step, n): x0 + p step = coords (mod n), so p (step/g) = (coords - x0)/g (mod n/g), and

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The library's small utilities: the one floor division, positive modulo and hash
+// (detail/arithmetic.hpp, detail/hash.hpp) against independent definitions (exact floor by
+// search, the FNV-1a test vectors of the reference implementation), and the owners of MPI
+// handles: move-only, a moved-from owner empty.
+#include "../support/catch.hpp"
+#include <haloshift/detail/arithmetic.hpp>
+#include <haloshift/detail/hash.hpp>
+#include <haloshift/haloshift.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace hsd = haloshift::detail;
+
+namespace {
+/// floor(a / b) for b > 0 by its definition: the q with q b <= a < (q + 1) b, found by walking
+/// from 0 (small operands only; no division involved).
+long long floor_by_search(long long a, long long b) {
+  long long q = 0;
+  while (q * b > a) --q;
+  while ((q + 1) * b <= a) ++q;
+  return q;
+}
+}  // namespace
+
+// Evaluated at compile time too: the helpers are constexpr.
+static_assert(hsd::floor_div(-7, 2) == -4 && hsd::floor_div(7, 2) == 3 && hsd::floor_div(0, 5) == 0);
+static_assert(hsd::positive_mod(-7, 3) == 2 && hsd::positive_mod(7, 3) == 1 && hsd::positive_mod(0, 3) == 0);
+
+TEST_CASE("floor_div and positive_mod round toward minus infinity, int and int64", "[detail][arithmetic]") {
+  for (int b = 1; b <= 9; ++b)
+    for (int a = -40; a <= 40; ++a) {
+      CAPTURE(a, b);
+      const long long q = floor_by_search(a, b), r = a - q * b;
+      CHECK(hsd::floor_div(a, b) == q);
+      CHECK(hsd::positive_mod(a, b) == r);
+      CHECK(hsd::floor_div(std::int64_t{a}, std::int64_t{b}) == q);
+      CHECK(hsd::positive_mod(std::int64_t{a}, std::int64_t{b}) == r);
+    }
+  // Negative, zero and positive, exact multiples and not, near the int64 limits (no overflow).
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  CHECK(hsd::floor_div(lo, std::int64_t{1}) == lo);
+  CHECK(hsd::positive_mod(lo, std::int64_t{1}) == 0);
+  CHECK(hsd::floor_div(lo, std::int64_t{2}) == lo / 2);  // exact
+  CHECK(hsd::floor_div(lo + 1, std::int64_t{2}) == lo / 2);
+  CHECK(hsd::positive_mod(lo + 1, std::int64_t{2}) == 1);
+  CHECK(hsd::floor_div(lo, hi) == -2);  // lo = -2 hi + (hi - 1)
+  CHECK(hsd::positive_mod(lo, hi) == hi - 1);
+  CHECK(hsd::floor_div(hi, hi) == 1);
+  CHECK(hsd::positive_mod(hi, hi) == 0);
+  CHECK(hsd::floor_div(std::int64_t{-1}, hi) == -1);
+  CHECK(hsd::positive_mod(std::int64_t{-1}, hi) == hi - 1);
+  constexpr int ilo = std::numeric_limits<int>::min();
+  CHECK(hsd::floor_div(ilo, 3) == -715827883);  // -2147483648 = -715827883 * 3 + 1
+  CHECK(hsd::positive_mod(ilo, 3) == 1);
+}
+
+TEST_CASE("fnv1a gives the reference FNV-1a 64 values", "[detail][hash]") {
+  // The FNV authors' test vectors (offset basis 14695981039346656037, prime 1099511628211).
+  CHECK(hsd::fnv1a_of("") == 0xcbf29ce484222325ull);
+  CHECK(hsd::fnv1a_of("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(hsd::fnv1a_of("foobar") == 0x85944171f73967e8ull);
+  // value() hashes the object representation: a 4-byte int is its 4 bytes in memory order.
+  const std::uint32_t word = 0x61626364u;  // "abcd" or "dcba" in memory, by endianness
+  unsigned char bytes[4];
+  std::memcpy(bytes, &word, 4);
+  haloshift::detail::fnv1a by_bytes;
+  for (unsigned char b : bytes) by_bytes.byte(b);
+  CHECK(haloshift::detail::fnv1a{}.value(word).get() == by_bytes.get());
+  CHECK(hsd::fnv1a_of("abc") != hsd::fnv1a_of("acb"));
+}
+
+// Copying an owner of a communicator would be a hidden collective (a duplicate) or a double
+// free; moving it must be cheap and leave the source empty.
+template <class T>
+constexpr bool move_only = !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T> &&
+                           std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>;
+static_assert(move_only<haloshift::mpi::communicator>);
+static_assert(move_only<haloshift::detail::neighbor_graph>);
+static_assert(move_only<haloshift::detail::selected_neighbor_engine>);
+static_assert(!std::is_copy_constructible_v<haloshift::detail::neighbor_engine>);
+static_assert(!std::is_copy_constructible_v<haloshift::local_exchange<int>>);
+static_assert(!std::is_copy_constructible_v<haloshift::msn_announce<int>>);
+static_assert(!std::is_copy_constructible_v<haloshift::ttl_local_exchange<int>>);
+
+TEST_CASE("owners of communicators move, leave the source empty and free once", "[detail][mpi]") {
+  haloshift::mpi::communicator a(MPI_COMM_SELF);
+  REQUIRE(a.get() != MPI_COMM_NULL);
+  const MPI_Comm held = a.get();
+  haloshift::mpi::communicator b(std::move(a));
+  CHECK(a.get() == MPI_COMM_NULL);
+  CHECK(b.get() == held);
+  haloshift::mpi::communicator c(MPI_COMM_SELF);
+  c = std::move(b);  // frees c's own duplicate, takes b's
+  CHECK(b.get() == MPI_COMM_NULL);
+  CHECK(c.get() == held);
+  CHECK((c.rank() == 0 && c.size() == 1));
+
+  haloshift::detail::neighbor_graph g;
+  g.sources = {0};
+  g.destinations = {0};
+  g.create(MPI_COMM_SELF);
+  REQUIRE(g.comm.get() != MPI_COMM_NULL);
+  const MPI_Comm graph = g.comm.get();
+  haloshift::detail::neighbor_graph h(std::move(g));
+  CHECK(g.comm.get() == MPI_COMM_NULL);
+  CHECK(g.sources.empty());
+  CHECK(h.comm.get() == graph);
+  CHECK(h.sources == std::vector<int>{0});
+  haloshift::detail::neighbor_graph k;
+  k = std::move(h);
+  CHECK(h.comm.get() == MPI_COMM_NULL);
+  CHECK(k.comm.get() == graph);
+  int size = 0;  // the graph communicator is alive and usable after the moves
+  REQUIRE(MPI_Comm_size(k.comm.get(), &size) == MPI_SUCCESS);
+  CHECK(size == 1);
+
+  MPI_Comm freed = MPI_COMM_NULL;
+  REQUIRE(MPI_Comm_dup(MPI_COMM_SELF, &freed) == MPI_SUCCESS);
+  haloshift::mpi::free_unless_finalized(freed, MPI_COMM_NULL, MPI_Comm_free);
+  CHECK(freed == MPI_COMM_NULL);
+  haloshift::mpi::free_unless_finalized(freed, MPI_COMM_NULL, MPI_Comm_free);  // a null handle: nothing to do
+  CHECK(freed == MPI_COMM_NULL);
+}
