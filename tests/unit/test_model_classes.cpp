@@ -267,8 +267,8 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
 
 TEST_CASE("rendezvous with packing on grids with borders: each class packs by its own program", "[model][classes]") {
   // Non-periodic dimensions: a rank's packing depends on which boxes exist around it, so the staging bits
-  // differ between classes. simulate() runs such transfers in passes (border_passes), each class charged the
-  // bits of its class of programs; the times must be every rank's simulation.
+  // differ between classes. simulate() charges each class the bits of its class of programs; the times must
+  // be every rank's simulation.
   struct grid_case {
     std::vector<int> dims;
     std::vector<bool> periodic;

@@ -118,8 +118,6 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
   };
   if (runs.empty()) return class_simulation(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
   class_simulation simulation(grid, s, setup, classes_of({runs.front().front()}, packed), bytes);
-  if (packed && packed->size() == 1) simulation.same_staging_everywhere();
-  if (packed) simulation.staging_follows(*packed);
   for (std::size_t i = 0; i < runs.size(); ++i)
     for (std::size_t j = 0; j < runs[i].size(); ++j) {
       const step& x = runs[i][j];

@@ -78,19 +78,12 @@ struct transfer_links {
   }
 
   /// The blocks that exist around the class with classes a, b, z along the dimensions (words > 0).
-  int blocks_held(int a, int b, int z) const { return count_held(held_rows(), words, a, b, z); }
-  std::array<const std::uint64_t*, max_dims> held_rows() const {
-    return {held[0].data(), held[1].data(), held[2].data()};
-  }
-
-  /// The one count of held blocks, for the tables and for the views on them (model/table_view.hpp).
-  static int count_held(const std::array<const std::uint64_t*, max_dims>& rows, std::size_t words, int a, int b,
-                        int z) {
+  int blocks_held(int a, int b, int z) const {
     int n = 0;
     for (std::size_t i = 0; i < words; ++i)
-      n += std::popcount(rows[0][static_cast<std::size_t>(a) * words + i] &
-                         rows[1][static_cast<std::size_t>(b) * words + i] &
-                         rows[2][static_cast<std::size_t>(z) * words + i]);
+      n += std::popcount(held[0][static_cast<std::size_t>(a) * words + i] &
+                         held[1][static_cast<std::size_t>(b) * words + i] &
+                         held[2][static_cast<std::size_t>(z) * words + i]);
     return n;
   }
 };
