@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The simulator's symmetry classes (model/rank_classes.hpp): simulating one
+// The simulator's symmetry classes (model/simulation/rank_classes.hpp): simulating one
 // representative per class of ranks gives the times of simulating every rank,
 // on periodic and non-periodic grids, odd and even rings, both protocols,
 // every strategy and calibration term; the packing table compiled per class
 // equals the one compiled per rank.
 
 #include "../support/catch.hpp"
+#include "../support/model_oracles/closed_forms.hpp"
+#include "../support/model_oracles/every_rank.hpp"
 #include <haloshift/auto.hpp>
-#include <haloshift/model/staging.hpp>
+#include <haloshift/model/simulation/staging.hpp>
 
 #include <cmath>
 #include <random>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file class_simulation.hpp
+/// @file maxplus_engine.hpp
 /// @brief The max-plus engine: one schedule simulated on classes of ranks
-/// (model/rank_classes.hpp), one representative per class.
+/// (model/simulation/rank_classes.hpp), one representative per class.
 
 #include <algorithm>
 #include <array>
@@ -13,29 +13,29 @@
 #include <utility>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
-#include "transfer_links.hpp"
+#include "partner_tables.hpp"
 
 namespace haloshift {
 
 namespace detail {
 
 /// One simulation over the classes of ranks a schedule cannot tell apart
-/// (model/rank_classes.hpp): every class is simulated once, by its
+/// (model/simulation/rank_classes.hpp): every class is simulated once, by its
 /// representative, and a message between ranks is looked up from the
 /// receiver's side, so each class reads the times of its partners' classes.
 /// With every rank its own class this is the plain max-plus simulation of
 /// every rank; with coarser classes it computes the same numbers, bit for
 /// bit, because the operations each class performs are those of each of its
 /// members, in the same order.
-class class_simulation {
+class maxplus_engine {
  public:
   /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
-  class_simulation(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
+  maxplus_engine(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
                    double uniform_bytes)
       : grid_(grid),
         s_(s),
@@ -168,7 +168,7 @@ class class_simulation {
     bool exists = false;
   };
 
-  using links = transfer_links;
+  using links = partner_tables;
 
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
   int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }

@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
-#include "class_simulation.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
+#include "maxplus_engine.hpp"
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 
@@ -90,7 +90,7 @@ namespace detail {
 /// each transfer only within its own window: every transfer is simulated on
 /// the classes that it and the times before it tell apart (rank_classes::of
 /// the transfer, with the current classes as `also`), and afterwards the
-/// classes whose times agree are merged (class_simulation::merge_alike). With
+/// classes whose times agree are merged (maxplus_engine::merge_alike). With
 /// a round's transfers ordered by colour (order_by_colour) a round of
 /// SingleHop on an odd 101^3 ring runs 294 transfers on at most 101 classes,
 /// 42 on 101^2 and the last 6 on a million; a non-periodic grid, where the
@@ -116,13 +116,13 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
     for (const step& x : run) part.rounds[0].transfers.push_back(s.rounds[x.round].transfers[x.transfer]);
     return rank_classes::of(grid, part, true, also);
   };
-  if (runs.empty()) return class_simulation(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
-  class_simulation simulation(grid, s, setup, classes_of({runs.front().front()}, packed), bytes);
+  if (runs.empty()) return maxplus_engine(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
+  maxplus_engine simulation(grid, s, setup, classes_of({runs.front().front()}, packed), bytes);
   for (std::size_t i = 0; i < runs.size(); ++i)
     for (std::size_t j = 0; j < runs[i].size(); ++j) {
       const step& x = runs[i][j];
       // Each transfer on the classes its own window tells apart, then the classes whose times agree
-      // merged again (class_simulation::merge_alike).
+      // merged again (maxplus_engine::merge_alike).
       if ((i > 0 || j > 0) && simulation.classes().size() < grid.size()) {
         rank_classes finer = classes_of({x}, &simulation.classes());
         if (finer.size() > simulation.classes().size()) simulation.refine(std::move(finer));
@@ -131,14 +131,6 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
       simulation.merge_alike(packed);
     }
   return simulation.result();
-}
-
-/// Every rank simulated on its own, each message's bytes summed block by block and every
-/// rendezvous transfer on the general path (no per-dimension tables, no runs of one colouring): the
-/// reference the classes and the table transfers are tested against.
-inline simulation_result simulate_every_rank(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
-  check_simulation_setup("simulate", grid, setup);
-  return class_simulation(grid, s, setup, rank_classes::each_rank(grid), -1).run();
 }
 }  // namespace detail
 
@@ -160,7 +152,7 @@ inline simulation_result simulate_every_rank(const grid_shape& grid, const sched
 /// (rendezvous), as the executor does it.
 ///
 /// Ranks the schedule cannot tell apart are simulated once per class
-/// (model/rank_classes.hpp) when every block has the same size and no
+/// (model/simulation/rank_classes.hpp) when every block has the same size and no
 /// `link_time` is set: exactly the times of simulating every rank, at a cost
 /// that no longer grows with the grid on periodic grids (a million ranks in
 /// tens of milliseconds); otherwise every rank is its own class. `setup.staging` must
@@ -175,14 +167,14 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
   const bool colours = setup.mode == protocol::rendezvous;
   if (!uniform || setup.link_time)
-    return detail::class_simulation(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
+    return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
   const std::vector<detail::phase> phases = detail::separable_phases(grid, s);
   const double bytes = setup.block_bytes(0);
   const bool packing = setup.staging && setup.cost.copy_beta() > 0;
   const detail::rank_classes packed = packing ? detail::rank_classes::programs(grid, s) : detail::rank_classes{};
   const auto whole = [&] {
     if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr);
-    return detail::class_simulation(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();
+    return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();
   };
   if (phases.size() < 2) return whole();
   // Phase by phase: a phase's addition is simulated from a common start on its own classes, those of
@@ -201,7 +193,7 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
         return setup.staging(rank, first + round, transfer);
       };
     const simulation_result added =
-        detail::class_simulation(grid, part, own,
+        detail::maxplus_engine(grid, part, own,
                                  detail::rank_classes::of(grid, part, colours, packing ? &packed : nullptr), bytes)
             .run();
     if (packing)

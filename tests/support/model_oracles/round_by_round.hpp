@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file schedule_cost.hpp
-/// @brief Hockney time read off a schedule round by round (bulk-synchronous:
+/// @file round_by_round.hpp
+/// @brief Test oracle: Hockney time read off a schedule round by round (bulk-synchronous:
 /// each round costs its slowest rank), the form every closed formula in
 /// docs/model.md is derived from.
 
 #include <algorithm>
 #include <vector>
 
-#include "simulator.hpp"
+#include <haloshift/auto.hpp>
 
 namespace haloshift {
 

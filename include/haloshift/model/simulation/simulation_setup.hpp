@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../schedule/schedule.hpp"
-#include "arguments.hpp"
-#include "hockney.hpp"
+#include "../../exchange/protocol.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/schedule.hpp"
+#include "../cost/arguments.hpp"
+#include "../cost/hockney.hpp"
 
 namespace haloshift {
 
@@ -43,7 +43,7 @@ struct simulation_setup {
   /// `staging(rank, round, transfer)` says that rank packs its send of that
   /// transfer into scratch, bit 2 that it unpacks its receive from scratch.
   /// Each costs `copy_beta` per byte of the rank's own time (see
-  /// model/staging.hpp, which reads this off the compiled programs).
+  /// model/simulation/staging.hpp, which reads this off the compiled programs).
   std::function<unsigned(int, std::size_t, std::size_t)> staging{};
 };
 

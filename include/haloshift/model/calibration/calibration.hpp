@@ -13,13 +13,13 @@
 
 #include <mpi.h>
 
-#include "../error.hpp"
-#include "../log.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
+#include "../../error.hpp"
+#include "../../log.hpp"
+#include "../../mpi/agreement.hpp"
+#include "../../mpi/check.hpp"
 #include "calibration_file.hpp"
 #include "fit.hpp"
-#include "hockney.hpp"
+#include "../cost/hockney.hpp"
 #include "measure.hpp"
 
 namespace haloshift {

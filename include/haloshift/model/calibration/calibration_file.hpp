@@ -24,9 +24,9 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include "../error.hpp"
+#include "../../error.hpp"
 #include "fit.hpp"
-#include "hockney.hpp"
+#include "../cost/hockney.hpp"
 
 namespace haloshift {
 

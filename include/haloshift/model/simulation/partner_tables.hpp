@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file transfer_links.hpp
+/// @file partner_tables.hpp
 /// @brief Where a transfer leads from every class of ranks, as tables per
 /// dimension (the simulator's partners, senders, colours and held blocks).
 
@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../exchange/protocol.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
 
 namespace haloshift::detail {
@@ -22,7 +22,7 @@ namespace haloshift::detail {
 /// is a product of one class per dimension, and so are its partners, so the
 /// tables cost the sum of the dimensions' classes rather than their product
 /// (a million classes of an odd 101^3 ring in rendezvous mode).
-struct transfer_links {
+struct partner_tables {
   std::array<std::vector<int>, max_dims> ahead, behind;   ///< class along d of the box at +/-direction; -1: none
   std::array<std::vector<std::uint64_t>, max_dims> held;  ///< per class along d, bit i: block i exists there
   std::vector<char> sender;  ///< per class along senders.dim: whether it sends (empty: every class does)
