@@ -122,11 +122,10 @@ TEST_CASE("classes on grids wide enough that borders, seams and bulk differ", "[
   for (int i = 0; i < 60; ++i) check_same_times(draw(rng, 160));
 }
 
-TEST_CASE("TeamShift's phases add up with packing that differs between team members", "[model][classes]") {
+TEST_CASE("TeamShift with packing that differs between team members", "[model][classes]") {
   // A member's layout, and so which of its messages are packed, depends on its member index along the
-  // dimensions of earlier phases: a phase simulated on its own classes would read one member's packing
-  // for all (57.8 us against 56.6 us on 6 x 6 x 4 below, k 2); the phases' classes are told apart by the
-  // whole schedule's packing classes. Periodic grids only: those are simulated phase by phase.
+  // dimensions of earlier phases: classes that read one member's packing for all would be wrong (57.8 us
+  // against 56.6 us on 6 x 6 x 4 below, k 2). Periodic grids, where the classes are fewest.
   std::mt19937 rng(18);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int drawn = 0;

@@ -12,6 +12,31 @@
 
 namespace haloshift {
 
+namespace detail {
+
+/// One message of the round-by-round reading.
+struct sim_message {
+  int from = -1, to = -1;
+  double bytes = 0;
+};
+
+/// The message rank `s` (at `c`) sends in transfer `t`: none to itself (a
+/// local copy) and none without bytes, exactly as the executor does.
+inline bool message_of(const grid_shape& grid, const offset& c, int s, const transfer& t,
+                       const std::function<double(int)>& block_bytes, sim_message& out) {
+  if (!t.senders.contains(c)) return false;
+  const auto to = grid.neighbor_at(c, t.direction);
+  if (!to || to->rank == s) return false;
+  double bytes = 0;
+  for (const offset& o : t.blocks)
+    if (const auto owner = grid.neighbor_at(c, o)) bytes += block_bytes(owner->rank);
+  if (bytes <= 0) return false;
+  out = {s, to->rank, bytes};
+  return true;
+}
+
+}  // namespace detail
+
 /// Sum over rounds of the slowest rank's round time. Overlapping: a rank's
 /// i-th send of a round completes after the injections of the earlier ones,
 /// `sum_{j<i} (gamma + beta m_j) + time(m_i)`; its round takes as long as the

@@ -118,22 +118,11 @@ class maxplus_engine {
       return links_.colour_dim < 0 || links_.first[static_cast<std::size_t>(along_dim(links_.colour_dim, a, b, z))];
     };
     const double copy_beta = setup_.cost.copy_beta();
-    to_.resize(n);
     from_.resize(n);
     first_send_.resize(n);
     sends_.resize(n);
-    std::int64_t messages = 0;
-    double sent_bytes = 0;
-    each_class([&](std::size_t c, int a, int b, int z) {
-      sends_[c] = send_of(c, links_, t, a, b, z);
-      to_[c] = sends_[c].exists ? sends_[c].to : no_class;
-      if (!sends_[c].exists) return;
-      const std::int64_t members = classes_.members(static_cast<int>(c));
-      messages += members;
-      sent_bytes += static_cast<double>(members) * sends_[c].bytes;
-    });
-    messages_ += static_cast<std::size_t>(messages);
-    bytes_ += sent_bytes;
+    each_class([&](std::size_t c, int a, int b, int z) { sends_[c] = send_of(c, links_, t, a, b, z); });
+    count(sends_, 1);
     each_class([&](std::size_t c, int a, int b, int z) {
       if (copy_beta > 0 && !sends_[c].exists) now_[c] += copy_beta * copy_bytes(c, links_, t, a, b, z);
       const std::size_t from = sender_of(links_, sends_, 0, 1, a, b, z);
@@ -168,8 +157,6 @@ class maxplus_engine {
     bool exists = false;
   };
 
-  using links = partner_tables;
-
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
   int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }
 
@@ -194,23 +181,23 @@ class maxplus_engine {
   }
   bool charges_staging() const { return setup_.staging && setup_.cost.copy_beta() > 0; }
   /// Fills `l` for transfer `t` on the current classes.
-  void link(const transfer& t, links& l) const {
+  void link(const transfer& t, partner_tables& l) const {
     l.fill(grid_, classes_, t, setup_.mode, !every_box_exists_ && uniform_bytes_ >= 0);
   }
 
   static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
 
-  bool sends_in(const links& l, const transfer& t, int a, int b, int z) const {
+  bool sends_in(const partner_tables& l, const transfer& t, int a, int b, int z) const {
     return l.sender.empty() || l.sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
   }
 
   /// Bytes class c (classes a, b, z along the dimensions) sends in transfer `t`, or copies to itself.
   /// With blocks of one size that is the size times the blocks that exist around it.
-  double block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     if (uniform_bytes_ >= 0 && l.words == 0) return uniform_bytes_ * static_cast<double>(t.blocks.size());
     return counted_block_bytes(c, l, t, a, b, z);
   }
-  double counted_block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double counted_block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     if (uniform_bytes_ < 0) {
       double bytes = 0;
       for (const offset& o : t.blocks)
@@ -221,7 +208,7 @@ class maxplus_engine {
   }
 
   /// Class c's send in transfer `t` (none to itself, none without bytes).
-  send send_of(std::size_t c, const links& l, const transfer& t, int a, int b, int z) {
+  send send_of(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) {
     send out;
     if (l.self || !sends_in(l, t, a, b, z)) return out;
     const std::size_t to = product(l.ahead[0][static_cast<std::size_t>(a)], l.ahead[1][static_cast<std::size_t>(b)],
@@ -257,7 +244,7 @@ class maxplus_engine {
     return last_seconds_;
   }
   /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
-  std::size_t sender_of(const links& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride, int a,
+  std::size_t sender_of(const partner_tables& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride, int a,
                         int b, int z) const {
     if (l.self) return none;
     const std::size_t from = product(l.behind[0][static_cast<std::size_t>(a)], l.behind[1][static_cast<std::size_t>(b)],
@@ -265,7 +252,7 @@ class maxplus_engine {
     return from != none && sends[from * stride + ti].exists ? from : none;
   }
   /// Bytes class c copies to itself in a transfer (its neighbour along the direction is itself).
-  double copy_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double copy_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     return l.self && sends_in(l, t, a, b, z) ? block_bytes(c, l, t, a, b, z) : 0.0;
   }
 
@@ -337,7 +324,7 @@ class maxplus_engine {
   /// Ends a rendezvous transfer: every class's time after it, from its send and its receive.
   void complete(std::size_t round, std::size_t ti) {
     for (std::size_t c = 0; c < static_cast<std::size_t>(n_); ++c) {
-      const bool sends = to_[c] != no_class, receives = from_[c] != no_class;
+      const bool sends = sends_[c].exists, receives = from_[c] != no_class;
       if (sends && (!receives || first_send_[c]))
         next_[c] = receives ? received(c, round, ti) : sent(c, round, ti);
       else if (receives)
@@ -361,8 +348,8 @@ class maxplus_engine {
     state_[c] = 1;
     const bool c_receives_first = from_[c] != no_class && !first_send_[c];
     const double ready = c_receives_first ? received(c, round, ti) : now_[c];
-    const std::size_t to = to_[c];
-    const bool to_sends_first = to_[to] != no_class && first_send_[to];
+    const std::size_t to = sends_[c].to;
+    const bool to_sends_first = sends_[to].exists && first_send_[to];
     const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
     const send& x = sends_[c];
     const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
@@ -381,11 +368,11 @@ class maxplus_engine {
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
   std::vector<double> departs_;           // overlapping: when each send leaves (after the earlier ones and its packing)
-  std::vector<std::uint32_t> to_, from_;  // rendezvous: whom each class sends to, who sends to it; or no_class
+  std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
   std::array<int, max_dims> along_{};  // classes along each dimension
-  links links_;                        // rendezvous: the transfer's
-  std::vector<links> round_links_;     // overlapping: the round's, per transfer
+  partner_tables links_;                     // rendezvous: the transfer's
+  std::vector<partner_tables> round_links_;     // overlapping: the round's, per transfer
   double uniform_bytes_ = -1;
   bool every_box_exists_ = false;
   std::size_t messages_ = 0;

@@ -19,71 +19,6 @@
 namespace haloshift {
 
 namespace detail {
-
-/// Rounds [first, last) that move blocks along one dimension only.
-struct phase {
-  std::size_t first = 0, last = 0;
-  int dim = -1;
-};
-
-/// The phases of a dimension-by-dimension schedule (Shift, TeamShift), when
-/// its times may add up phase by phase; empty otherwise. That needs (1) every
-/// round's transfers to move along one dimension, consecutive rounds of the
-/// same dimension forming its phase, no dimension in two phases, and (2)
-/// every rank to hold every block (each dimension periodic or of one box),
-/// so a message's size is the same wherever its line lies. A phase then
-/// couples ranks only along the lines of its dimension; when each line
-/// starts it at one time, max-plus time being shift-invariant (every step is
-/// a maximum of sums), the phase adds to each rank the time it takes from a
-/// common start, and the slowest rank of the whole schedule is the slowest
-/// sum of the phases' additions.
-///
-/// A line along d starts at one time when no earlier phase's addition
-/// depends on the coordinate along d. Without packing that holds: a phase's
-/// addition depends on the coordinate along its own dimension only. With
-/// packing, which messages a rank packs depends on its layout, and
-/// TeamShift's layout depends on its member index along other dimensions
-/// too; simulate() checks the condition on the additions themselves and
-/// simulates the schedule whole where it fails.
-inline std::vector<phase> separable_phases(const grid_shape& grid, const schedule& s) {
-  for (int d = 0; d < max_dims; ++d)
-    if (!grid.periodic(d) && grid.dim(d) > 1) return {};
-  std::vector<phase> out;
-  for (std::size_t i = 0; i < s.rounds.size(); ++i) {
-    int dim = -1;
-    for (const transfer& t : s.rounds[i].transfers)
-      for (int d = 0; d < max_dims; ++d)
-        if (t.direction[d] != 0) {
-          if (dim >= 0 && dim != d) return {};
-          dim = d;
-        }
-    if (!out.empty() && (dim < 0 || dim == out.back().dim)) {
-      out.back().last = i + 1;  // a round that sends nothing joins the phase before it
-      continue;
-    }
-    for (const phase& p : out)
-      if (p.dim == dim) return {};
-    out.push_back({i, i + 1, dim});
-  }
-  return out;
-}
-
-}  // namespace detail
-
-namespace detail {
-/// Whether per-rank `times` do not depend on the coordinate along `d`.
-inline bool constant_along(const grid_shape& grid, const std::vector<double>& times, int d) {
-  for (int r = 0; r < grid.size(); ++r) {
-    offset c = grid.coords_of(r);
-    if (c[d] == 0) continue;
-    c[d] = 0;
-    if (times[static_cast<std::size_t>(r)] != times[static_cast<std::size_t>(grid.rank_of(c))]) return false;
-  }
-  return true;
-}
-}  // namespace detail
-
-namespace detail {
 /// Rendezvous, on classes that follow the schedule transfer by transfer. A
 /// run of transfers coloured along one dimension (and the times it started
 /// from) tells ranks apart only by their coordinate along that dimension, and
@@ -159,55 +94,16 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// then give the same bits to the ranks of one class of programs
 /// (rank_classes::programs: which boxes exist within one transfer's reach), as
 /// detail::staging_of does.
-/// On periodic grids a dimension-by-dimension schedule is simulated phase
-/// by phase (detail::separable_phases), each phase on its own classes; the
-/// times then equal those of the whole simulation up to the rounding of the
-/// sums (relative 1e-15).
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
   const bool colours = setup.mode == protocol::rendezvous;
   if (!uniform || setup.link_time)
     return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
-  const std::vector<detail::phase> phases = detail::separable_phases(grid, s);
   const double bytes = setup.block_bytes(0);
   const bool packing = setup.staging && setup.cost.copy_beta() > 0;
   const detail::rank_classes packed = packing ? detail::rank_classes::programs(grid, s) : detail::rank_classes{};
-  const auto whole = [&] {
-    if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr);
-    return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, colours), bytes).run();
-  };
-  if (phases.size() < 2) return whole();
-  // Phase by phase: a phase's addition is simulated from a common start on its own classes, those of
-  // its rounds told apart by the whole schedule's packing classes as well (detail::staging_of packs
-  // by those), and the phases add up while no addition depends on a later phase's coordinate.
-  simulation_result out;
-  out.finish.assign(static_cast<std::size_t>(grid.size()), 0.0);
-  for (std::size_t i = 0; i < phases.size(); ++i) {
-    const detail::phase& p = phases[i];
-    schedule part;
-    part.rounds.assign(s.rounds.begin() + static_cast<std::ptrdiff_t>(p.first),
-                       s.rounds.begin() + static_cast<std::ptrdiff_t>(p.last));
-    simulation_setup own = setup;
-    if (setup.staging)
-      own.staging = [&setup, first = p.first](int rank, std::size_t round, std::size_t transfer) {
-        return setup.staging(rank, first + round, transfer);
-      };
-    const simulation_result added =
-        detail::maxplus_engine(grid, part, own,
-                                 detail::rank_classes::of(grid, part, colours, packing ? &packed : nullptr), bytes)
-            .run();
-    if (packing)
-      for (std::size_t later = i + 1; later < phases.size(); ++later)
-        if (!detail::constant_along(grid, added.finish, phases[later].dim)) return whole();
-    out.makespan = 0;
-    out.messages += added.messages;
-    out.bytes += added.bytes;
-    for (std::size_t r = 0; r < out.finish.size(); ++r) {
-      out.finish[r] += added.finish[r];
-      out.makespan = std::max(out.makespan, out.finish[r]);
-    }
-  }
-  return out;
+  if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr);
+  return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, false), bytes).run();
 }
 
 }  // namespace haloshift
