@@ -18,9 +18,9 @@
 #include "../../mpi/agreement.hpp"
 #include "../../mpi/check.hpp"
 #include "../../mpi/communicator.hpp"
+#include "../cost/hockney.hpp"
 #include "calibration_file.hpp"
 #include "fit.hpp"
-#include "../cost/hockney.hpp"
 #include "measure.hpp"
 
 namespace haloshift {

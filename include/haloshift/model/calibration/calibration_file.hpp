@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../../error.hpp"
-#include "fit.hpp"
 #include "../cost/hockney.hpp"
+#include "fit.hpp"
 
 namespace haloshift {
 

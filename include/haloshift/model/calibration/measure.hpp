@@ -15,8 +15,8 @@
 
 #include "../../error.hpp"
 #include "../../mpi/check.hpp"
-#include "fit.hpp"
 #include "../cost/hockney.hpp"
+#include "fit.hpp"
 
 namespace haloshift {
 

@@ -37,8 +37,8 @@
 
 #include "../../error.hpp"
 #include "../../mpi/check.hpp"
-#include "fit.hpp"
 #include "../cost/hockney.hpp"
+#include "fit.hpp"
 #include "measure.hpp"
 
 namespace haloshift {

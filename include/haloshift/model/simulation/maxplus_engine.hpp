@@ -16,9 +16,9 @@
 #include "../../grid/grid_shape.hpp"
 #include "../../schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
+#include "partner_tables.hpp"
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
-#include "partner_tables.hpp"
 
 namespace haloshift {
 
@@ -36,7 +36,7 @@ class maxplus_engine {
  public:
   /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
   maxplus_engine(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
-                   double uniform_bytes)
+                 double uniform_bytes)
       : grid_(grid),
         s_(s),
         setup_(setup),
@@ -244,8 +244,8 @@ class maxplus_engine {
     return last_seconds_;
   }
   /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
-  std::size_t sender_of(const partner_tables& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride, int a,
-                        int b, int z) const {
+  std::size_t sender_of(const partner_tables& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride,
+                        int a, int b, int z) const {
     if (l.self) return none;
     const std::size_t from = product(l.behind[0][static_cast<std::size_t>(a)], l.behind[1][static_cast<std::size_t>(b)],
                                      l.behind[2][static_cast<std::size_t>(z)]);
@@ -367,12 +367,12 @@ class maxplus_engine {
   int n_ = 0;
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
-  std::vector<double> departs_;           // overlapping: when each send leaves (after the earlier ones and its packing)
+  std::vector<double> departs_;      // overlapping: when each send leaves (after the earlier ones and its packing)
   std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
-  std::array<int, max_dims> along_{};  // classes along each dimension
+  std::array<int, max_dims> along_{};        // classes along each dimension
   partner_tables links_;                     // rendezvous: the transfer's
-  std::vector<partner_tables> round_links_;     // overlapping: the round's, per transfer
+  std::vector<partner_tables> round_links_;  // overlapping: the round's, per transfer
   double uniform_bytes_ = -1;
   bool every_box_exists_ = false;
   std::size_t messages_ = 0;
