@@ -20,7 +20,7 @@
 // speed with every rank copying at once (what packing costs where ranks share
 // cores). The two-piece model (or the single line, when no
 // knee is found) is written to FILE (default: the path Auto reads).
-// --rounds writes instead the round table (model/round_table.hpp): per size
+// --rounds writes instead the round table (model/calibration/round_table.hpp): per size
 // from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
 // rounds and the gap of a burst, measured on all ranks at once, with the copy
 // speed of all ranks at once: the model for nodes with more ranks than cores.

@@ -3,7 +3,7 @@
 // a calibration or raise haloshift::error; every other exception, crash,
 // sanitizer report or hang is a finding.
 
-#include <haloshift/model/calibration_file.hpp>
+#include <haloshift/model/calibration/calibration_file.hpp>
 
 #include <cstddef>
 #include <cstdint>

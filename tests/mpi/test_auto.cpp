@@ -51,6 +51,34 @@ std::string model_json(double alpha, double beta, double gamma) {
 }
 }  // namespace
 
+namespace {
+int duplicates_freed = 0;  // counted by count_free, the delete callback of the test's attribute
+int count_free(MPI_Comm, int, void*, void*) {
+  ++duplicates_freed;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+TEST_CASE("forget_agreed_models frees the communicators it duplicated", "[auto][mpi]") {
+  const std::string path = use_calibration(model_json(1e-6, 1e-9, 1e-6));
+  // An attribute that every duplicate of `user` inherits (MPI_COMM_DUP_FN) and whose delete callback
+  // counts the communicators freed: the model's cached duplicate is one of them.
+  int key = MPI_KEYVAL_INVALID;
+  REQUIRE(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_free, &key, nullptr) == MPI_SUCCESS);
+  MPI_Comm user = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &user);
+  MPI_Comm_set_attr(user, key, nullptr);
+  const hs::hockney first = hs::agreed_model(user);
+  CHECK(hs::agreed_model(user).alpha() == first.alpha());  // cached: no second duplicate
+  const int before = duplicates_freed;
+  hs::forget_agreed_models();
+  CHECK(duplicates_freed == before + 1);
+  MPI_Comm_free(&user);
+  CHECK(duplicates_freed == before + 2);
+  MPI_Comm_free_keyval(&key);
+  done_with(path);
+}
+
 TEST_CASE("Auto follows the calibration, agrees on all ranks and gives Shift's halo", "[auto][mpi]") {
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, false, true}});
   std::vector<double> mine(static_cast<std::size_t>(world_rank() % 3 + 1), world_rank() + 0.5);

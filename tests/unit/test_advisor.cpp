@@ -3,8 +3,8 @@
 // the Shift / TeamShift crossovers are where the two predictions meet.
 
 #include "../support/catch.hpp"
-#include <haloshift/model/calibration.hpp>
-#include <haloshift/model/closed_form.hpp>
+#include <haloshift/model/calibration/calibration.hpp>
+#include <haloshift/model/cost/paper_formulas.hpp>
 #include <haloshift/select/advisor.hpp>
 
 #include <algorithm>

@@ -4,10 +4,10 @@
 // exception, a crash or a silently accepted value (issue 17).
 
 #include "../support/catch.hpp"
-#include <haloshift/model/calibration.hpp>
-#include <haloshift/model/closed_form.hpp>
-#include <haloshift/model/schedule_cost.hpp>
-#include <haloshift/model/simulator.hpp>
+#include "../support/model_oracles/round_by_round.hpp"
+#include <haloshift/model/calibration/calibration.hpp>
+#include <haloshift/model/cost/paper_formulas.hpp>
+#include <haloshift/model/simulation/simulator.hpp>
 #include <haloshift/select/advisor.hpp>
 
 #include <unistd.h>

@@ -4,13 +4,13 @@
 
 #include <cmath>
 #include <haloshift/auto.hpp>
-#include <haloshift/model/closed_form.hpp>
-#include <haloshift/model/schedule_cost.hpp>
 #include <numeric>
 #include <optional>
 #include <string>
 
 #include "../support/catch.hpp"
+#include "../support/model_oracles/closed_forms.hpp"
+#include "../support/model_oracles/round_by_round.hpp"
 
 namespace hs = haloshift;
 

@@ -9,7 +9,7 @@
 
 #include "../support/catch.hpp"
 #include <haloshift/auto.hpp>
-#include <haloshift/model/simulator.hpp>
+#include <haloshift/model/simulation/simulator.hpp>
 
 #include <cmath>
 #include <map>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The round table (model/round_table.hpp): a model built from per-size
+// The round table (model/calibration/round_table.hpp): a model built from per-size
 // round times must give back, at every measured size, the chain's time per
 // round and the burst's gap it was built from, through the same hockney
 // calls the simulator makes; noise that makes a time fall with size is pooled.
 
 #include "../support/catch.hpp"
-#include <haloshift/model/calibration.hpp>
-#include <haloshift/model/round_table.hpp>
+#include <haloshift/model/calibration/calibration.hpp>
+#include <haloshift/model/calibration/round_table.hpp>
 
 #include <cstdio>
 #include <fstream>

@@ -14,8 +14,8 @@
 
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
-#include "../model/closed_form.hpp"
-#include "../model/hockney.hpp"
+#include "../model/cost/paper_formulas.hpp"
+#include "../model/cost/hockney.hpp"
 #include "../schedule/ttl_forwarding.hpp"
 #include "msn_distances.hpp"
 #include "msn_topology.hpp"

@@ -66,7 +66,7 @@ inline bool sends_first(const grid_shape& grid, const offset& coords, const offs
 /// only, so in this order the round's times depend on x alone until the
 /// first transfer coloured along y, and so on. On an odd ring, where the
 /// colouring differs at every coordinate, that keeps the simulator's classes
-/// few for most of the round (model/rank_classes.hpp); posting order in
+/// few for most of the round (model/simulation/rank_classes.hpp); posting order in
 /// overlapping mode does not matter to the result, only to timing.
 inline void order_by_colour(const grid_shape& grid, std::vector<transfer>& transfers) {
   std::stable_sort(transfers.begin(), transfers.end(), [&grid](const transfer& a, const transfer& b) {

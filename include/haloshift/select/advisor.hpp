@@ -16,7 +16,7 @@
 #include "../exchange/protocol.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
-#include "../model/hockney.hpp"
+#include "../model/cost/hockney.hpp"
 #include "auto.hpp"
 
 namespace haloshift {

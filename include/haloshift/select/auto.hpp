@@ -16,10 +16,10 @@
 #include "../payload/particles.hpp"
 #include "../strategy_registry.hpp"
 #include "auto_hook.hpp"
-#include "../model/calibration.hpp"
-#include "../model/arguments.hpp"
-#include "../model/simulator.hpp"
-#include "../model/staging.hpp"
+#include "../model/calibration/calibration.hpp"
+#include "../model/cost/arguments.hpp"
+#include "../model/simulation/simulator.hpp"
+#include "../model/simulation/staging.hpp"
 #include "../schedule/shift.hpp"
 #include "../schedule/single_hop.hpp"
 #include "../schedule/team_shift.hpp"
@@ -100,7 +100,7 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// registered custom strategies) for blocks of `bytes` per rank on `grid`,
 /// cheapest first, each simulated exactly (max-plus, borders included) at
 /// any grid size: ranks the schedule cannot tell apart are simulated once
-/// (model/rank_classes.hpp), so a periodic grid of a million ranks costs
+/// (model/simulation/rank_classes.hpp), so a periodic grid of a million ranks costs
 /// about as much as a small one. Pure and deterministic: the same inputs give the
 /// same ranking. `only`, when not empty, restricts the candidates to those
 /// names (the advisor's Shift / TeamShift boundary needs just two, many times).

@@ -13,13 +13,14 @@
 
 #include <mpi.h>
 
-#include "../error.hpp"
-#include "../log.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
+#include "../../error.hpp"
+#include "../../log.hpp"
+#include "../../mpi/agreement.hpp"
+#include "../../mpi/check.hpp"
+#include "../../mpi/communicator.hpp"
+#include "../cost/hockney.hpp"
 #include "calibration_file.hpp"
 #include "fit.hpp"
-#include "hockney.hpp"
 #include "measure.hpp"
 
 namespace haloshift {
@@ -84,7 +85,7 @@ inline auto_settings& current_auto_settings() {
 }
 /// Models already agreed, per communicator group: measured at most once per process and group.
 struct cached_model {
-  MPI_Comm comm;  ///< our own duplicate, kept for comparison
+  mpi::communicator comm;  ///< our own duplicate, kept for comparison and freed with the entry
   hockney model;
 };
 inline std::vector<cached_model>& model_cache() {
@@ -109,7 +110,8 @@ inline std::string calibration_mismatch(const calibration& c, int ranks) {
 /// Settings Auto reads (change them on every rank alike, before building plans).
 inline auto_settings& auto_configuration() { return detail::current_auto_settings(); }
 
-/// Forgets the models agreed so far: the next Auto plan reads or measures again.
+/// Forgets the models agreed so far, freeing the duplicates of their communicators: the next Auto
+/// plan reads or measures again.
 inline void forget_agreed_models() { detail::model_cache().clear(); }
 
 /// The model every rank of `comm` uses (collective). Read or measured once per
@@ -123,7 +125,7 @@ inline void forget_agreed_models() { detail::model_cache().clear(); }
 inline hockney agreed_model(MPI_Comm comm) {
   for (const detail::cached_model& c : detail::model_cache()) {
     int same = MPI_UNEQUAL;
-    mpi::check(MPI_Comm_compare(c.comm, comm, &same), "MPI_Comm_compare");
+    mpi::check(MPI_Comm_compare(c.comm.get(), comm, &same), "MPI_Comm_compare");
     if (same == MPI_IDENT || same == MPI_CONGRUENT) return c.model;
   }
   int rank = 0, size = 0;
@@ -175,9 +177,7 @@ inline hockney agreed_model(MPI_Comm comm) {
                       " s, once for this process (haloshift-calibrate saves one)");
   }
   model = detail::broadcast_model(comm, model);
-  MPI_Comm own = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_dup(comm, &own), "MPI_Comm_dup");
-  detail::model_cache().push_back({own, model});
+  detail::model_cache().push_back({mpi::communicator(comm), model});
   return model;
 }
 

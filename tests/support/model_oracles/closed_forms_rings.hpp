@@ -1,17 +1,32 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file closed_form_rings.hpp
-/// @brief One synchronous transfer on one ring, odd or even (docs/model.md,
-/// "One ring at a time"): the recurrence closed_form_alike.hpp runs per
+/// @file closed_forms_rings.hpp
+/// @brief Test oracle: one synchronous transfer on one ring, odd or even (docs/model.md,
+/// "One ring at a time"): the recurrence closed_forms_alike.hpp runs per
 /// dimension while a periodic grid's times split into one term per dimension.
 
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
-#include "../schedule/colouring.hpp"
+#include <haloshift/grid/grid_shape.hpp>
+#include <haloshift/schedule/colouring.hpp>
 
 namespace haloshift::closed_form::detail {
+
+/// Whether the exact forms apply at all: a periodic grid (every rank holds every block, and the
+/// strategies below treat every rank alike).
+inline bool exact_domain(const grid_shape& grid) {
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (!grid.periodic(d)) return false;
+  return true;
+}
+/// Along a ring of `P` ranks, whether a step of `s` runs in even cycles (a proper rendezvous colouring:
+/// every rank does one send and one receive, each ranks' pair takes two synchronous messages).
+inline bool even_cycles(int P, int s) {
+  const int step = ((s % P) + P) % P;
+  return step == 0 || (P / std::gcd(step, P)) % 2 == 0;
+}
 
 /// One synchronous transfer, step `s` (not a multiple of P), on a ring of P ranks entering it at `T` (indexed by
 /// coordinate), every rank sending `message` (its time plus the round's delta) after packing `pack` and unpacking

@@ -24,9 +24,9 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include "../error.hpp"
+#include "../../error.hpp"
+#include "../cost/hockney.hpp"
 #include "fit.hpp"
-#include "hockney.hpp"
 
 namespace haloshift {
 
@@ -157,15 +157,12 @@ inline std::string read_calibration_text(const std::string& path) {
 }
 
 namespace detail {
-inline calibration parse_calibration_unchecked(std::string_view text, const std::string& path) {
-  const std::string where = "calibration file " + path + ": ";
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::exception& e) {
-    throw error(where + "not valid JSON (" + e.what() + ")");
-  }
-  auto number = [&](const nlohmann::json& obj, const char* field, double low, double high, const char* within = "") {
+/// The checked fields of a calibration's JSON: every error names the file (`where`) and the field.
+struct calibration_reader {
+  std::string where;
+
+  /// Field `field` of object `obj` (within `within`, for messages): a number in [low, high].
+  double number(const nlohmann::json& obj, const char* field, double low, double high, const char* within = "") const {
     const std::string name = *within ? std::string(within) + "." + field : std::string(field);
     if (!obj.is_object()) throw error(where + "field '" + within + "' must be an object, got " + json_value_text(obj));
     const auto it = obj.find(field);
@@ -177,22 +174,23 @@ inline calibration parse_calibration_unchecked(std::string_view text, const std:
       throw error(where + "field '" + name + "' = " + number_text(v) + " is out of range [" + number_text(low) + ", " +
                   number_text(high) + "]");
     return v;
-  };
-  if (!j.is_object())
-    throw error(where + "the top level must be a JSON object, got " + json_value_text(j) +
-                " (not a haloshift calibration)");
-  if (!j.contains("haloshift_calibration"))
-    throw error(where + "field 'haloshift_calibration' is missing (not a haloshift calibration)");
-  number(j, "haloshift_calibration", 1, 1);
-  calibration c;
-  const double gamma = number(j, "gamma_s", 0, 1);
-  if (const auto pieces_it = j.find("pieces"); pieces_it != j.end()) {
-    if (!pieces_it->is_array() || pieces_it->empty())
-      throw error(where + "field 'pieces' must be a non-empty array, got " + json_value_text(*pieces_it));
-    if (pieces_it->size() > 4096)
-      throw error(where + "field 'pieces' has " + std::to_string(pieces_it->size()) + " pieces, more than 4096");
+  }
+  /// An optional string field ("" when absent).
+  std::string text(const nlohmann::json& j, const char* field) const {
+    const auto it = j.find(field);
+    if (it == j.end()) return std::string();
+    if (!it->is_string())
+      throw error(where + "field '" + field + "' is not a string, got " + json_value_text(*it));
+    return it->get<std::string>();
+  }
+  /// The model of field 'pieces' (`list`), with the file's `gamma` for pieces without their own.
+  hockney pieces(const nlohmann::json& list, double gamma) const {
+    if (!list.is_array() || list.empty())
+      throw error(where + "field 'pieces' must be a non-empty array, got " + json_value_text(list));
+    if (list.size() > 4096)
+      throw error(where + "field 'pieces' has " + std::to_string(list.size()) + " pieces, more than 4096");
     std::vector<hockney::piece> pieces;
-    for (const auto& p : *pieces_it) {
+    for (const auto& p : list) {
       const std::string at = "pieces[" + std::to_string(pieces.size()) + "]";
       // A later piece's line may cross 0 before it starts (a steep segment of a measured
       // table); what must not be negative is the time where the piece begins.
@@ -210,34 +208,48 @@ inline calibration parse_calibration_unchecked(std::string_view text, const std:
       pieces.push_back({from, alpha, beta, piece_gamma});
     }
     try {
-      c.cost = hockney::piecewise(pieces, gamma);
+      return hockney::piecewise(pieces, gamma);
     } catch (const error& e) {
       const std::string what = e.what();
       const std::string prefix = "haloshift: ";
       throw error(where + "field 'pieces': " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
     }
-  } else {
-    c.cost = hockney(number(j, "alpha_s", 0, 1), number(j, "beta_s_per_byte", 0, 1), gamma);
   }
+};
+
+inline calibration parse_calibration_unchecked(std::string_view text, const std::string& path) {
+  const calibration_reader read{"calibration file " + path + ": "};
+  const std::string& where = read.where;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw error(where + "not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object())
+    throw error(where + "the top level must be a JSON object, got " + json_value_text(j) +
+                " (not a haloshift calibration)");
+  if (!j.contains("haloshift_calibration"))
+    throw error(where + "field 'haloshift_calibration' is missing (not a haloshift calibration)");
+  read.number(j, "haloshift_calibration", 1, 1);
+  calibration c;
+  const double gamma = read.number(j, "gamma_s", 0, 1);
+  if (const auto pieces_it = j.find("pieces"); pieces_it != j.end())
+    c.cost = read.pieces(*pieces_it, gamma);
+  else
+    c.cost = hockney(read.number(j, "alpha_s", 0, 1), read.number(j, "beta_s_per_byte", 0, 1), gamma);
   // Files from before local copies were measured have none: copies are free, as they were.
-  if (j.contains("copy_s_per_byte")) c.cost = c.cost.with_copy_beta(number(j, "copy_s_per_byte", 0, 1));
+  if (j.contains("copy_s_per_byte")) c.cost = c.cost.with_copy_beta(read.number(j, "copy_s_per_byte", 0, 1));
   // Likewise files from before exchanges were measured: no cost per round, a constant gap.
-  if (j.contains("round_s")) c.cost = c.cost.with_round_delta(number(j, "round_s", 0, 1));
-  if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(number(j, "gamma_growth_s", 0, 1));
-  if (j.contains("knee_bytes")) c.knee_bytes = number(j, "knee_bytes", 0, 1e15);
-  auto string_field = [&](const char* field) {
-    const auto it = j.find(field);
-    if (it == j.end()) return std::string();
-    if (!it->is_string())
-      throw error(where + "field '" + field + "' is not a string, got " + json_value_text(*it));
-    return it->get<std::string>();
-  };
-  c.method = string_field("method");
-  c.mpi_library = string_field("mpi_library");
-  c.host = string_field("host");
-  c.date = string_field("date");
+  if (j.contains("round_s")) c.cost = c.cost.with_round_delta(read.number(j, "round_s", 0, 1));
+  if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(read.number(j, "gamma_growth_s", 0, 1));
+  if (j.contains("knee_bytes")) c.knee_bytes = read.number(j, "knee_bytes", 0, 1e15);
+  c.method = read.text(j, "method");
+  c.mpi_library = read.text(j, "mpi_library");
+  c.host = read.text(j, "host");
+  c.date = read.text(j, "date");
   if (j.contains("ranks")) {
-    const double ranks = number(j, "ranks", 0, 1e9);
+    const double ranks = read.number(j, "ranks", 0, 1e9);
     if (ranks != std::floor(ranks))
       throw error(where + "field 'ranks' = " + number_text(ranks) + " is not a whole number");
     c.ranks = static_cast<int>(ranks);

@@ -1,16 +1,41 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file schedule_cost.hpp
-/// @brief Hockney time read off a schedule round by round (bulk-synchronous:
+/// @file round_by_round.hpp
+/// @brief Test oracle: Hockney time read off a schedule round by round (bulk-synchronous:
 /// each round costs its slowest rank), the form every closed formula in
 /// docs/model.md is derived from.
 
 #include <algorithm>
 #include <vector>
 
-#include "simulator.hpp"
+#include <haloshift/auto.hpp>
 
 namespace haloshift {
+
+namespace detail {
+
+/// One message of the round-by-round reading.
+struct sim_message {
+  int from = -1, to = -1;
+  double bytes = 0;
+};
+
+/// The message rank `s` (at `c`) sends in transfer `t`: none to itself (a
+/// local copy) and none without bytes, exactly as the executor does.
+inline bool message_of(const grid_shape& grid, const offset& c, int s, const transfer& t,
+                       const std::function<double(int)>& block_bytes, sim_message& out) {
+  if (!t.senders.contains(c)) return false;
+  const auto to = grid.neighbor_at(c, t.direction);
+  if (!to || to->rank == s) return false;
+  double bytes = 0;
+  for (const offset& o : t.blocks)
+    if (const auto owner = grid.neighbor_at(c, o)) bytes += block_bytes(owner->rank);
+  if (bytes <= 0) return false;
+  out = {s, to->rank, bytes};
+  return true;
+}
+
+}  // namespace detail
 
 /// Sum over rounds of the slowest rank's round time. Overlapping: a rank's
 /// i-th send of a round completes after the injections of the earlier ones,

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../error.hpp"
-#include "hockney.hpp"
+#include "../../error.hpp"
+#include "../cost/hockney.hpp"
 
 /// Fitting Hockney models to timed messages.
 namespace haloshift::fit {

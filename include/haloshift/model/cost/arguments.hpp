@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "../error.hpp"
-#include "../exchange/protocol.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../grid/neighborhood.hpp"
+#include "../../error.hpp"
+#include "../../exchange/protocol.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/neighborhood.hpp"
 
 namespace haloshift::detail {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file closed_form_phases.hpp
-/// @brief Exact forms of the dimension-by-dimension strategies phase by phase
+/// @file closed_forms_phases.hpp
+/// @brief Test oracle: exact forms of the dimension-by-dimension strategies phase by phase
 /// (docs/model.md, "TeamShift's teams"): Shift's phase, TeamShift's team
 /// phase for one line of members, and TeamShift with packing member vector by
 /// member vector.
@@ -11,13 +11,11 @@
 #include <optional>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../schedule/schedule.hpp"
-#include "../schedule/team_shift.hpp"
-#include "closed_form_alike.hpp"
-#include "closed_form_rings.hpp"
-#include "closed_form_terms.hpp"
-#include "staging.hpp"
+#include <haloshift/auto.hpp>
+#include <haloshift/model/cost/paper_formulas.hpp>
+
+#include "closed_forms_alike.hpp"
+#include "closed_forms_rings.hpp"
 
 namespace haloshift::closed_form::detail {
 

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../exchange/program.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../grid/neighborhood.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../exchange/program.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/neighborhood.hpp"
+#include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
 
 namespace haloshift::detail {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file class_simulation.hpp
+/// @file maxplus_engine.hpp
 /// @brief The max-plus engine: one schedule simulated on classes of ranks
-/// (model/rank_classes.hpp), one representative per class.
+/// (model/simulation/rank_classes.hpp), one representative per class.
 
 #include <algorithm>
 #include <array>
@@ -13,32 +13,30 @@
 #include <utility>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
-#include "chain_passes.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
+#include "partner_tables.hpp"
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
-#include "table_view.hpp"
-#include "transfer_links.hpp"
 
 namespace haloshift {
 
 namespace detail {
 
 /// One simulation over the classes of ranks a schedule cannot tell apart
-/// (model/rank_classes.hpp): every class is simulated once, by its
+/// (model/simulation/rank_classes.hpp): every class is simulated once, by its
 /// representative, and a message between ranks is looked up from the
 /// receiver's side, so each class reads the times of its partners' classes.
 /// With every rank its own class this is the plain max-plus simulation of
 /// every rank; with coarser classes it computes the same numbers, bit for
 /// bit, because the operations each class performs are those of each of its
 /// members, in the same order.
-class class_simulation {
+class maxplus_engine {
  public:
   /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
-  class_simulation(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
-                   double uniform_bytes)
+  maxplus_engine(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
+                 double uniform_bytes)
       : grid_(grid),
         s_(s),
         setup_(setup),
@@ -67,15 +65,6 @@ class class_simulation {
 
   /// The classes simulated now.
   const rank_classes& classes() const noexcept { return classes_; }
-  /// Declares that setup.staging gives every rank the same bits (its classes are one), so a
-  /// rendezvous transfer is simulated from the per-dimension tables with packing too (table_transfer).
-  void same_staging_everywhere() noexcept { same_staging_ = true; }
-  /// Declares that setup.staging gives the ranks of one class of `programs` the same bits (as
-  /// detail::staging_of does for rank_classes::programs), and that the classes simulated are parts
-  /// of those (rank_classes::of with `programs` as `also`): a rendezvous transfer with borders then
-  /// runs in passes with packing too, each class charged its own bits. `programs` must outlive this.
-  void staging_follows(const rank_classes& programs) noexcept { staging_classes_ = &programs; }
-
   /// Merges the classes along each dimension whose times agree on every class along the other
   /// dimensions, and that lie in one class of `keep_apart` along it (the classes the staging bits
   /// follow, if any): the times stay a function of the classes, now fewer. Max-plus times forget
@@ -118,9 +107,6 @@ class class_simulation {
 
   /// Rendezvous, one transfer: every class has at most a send and a receive, in its colour's order; a
   /// synchronous message starts when both ends have reached it and is a dependency step of both.
-  /// At a million classes this is bound by memory traffic: where it can, the transfer is simulated
-  /// from per-dimension tables (table_transfer), otherwise the passes over the classes are fused as
-  /// far as they go.
   void rendezvous_transfer(std::size_t round, std::size_t ti) {
     const transfer& t = s_.rounds[round].transfers[ti];
     const std::size_t n = static_cast<std::size_t>(n_);
@@ -131,25 +117,12 @@ class class_simulation {
     const auto colour = [this](int a, int b, int z) {
       return links_.colour_dim < 0 || links_.first[static_cast<std::size_t>(along_dim(links_.colour_dim, a, b, z))];
     };
-    if (from_tables(links_)) return table_transfers(t, round, ti);
-    if (tables_apply(links_) && staging_classes_ && border_passes(t, round, ti)) return;
     const double copy_beta = setup_.cost.copy_beta();
-    to_.resize(n);
     from_.resize(n);
     first_send_.resize(n);
     sends_.resize(n);
-    std::int64_t messages = 0;
-    double sent_bytes = 0;
-    each_class([&](std::size_t c, int a, int b, int z) {
-      sends_[c] = send_of(c, links_, t, a, b, z);
-      to_[c] = sends_[c].exists ? sends_[c].to : no_class;
-      if (!sends_[c].exists) return;
-      const std::int64_t members = classes_.members(static_cast<int>(c));
-      messages += members;
-      sent_bytes += static_cast<double>(members) * sends_[c].bytes;
-    });
-    messages_ += static_cast<std::size_t>(messages);
-    bytes_ += sent_bytes;
+    each_class([&](std::size_t c, int a, int b, int z) { sends_[c] = send_of(c, links_, t, a, b, z); });
+    count(sends_, 1);
     each_class([&](std::size_t c, int a, int b, int z) {
       if (copy_beta > 0 && !sends_[c].exists) now_[c] += copy_beta * copy_bytes(c, links_, t, a, b, z);
       const std::size_t from = sender_of(links_, sends_, 0, 1, a, b, z);
@@ -184,8 +157,6 @@ class class_simulation {
     bool exists = false;
   };
 
-  using links = transfer_links;
-
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
   int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }
 
@@ -209,31 +180,24 @@ class class_simulation {
     return charges_staging() ? setup_.staging(rank(c), round, ti) : 0u;
   }
   bool charges_staging() const { return setup_.staging && setup_.cost.copy_beta() > 0; }
-  /// Whether ranks may differ in their staging bits (packing charged, not declared the same everywhere).
-  bool staging_varies() const { return charges_staging() && !same_staging_; }
-  /// The bits every rank has (0: none charged, or they vary).
-  unsigned uniform_staging(std::size_t round, std::size_t ti) const {
-    return same_staging_ ? staging(0, round, ti) : 0u;
-  }
-
   /// Fills `l` for transfer `t` on the current classes.
-  void link(const transfer& t, links& l) const {
+  void link(const transfer& t, partner_tables& l) const {
     l.fill(grid_, classes_, t, setup_.mode, !every_box_exists_ && uniform_bytes_ >= 0);
   }
 
   static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
 
-  bool sends_in(const links& l, const transfer& t, int a, int b, int z) const {
+  bool sends_in(const partner_tables& l, const transfer& t, int a, int b, int z) const {
     return l.sender.empty() || l.sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
   }
 
   /// Bytes class c (classes a, b, z along the dimensions) sends in transfer `t`, or copies to itself.
   /// With blocks of one size that is the size times the blocks that exist around it.
-  double block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     if (uniform_bytes_ >= 0 && l.words == 0) return uniform_bytes_ * static_cast<double>(t.blocks.size());
     return counted_block_bytes(c, l, t, a, b, z);
   }
-  double counted_block_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double counted_block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     if (uniform_bytes_ < 0) {
       double bytes = 0;
       for (const offset& o : t.blocks)
@@ -244,7 +208,7 @@ class class_simulation {
   }
 
   /// Class c's send in transfer `t` (none to itself, none without bytes).
-  send send_of(std::size_t c, const links& l, const transfer& t, int a, int b, int z) {
+  send send_of(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) {
     send out;
     if (l.self || !sends_in(l, t, a, b, z)) return out;
     const std::size_t to = product(l.ahead[0][static_cast<std::size_t>(a)], l.ahead[1][static_cast<std::size_t>(b)],
@@ -280,15 +244,15 @@ class class_simulation {
     return last_seconds_;
   }
   /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
-  std::size_t sender_of(const links& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride, int a,
-                        int b, int z) const {
+  std::size_t sender_of(const partner_tables& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride,
+                        int a, int b, int z) const {
     if (l.self) return none;
     const std::size_t from = product(l.behind[0][static_cast<std::size_t>(a)], l.behind[1][static_cast<std::size_t>(b)],
                                      l.behind[2][static_cast<std::size_t>(z)]);
     return from != none && sends[from * stride + ti].exists ? from : none;
   }
   /// Bytes class c copies to itself in a transfer (its neighbour along the direction is itself).
-  double copy_bytes(std::size_t c, const links& l, const transfer& t, int a, int b, int z) const {
+  double copy_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
     return l.self && sends_in(l, t, a, b, z) ? block_bytes(c, l, t, a, b, z) : 0.0;
   }
 
@@ -351,148 +315,6 @@ class class_simulation {
     now_.swap(next_);
   }
 
-  /// Whether transfer `t` (tables `l`) can be simulated from the per-dimension tables alone: every
-  /// rank a sender, blocks of one size, no per-link time (tables_apply), and the same staging bits on
-  /// every rank (or none charged). Partners and blocks may be missing (non-periodic borders).
-  bool from_tables(const links& l) const { return tables_apply(l) && !staging_varies(); }
-  bool tables_apply(const links& l) const {
-    return !l.self && l.sender.empty() && uniform_bytes_ > 0 && !setup_.link_time;
-  }
-
-  /// A rendezvous transfer simulated from the per-dimension tables (from_tables): each class's
-  /// partners, colour and blocks are read off the tables as the recursion reaches them, so no
-  /// per-class send, partner or colour is stored (at a million classes a third of the memory
-  /// traffic of the general path).
-  void table_transfers(const transfer& t, std::size_t round, std::size_t ti) {
-    // Alike: every class sends all the transfer's blocks to a partner that is there.
-    bool alike = links_.words == 0;
-    for (int d = 0; d < max_dims; ++d)
-      for (std::size_t j = 0; j < links_.ahead[d].size(); ++j)
-        alike = alike && links_.ahead[d][j] >= 0 && links_.behind[d][j] >= 0;
-    if (!alike) {
-      if (!border_passes(t, round, ti)) table_transfer<false>(t, round, ti);
-    } else if (!alike_passes(t, round, ti)) {
-      table_transfer<true>(t, round, ti);
-    }
-  }
-
-  /// An alike transfer (every class sends all blocks to a partner that is there) whose chains
-  /// alternate, in passes without recursion (model/chain_passes.hpp). False (nothing done) for any other
-  /// colouring.
-  bool alike_passes(const transfer& t, std::size_t round, std::size_t ti) {
-    if (t.blocks.empty() || !classify_chains(links_, kinds_)) return false;
-    const table_view<true> v = view_of<true>(t, uniform_staging(round, ti));
-    messages_ += static_cast<std::size_t>(grid_.size());
-    bytes_ += static_cast<double>(grid_.size()) * v.by_count[v.blocks].bytes;
-    alike_chain_passes(v, {along_[0], kinds_.data(), next_.data()});
-    now_.swap(next_);
-    return true;
-  }
-
-  /// A transfer with borders (partners or blocks missing) whose chains alternate, in passes without
-  /// recursion (model/chain_passes.hpp). Where staging bits vary between classes (staging_follows), each
-  /// class packs and unpacks by the bits of its class of programs, as sent() and received() do. False
-  /// (nothing done) for any other colouring, or bits that vary without classes of programs to read.
-  bool border_passes(const transfer& t, std::size_t round, std::size_t ti) {
-    const bool per_class = staging_varies();
-    if ((per_class && !staging_classes_) || !classify_chains(links_, kinds_)) return false;
-    const table_view<false> v = view_of<false>(t, per_class ? 3u : uniform_staging(round, ti));
-    count_members();
-    const staging_lookup staged = per_class ? staging_of_classes(round, ti) : staging_lookup{};
-    const pass_totals sent = border_chain_passes(v, {along_[0], kinds_.data(), next_.data()}, members_,
-                                                 per_class ? &staged : nullptr, pass_scratch_);
-    messages_ += static_cast<std::size_t>(sent.messages);
-    bytes_ += sent.bytes;
-    now_.swap(next_);
-    return true;
-  }
-  /// Every class's staging bits in one transfer, read off the classes of programs (staging_follows) that
-  /// the current classes are parts of: setup.staging is asked once per class of programs.
-  staging_lookup staging_of_classes(std::size_t round, std::size_t ti) const {
-    staging_lookup out;
-    const rank_classes& programs = *staging_classes_;
-    for (int d = 0; d < max_dims; ++d)
-      for (int j = 0; j < along_[d]; ++j)
-        out.program_along[d].push_back(programs.class_along(d, classes_.first_along(d, j)));
-    out.programs1 = static_cast<std::size_t>(programs.classes_along(1));
-    out.programs2 = static_cast<std::size_t>(programs.classes_along(2));
-    out.bits.resize(static_cast<std::size_t>(programs.size()));
-    for (int p = 0; p < programs.size(); ++p)
-      out.bits[std::size_t(p)] =
-          static_cast<unsigned char>(setup_.staging(grid_.rank_of(programs.representative(p)), round, ti));
-    return out;
-  }
-
-  /// The tables of transfer `t` as a table_view, with the costs per number of blocks held, packing and
-  /// unpacking charged as staging `bits` say.
-  template <bool Alike>
-  table_view<Alike> view_of(const transfer& t, unsigned bits) {
-    table_view<Alike> v{};
-    for (int d = 0; d < max_dims; ++d) {
-      v.ahead[d] = links_.ahead[d].data();
-      v.behind[d] = links_.behind[d].data();
-    }
-    v.held = links_.held_rows();
-    v.words = links_.words;
-    v.blocks = static_cast<int>(t.blocks.size());
-    v.first = links_.first.data();
-    v.colour_dim = links_.colour_dim;
-    v.along1 = static_cast<std::size_t>(along_[1]);
-    v.along2 = static_cast<std::size_t>(along_[2]);
-    v.now = now_.data();
-    v.done = done_.data();
-    // per number of blocks held: bytes, the message's time and delta, packing and unpacking
-    const double copy_beta = setup_.cost.copy_beta(), delta = setup_.cost.round_delta();
-    by_count_.resize(t.blocks.size() + 1);
-    for (std::size_t i = 0; i <= t.blocks.size(); ++i) {
-      const double bytes = uniform_bytes_ * static_cast<double>(i);
-      by_count_[i] = {bytes, i ? seconds(bytes) : 0.0, bits & 1u ? copy_beta * bytes : 0.0,
-                      bits & 2u ? copy_beta * bytes : 0.0};
-    }
-    v.by_count = by_count_.data();
-    v.delta = delta;
-    return v;
-  }
-  /// members_: the ranks of each class along each dimension.
-  void count_members() {
-    for (int d = 0; d < max_dims; ++d) {
-      members_[d].clear();
-      for (int j = 0; j < along_[d]; ++j) members_[d].push_back(classes_.count_along(d, j));
-    }
-  }
-
-  template <bool Alike>
-  void table_transfer(const transfer& t, std::size_t round, std::size_t ti) {
-    table_view<Alike> v = view_of<Alike>(t, uniform_staging(round, ti));
-    visits_.resize(static_cast<std::size_t>(n_));
-    std::fill(visits_.begin(), visits_.end(), visit_state::none);
-    v.state = visits_.data();
-    count_members();
-    const auto& members = members_;
-    std::int64_t messages = 0;
-    double sent_bytes = 0;
-    each_class([&](std::size_t c, int a, int b, int z) {
-      const int held = v.sends(a, b, z);
-      const bool receives = v.receives(a, b, z);
-      if (held) {
-        const std::int64_t m = members[0][static_cast<std::size_t>(a)] * members[1][static_cast<std::size_t>(b)] *
-                               members[2][static_cast<std::size_t>(z)];
-        messages += m;
-        sent_bytes += static_cast<double>(m) * v.by_count[held].bytes;
-      }
-      // as complete(): a class ends with its receive or its send, whichever its colour puts last
-      if (held && (!receives || v.sends_first(a, b, z)))
-        next_[c] = receives ? v.received(a, b, z) : v.sent(a, b, z);
-      else if (receives)
-        next_[c] = held ? v.sent(a, b, z) : v.received(a, b, z);
-      else
-        next_[c] = now_[c];
-    });
-    if (v.deadlocked != static_cast<std::size_t>(-1)) deadlock(v.deadlocked, round, ti);
-    messages_ += static_cast<std::size_t>(messages);
-    bytes_ += sent_bytes;
-    now_.swap(next_);
-  }
   [[noreturn]] void deadlock(std::size_t c, std::size_t round, std::size_t ti) const {
     const transfer& t = s_.rounds[round].transfers[ti];
     throw error("simulate: rendezvous schedule deadlocks at rank " + std::to_string(rank(c)) + " (transfer along " +
@@ -502,7 +324,7 @@ class class_simulation {
   /// Ends a rendezvous transfer: every class's time after it, from its send and its receive.
   void complete(std::size_t round, std::size_t ti) {
     for (std::size_t c = 0; c < static_cast<std::size_t>(n_); ++c) {
-      const bool sends = to_[c] != no_class, receives = from_[c] != no_class;
+      const bool sends = sends_[c].exists, receives = from_[c] != no_class;
       if (sends && (!receives || first_send_[c]))
         next_[c] = receives ? received(c, round, ti) : sent(c, round, ti);
       else if (receives)
@@ -526,8 +348,8 @@ class class_simulation {
     state_[c] = 1;
     const bool c_receives_first = from_[c] != no_class && !first_send_[c];
     const double ready = c_receives_first ? received(c, round, ti) : now_[c];
-    const std::size_t to = to_[c];
-    const bool to_sends_first = to_[to] != no_class && first_send_[to];
+    const std::size_t to = sends_[c].to;
+    const bool to_sends_first = sends_[to].exists && first_send_[to];
     const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
     const send& x = sends_[c];
     const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
@@ -545,19 +367,12 @@ class class_simulation {
   int n_ = 0;
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
-  std::vector<double> departs_;           // overlapping: when each send leaves (after the earlier ones and its packing)
-  std::vector<std::uint32_t> to_, from_;  // rendezvous: whom each class sends to, who sends to it; or no_class
-  bool same_staging_ = false;             // setup_.staging gives every rank the same bits
-  std::vector<message_cost> by_count_;    // table transfers: a message's costs per number of blocks
-  std::vector<char> kinds_;               // alike and border passes: per class along the colour dimension
-  chain_pass_scratch pass_scratch_;       // border passes
-  const rank_classes* staging_classes_ = nullptr;            // the classes setup_.staging follows, if declared
-  std::array<std::vector<std::int64_t>, max_dims> members_;  // table transfers: ranks per class along each dimension
+  std::vector<double> departs_;      // overlapping: when each send leaves (after the earlier ones and its packing)
+  std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
-  std::vector<visit_state> visits_;    // table transfers' recursion
-  std::array<int, max_dims> along_{};  // classes along each dimension
-  links links_;                        // rendezvous: the transfer's
-  std::vector<links> round_links_;     // overlapping: the round's, per transfer
+  std::array<int, max_dims> along_{};        // classes along each dimension
+  partner_tables links_;                     // rendezvous: the transfer's
+  std::vector<partner_tables> round_links_;  // overlapping: the round's, per transfer
   double uniform_bytes_ = -1;
   bool every_box_exists_ = false;
   std::size_t messages_ = 0;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file closed_form_alike.hpp
-/// @brief Exact forms where every rank of a periodic grid does the same
+/// @file closed_forms_alike.hpp
+/// @brief Test oracle: exact forms where every rank of a periodic grid does the same
 /// (docs/model.md, "Every rank alike"): one rank's round is the grid's
-/// (overlapping), one ring at a time (rendezvous, closed_form_rings.hpp), and
+/// (overlapping), one ring at a time (rendezvous, closed_forms_rings.hpp), and
 /// unit steps on odd rings.
 
 #include <algorithm>
@@ -15,11 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../schedule/schedule.hpp"
-#include "closed_form_rings.hpp"
-#include "closed_form_terms.hpp"
-#include "staging.hpp"
+#include <haloshift/auto.hpp>
+#include <haloshift/model/cost/paper_formulas.hpp>
+
+#include "closed_forms_rings.hpp"
 
 namespace haloshift::closed_form::detail {
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "../error.hpp"
+#include "../../error.hpp"
 
 namespace haloshift {
 
@@ -49,7 +49,7 @@ public:
     double alpha;  ///< seconds
     double beta;   ///< seconds per byte
     /// Injection gap for messages of this piece; NaN (the default): the model's gamma. It may be
-    /// negative where a measured table's gap grows faster than its time (model/round_table.hpp):
+    /// negative where a measured table's gap grows faster than its time (model/calibration/round_table.hpp):
     /// what must not be negative is a message's injection, gamma + beta m, where the piece starts.
     double gamma = std::numeric_limits<double>::quiet_NaN();
   };

@@ -38,9 +38,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
 
 namespace haloshift::detail {
 

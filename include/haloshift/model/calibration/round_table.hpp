@@ -35,10 +35,10 @@
 
 #include <mpi.h>
 
-#include "../error.hpp"
-#include "../mpi/check.hpp"
+#include "../../error.hpp"
+#include "../../mpi/check.hpp"
+#include "../cost/hockney.hpp"
 #include "fit.hpp"
-#include "hockney.hpp"
 #include "measure.hpp"
 
 namespace haloshift {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file transfer_links.hpp
+/// @file partner_tables.hpp
 /// @brief Where a transfer leads from every class of ranks, as tables per
 /// dimension (the simulator's partners, senders, colours and held blocks).
 
@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../exchange/protocol.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/colouring.hpp"
+#include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
 
 namespace haloshift::detail {
@@ -22,7 +22,7 @@ namespace haloshift::detail {
 /// is a product of one class per dimension, and so are its partners, so the
 /// tables cost the sum of the dimensions' classes rather than their product
 /// (a million classes of an odd 101^3 ring in rendezvous mode).
-struct transfer_links {
+struct partner_tables {
   std::array<std::vector<int>, max_dims> ahead, behind;   ///< class along d of the box at +/-direction; -1: none
   std::array<std::vector<std::uint64_t>, max_dims> held;  ///< per class along d, bit i: block i exists there
   std::vector<char> sender;  ///< per class along senders.dim: whether it sends (empty: every class does)
@@ -78,19 +78,12 @@ struct transfer_links {
   }
 
   /// The blocks that exist around the class with classes a, b, z along the dimensions (words > 0).
-  int blocks_held(int a, int b, int z) const { return count_held(held_rows(), words, a, b, z); }
-  std::array<const std::uint64_t*, max_dims> held_rows() const {
-    return {held[0].data(), held[1].data(), held[2].data()};
-  }
-
-  /// The one count of held blocks, for the tables and for the views on them (model/table_view.hpp).
-  static int count_held(const std::array<const std::uint64_t*, max_dims>& rows, std::size_t words, int a, int b,
-                        int z) {
+  int blocks_held(int a, int b, int z) const {
     int n = 0;
     for (std::size_t i = 0; i < words; ++i)
-      n += std::popcount(rows[0][static_cast<std::size_t>(a) * words + i] &
-                         rows[1][static_cast<std::size_t>(b) * words + i] &
-                         rows[2][static_cast<std::size_t>(z) * words + i]);
+      n += std::popcount(held[0][static_cast<std::size_t>(a) * words + i] &
+                         held[1][static_cast<std::size_t>(b) * words + i] &
+                         held[2][static_cast<std::size_t>(z) * words + i]);
     return n;
   }
 };

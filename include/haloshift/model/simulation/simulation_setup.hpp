@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "../exchange/protocol.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../schedule/schedule.hpp"
-#include "arguments.hpp"
-#include "hockney.hpp"
+#include "../../exchange/protocol.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/schedule.hpp"
+#include "../cost/arguments.hpp"
+#include "../cost/hockney.hpp"
 
 namespace haloshift {
 
@@ -43,7 +43,7 @@ struct simulation_setup {
   /// `staging(rank, round, transfer)` says that rank packs its send of that
   /// transfer into scratch, bit 2 that it unpacks its receive from scratch.
   /// Each costs `copy_beta` per byte of the rank's own time (see
-  /// model/staging.hpp, which reads this off the compiled programs).
+  /// model/simulation/staging.hpp, which reads this off the compiled programs).
   std::function<unsigned(int, std::size_t, std::size_t)> staging{};
 };
 
@@ -64,30 +64,6 @@ inline bool check_simulation_setup(const char* where, const grid_shape& grid, co
   }
   return uniform;
 }
-}  // namespace detail
-
-namespace detail {
-
-struct sim_message {
-  int from = -1, to = -1;
-  double bytes = 0;
-};
-
-/// The message rank `s` (at `c`) sends in transfer `t`: none to itself (a
-/// local copy) and none without bytes, exactly as the executor does.
-inline bool message_of(const grid_shape& grid, const offset& c, int s, const transfer& t,
-                       const std::function<double(int)>& block_bytes, sim_message& out) {
-  if (!t.senders.contains(c)) return false;
-  const auto to = grid.neighbor_at(c, t.direction);
-  if (!to || to->rank == s) return false;
-  double bytes = 0;
-  for (const offset& o : t.blocks)
-    if (const auto owner = grid.neighbor_at(c, o)) bytes += block_bytes(owner->rank);
-  if (bytes <= 0) return false;
-  out = {s, to->rank, bytes};
-  return true;
-}
-
 }  // namespace detail
 
 }  // namespace haloshift
