@@ -4,6 +4,7 @@
 /// @brief Where a transfer leads from every class of ranks, as tables per
 /// dimension (the simulator's partners, senders, colours and held blocks).
 
+#include "../../detail/arithmetic.hpp"
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -39,7 +40,7 @@ struct partner_tables {
       const int n = grid.dim(d);
       if (x < 0 || x >= n) {
         if (!grid.periodic(d)) return -1;
-        x = ((x % n) + n) % n;
+        x = detail::positive_mod(x, static_cast<long long>(n));
       }
       return classes.class_along(d, static_cast<int>(x));
     };

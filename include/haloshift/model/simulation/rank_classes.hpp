@@ -28,6 +28,8 @@
 /// periodic 100 x 100 x 100 grid is one class for Shift, SingleHop and
 /// TtlMultiHop (eight in rendezvous mode, the colours), `c^3` for TeamShift.
 
+#include "../../detail/arithmetic.hpp"
+#include "../../detail/hash.hpp"
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -231,7 +233,7 @@ class rank_classes {
       for (long long j = x - w; j <= x + w; ++j) {
         long long y = j;
         if (grid.periodic(d))
-          y = ((j % n) + n) % n;
+          y = detail::positive_mod(j, static_cast<long long>(n));
         else if (j < 0 || j >= n) {
           row.push_back(-1);  // no box there
           continue;
@@ -268,10 +270,11 @@ class rank_classes {
     std::unordered_map<std::uint64_t, std::vector<int>> by_hash;  // a slice's hash: the first classes with it
     bool merged = false;
     for (int j = 0; j < n; ++j) {
-      std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(apart(j));  // FNV-1a over the bits
+      detail::fnv1a h;  // over the class kept apart, then the bits
+      h.word(static_cast<std::uint64_t>(apart(j)));
       for (std::size_t o = 0; o < outer; ++o)
-        for (std::size_t i = 0; i < inner; ++i) h = (h ^ bits(j, o, i)) * 1099511628211ull;
-      std::vector<int>& firsts = by_hash[h];
+        for (std::size_t i = 0; i < inner; ++i) h.word(static_cast<std::uint64_t>(bits(j, o, i)));
+      std::vector<int>& firsts = by_hash[h.get()];
       joins[static_cast<std::size_t>(j)] = j;
       for (const int first : firsts)
         if (apart(first) == apart(j) && same_slices(first, j)) {
