@@ -87,8 +87,12 @@ class strategy_registry {
       if (same_name(e.name, name)) return e;
     std::string known;
     for (const strategy_entry& e : entries_) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    // Auto is not an entry: make_plan, make_particle_plan and make_field_plan ask the model layer for it
+    // before they look a name up, so a lookup of "Auto" comes from a plan kind that cannot take it.
     throw error("strategy \"" + std::string(name) + "\" is not known; known strategies: " + known +
-                (same_name(name, "Auto") ? " (Auto needs the model layer: include <haloshift/auto.hpp>)" : ""));
+                (same_name(name, "Auto") ? " (Auto chooses among these for make_plan, make_particle_plan and "
+                                           "make_field_plan; make_selective_plan needs a strategy named)"
+                                         : ""));
   }
 
   /// A copy of every entry, built-in ones first, then in the order added.

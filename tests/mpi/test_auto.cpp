@@ -402,6 +402,25 @@ TEST_CASE("ranks asking for different strategies get the same error, never a han
                     Catch::Contains("strategy must be the same on all ranks"));
 }
 
+TEST_CASE("make_selective_plan asked for Auto says it needs a named strategy, not to include auto.hpp",
+          "[registry][mpi][errors]") {
+  // This file includes <haloshift/auto.hpp>: advising to include it would send the user in a circle.
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}});
+  const std::vector<int> keys{1, 2, 3};
+  auto every_key = [](const hs::offset&, const hs::offset&, const int&) { return true; };
+  for (const char* name : {"Auto", "auto"}) {
+    try {
+      (void)hs::make_selective_plan(grid, name, hs::offset{1, 0, 0}, std::span<const int>(keys), every_key);
+      FAIL("make_selective_plan took " << name);
+    } catch (const hs::error& e) {
+      const std::string what = e.what();
+      CHECK_THAT(what, Catch::Contains(std::string("strategy \"") + name + "\" is not known") &&
+                           Catch::Contains("make_selective_plan needs a strategy named"));
+      CHECK_THAT(what, !Catch::Contains("auto.hpp"));
+    }
+  }
+}
+
 TEST_CASE("a registered custom strategy runs by name and joins Auto's candidates", "[registry][mpi]") {
   hs::register_strategy<ShiftAgain>();
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {false, true}});
