@@ -187,10 +187,11 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 /// make_particle_plan<Auto>: validates like every particle plan, reads the
 /// agreed cost model, and builds the plan of the strategy rank 0 ranks first
 /// by explain_particles (positions' bytes, the largest owned count).
-template <class S>
+/// Positions in any layout, as for every strategy (position_source).
+template <class S, position_source V>
   requires std::same_as<S, Auto>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                                 std::span<const position> x, plan_options options = {}) {
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
+                                 plan_options options = {}) {
   detail::install_auto_chooser();
   return make_particle_plan(grid, Auto::name, dom, cutoff, x, options);
 }
