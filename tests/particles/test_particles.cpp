@@ -207,7 +207,7 @@ void sweep_particles() {
         std::vector<double> f2(plan.size()), g(plan.size(), 1.0), g_alone(plan.size(), 1.0);
         for (std::size_t i = 0; i < mine.size(); ++i) f2[i] = static_cast<double>(mine[i].id);
         for (std::size_t i = mine.size(); i < plan.size(); ++i) f2[i] = contribution(rank, ids[i]);
-        plan.reverse(std::plus<>{}, f2, g);
+        plan.reverse(f2, g);  // several arrays, the op left out: std::plus<>
         plan.reverse(g_alone);
         bool both = true;
         for (std::size_t i = 0; i < mine.size(); ++i) both = both && f2[i] == f[i] && g[i] == g_alone[i];

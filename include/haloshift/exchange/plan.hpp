@@ -121,7 +121,7 @@ class plan {
   /// Starts sending contributions back (see reverse); wait() on the handle
   /// leaves the combined values in `own`. `contributions` and `own` are
   /// off-limits until then.
-  template <class Op = std::plus<>>
+  template <detail::reduction_for<T> Op = std::plus<>>
   reverse_handle<Op> start_reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     check_built("start_reverse");
     detail::check_call(comm(), collective_checks_, [&] {
@@ -147,7 +147,7 @@ class plan {
   /// partial sums. `op` must be associative and commutative, and `identity`
   /// its neutral element (strategies that move blocks beyond the range, like
   /// TeamShift, start those transit blocks at `identity`).
-  template <class Op = std::plus<>>
+  template <detail::reduction_for<T> Op = std::plus<>>
   void reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     start_reverse(contributions, own, std::move(op), identity).wait();
   }
@@ -427,17 +427,17 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, 
 }
 
 /// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange with `k` per dimension.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange of a vector's elements.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
   return exchange<S, T>(grid, k, std::span<const T>(data), options);
 }

@@ -52,6 +52,11 @@ struct strategy_choice {
 };
 
 namespace detail {
+/// What the calls that take the strategy as a template argument accept: a
+/// strategy type (the `strategy` concept) or Auto.
+template <class S>
+concept strategy_or_auto = strategy<S> || std::same_as<S, Auto>;
+
 using auto_chooser = strategy_choice (*)(const cartesian_grid&, const auto_request&);
 /// Set once by <haloshift/auto.hpp>; read by every plan that asks for Auto.
 inline std::atomic<auto_chooser>& installed_auto_chooser() {
