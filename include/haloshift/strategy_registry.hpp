@@ -21,6 +21,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// A strategy as plans use it at run time: its name, its schedule generator
 /// and how it runs. Plans built from an entry are the same type whatever the
 /// strategy, so a code that picks the strategy from its input file
@@ -122,12 +123,13 @@ class strategy_registry {
   mutable std::mutex mutex_;
   std::vector<strategy_entry> entries_;
 };
+}  // namespace detail
 
 /// Adds strategy `S` to the registry, so plans can be built from its name and
 /// (with `auto_candidate`) Auto ranks it too. See examples/custom_strategy.
 template <strategy S>
 void register_strategy(bool auto_candidate = true) {
-  strategy_registry::instance().add(entry_of<S>(auto_candidate));
+  detail::strategy_registry::instance().add(detail::entry_of<S>(auto_candidate));
 }
 
 }  // namespace haloshift

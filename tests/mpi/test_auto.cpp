@@ -351,7 +351,7 @@ TEST_CASE("a strategy named at run time builds the same plan as its type", "[reg
   const auto single = hs::make_plan<hs::SingleHop, double>(grid, 2, mine.size()).forward(mine);
   for (const char* name : {"shift", "SINGLEHOP", "TtlMultiHop", "teamshift", "NeighborAlltoall"}) {
     auto plan = hs::make_plan<double>(grid, name, 2, mine.size());
-    CHECK(hs::strategy_registry::same_name(plan.strategy(), name));
+    CHECK(hs::detail::strategy_registry::same_name(plan.strategy(), name));
     CHECK(same_bytes(plan.forward(mine), shift));
   }
   CHECK(same_bytes(hs::make_plan<double>(grid, "singlehop", hs::offset{2, 2, 2}, mine.size()).forward(mine), single));

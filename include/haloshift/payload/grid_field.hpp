@@ -82,7 +82,7 @@ struct within_ghost {
     return true;
   }
   /// The per-dimension test as the build runs it: this selector itself.
-  const within_ghost& prepare(const offset&, const offset_box&) const noexcept { return *this; }
+  const within_ghost& prepare(const offset&, const detail::offset_box&) const noexcept { return *this; }
 };
 
 /// A cell no other box needs lies more than `ghost` cells inside its box along
@@ -433,8 +433,8 @@ struct field_plan_builder {
                                               static_cast<std::size_t>(shape.interior[2]);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
     const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
-    const strategy_choice choice = choose_automatically(
-        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = payload_kind::selective});
+    const detail::strategy_choice choice = detail::choose_automatically(
+        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = detail::payload_kind::selective});
     return build(grid, shape, options, {choice.entry.name, choice.entry});
   }
 };
@@ -451,7 +451,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
   const field_shape checked =
       detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(S::name));
-  return detail::field_plan_builder::build(grid, checked, options, {S::name, entry_of<S>()});
+  return detail::field_plan_builder::build(grid, checked, options, {S::name, detail::entry_of<S>()});
 }
 
 /// The strategy named at run time (a registered name without regard to case,
@@ -461,7 +461,7 @@ inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view s
                                   plan_options options = {}, std::size_t element_size = sizeof(double)) {
   const field_shape checked =
       detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(strategy));
-  if (strategy_registry::same_name(strategy, Auto::name))
+  if (detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
 }

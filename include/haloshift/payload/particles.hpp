@@ -392,7 +392,7 @@ struct particle_builder {
 template <strategy S, position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                                  plan_options options = {}) {
-  return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, entry_of<S>()});
+  return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, detail::entry_of<S>()});
 }
 
 namespace detail {
@@ -432,14 +432,14 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 template <position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  const position& cutoff, const V& x, plan_options options = {}) {
-  if (!strategy_registry::same_name(strategy, Auto::name))
+  if (!detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::particle_builder::build(grid, dom, cutoff, x, options, {strategy, std::nullopt});
   // Auto sizes its model from checked arguments and the largest count, in one agreement.
   const std::uint64_t largest = detail::particle_reach(grid, dom, cutoff, x, options, strategy).second;
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
-  const strategy_choice choice = choose_automatically(
+  const detail::strategy_choice choice = detail::choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
-             .payload = payload_kind::selective});
+             .payload = detail::payload_kind::selective});
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
