@@ -35,6 +35,7 @@ concept strategy = requires(const grid_shape& g, const range& r, const strategy_
           });
 };
 
+namespace detail {
 /// The schedule of strategy `S` for a grid, range and parameters.
 template <strategy S>
 schedule schedule_of(const grid_shape& g, const range& r, const strategy_parameters& p = {}) {
@@ -44,7 +45,6 @@ schedule schedule_of(const grid_shape& g, const range& r, const strategy_paramet
     return S::make_schedule(g, r);
 }
 
-namespace detail {
 /// FNV-1a of the strategy name: compared across ranks when a plan is built.
 constexpr std::int64_t name_hash(std::string_view name) noexcept {
   return static_cast<std::int64_t>(fnv1a_of(name));

@@ -21,6 +21,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// A strategy as plans use it at run time: its name, its schedule generator
 /// and how it runs. Plans built from an entry are the same type whatever the
 /// strategy, so a code that picks the strategy from its input file
@@ -87,8 +88,12 @@ class strategy_registry {
       if (same_name(e.name, name)) return e;
     std::string known;
     for (const strategy_entry& e : entries_) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    // Auto is not an entry: make_plan, make_particle_plan and make_field_plan ask the model layer for it
+    // before they look a name up, so a lookup of "Auto" comes from a plan kind that cannot take it.
     throw error("strategy \"" + std::string(name) + "\" is not known; known strategies: " + known +
-                (same_name(name, "Auto") ? " (Auto needs the model layer: include <haloshift/auto.hpp>)" : ""));
+                (same_name(name, "Auto") ? " (Auto chooses among these for make_plan, make_particle_plan and "
+                                           "make_field_plan; make_selective_plan needs a strategy named)"
+                                         : ""));
   }
 
   /// A copy of every entry, built-in ones first, then in the order added.
@@ -118,12 +123,13 @@ class strategy_registry {
   mutable std::mutex mutex_;
   std::vector<strategy_entry> entries_;
 };
+}  // namespace detail
 
 /// Adds strategy `S` to the registry, so plans can be built from its name and
 /// (with `auto_candidate`) Auto ranks it too. See examples/custom_strategy.
 template <strategy S>
 void register_strategy(bool auto_candidate = true) {
-  strategy_registry::instance().add(entry_of<S>(auto_candidate));
+  detail::strategy_registry::instance().add(detail::entry_of<S>(auto_candidate));
 }
 
 }  // namespace haloshift

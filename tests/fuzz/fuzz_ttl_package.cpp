@@ -47,7 +47,7 @@ void deliver(const hs::detail::ttl_wire_message& m, const hs::grid_shape& shape,
     if (d.from != -m.travelled) std::abort();
     const auto poster = shape.neighbor_at(coords, d.from);
     if (!poster || poster->rank != d.source || poster->image != d.image) std::abort();  // a box that exists, its owner
-    if (hs::ttl::last_hop(d.from, d.hops) != moved) std::abort();  // a path of the forwarding tree ending on this link
+    if (hs::detail::ttl::last_hop(d.from, d.hops) != moved) std::abort();  // a path of the forwarding tree ending on this link
     if (d.posted_step < 0 || d.posted_step > step) std::abort();   // posted in a step that happened
   } catch (const hs::error&) {
     // The payload does not decode as a T: reported naming the origin.
@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const hs::grid_shape shape(dims, periodic);
   hs::offset coords{0, 0, 0};
   for (int d = 0; d < ndims; ++d) coords[d] = data[4 + d] % dims[static_cast<std::size_t>(d)];
-  const auto directions = hs::ttl::neighbor_directions(ndims);
+  const auto directions = hs::detail::ttl::neighbor_directions(ndims);
   const hs::offset moved = directions[data[7] % directions.size()];
   if (!shape.exists(coords, -moved)) return 0;  // no such link: nothing ever arrives over it
   const int max_hops = 1 + static_cast<int>(le32(data + 8) % INT_MAX);

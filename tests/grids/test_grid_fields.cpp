@@ -102,7 +102,7 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
     plan.forward(hs::make_field_view(a_alone.data(), sh));
     plan.forward(hs::make_field_view(b_alone.data(), sh));
     if (a != a_alone || b != b_alone) why << "two views in one exchange differ from one at a time; ";
-    plan.reverse(hs::take_max{}, hs::make_field_view(a.data(), sh), hs::make_field_view(b.data(), sh));
+    plan.reverse(hs::make_field_view(a.data(), sh), hs::make_field_view(b.data(), sh), hs::take_max{});
     plan.reverse(hs::make_field_view(a_alone.data(), sh), hs::take_max{});
     plan.reverse(hs::make_field_view(b_alone.data(), sh), hs::take_max{});
     if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";

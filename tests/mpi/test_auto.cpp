@@ -379,7 +379,7 @@ TEST_CASE("a strategy named at run time builds the same plan as its type", "[reg
   const auto single = hs::make_plan<hs::SingleHop, double>(grid, 2, mine.size()).forward(mine);
   for (const char* name : {"shift", "SINGLEHOP", "TtlMultiHop", "teamshift", "NeighborAlltoall"}) {
     auto plan = hs::make_plan<double>(grid, name, 2, mine.size());
-    CHECK(hs::strategy_registry::same_name(plan.strategy(), name));
+    CHECK(hs::detail::strategy_registry::same_name(plan.strategy(), name));
     CHECK(same_bytes(plan.forward(mine), shift));
   }
   CHECK(same_bytes(hs::make_plan<double>(grid, "singlehop", hs::offset{2, 2, 2}, mine.size()).forward(mine), single));
@@ -428,6 +428,25 @@ TEST_CASE("ranks asking for different strategies get the same error, never a han
   hs::grid_field<double> f(grid, {8, 8, 1}, {1, 1, 0});
   CHECK_THROWS_WITH(hs::make_field_plan(grid, first ? "Auto" : "Shift", f.shape()),
                     Catch::Contains("strategy must be the same on all ranks"));
+}
+
+TEST_CASE("make_selective_plan asked for Auto says it needs a named strategy, not to include auto.hpp",
+          "[registry][mpi][errors]") {
+  // This file includes <haloshift/auto.hpp>: advising to include it would send the user in a circle.
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}});
+  const std::vector<int> keys{1, 2, 3};
+  auto every_key = [](const hs::offset&, const hs::offset&, const int&) { return true; };
+  for (const char* name : {"Auto", "auto"}) {
+    try {
+      (void)hs::make_selective_plan(grid, name, hs::offset{1, 0, 0}, std::span<const int>(keys), every_key);
+      FAIL("make_selective_plan took " << name);
+    } catch (const hs::error& e) {
+      const std::string what = e.what();
+      CHECK_THAT(what, Catch::Contains(std::string("strategy \"") + name + "\" is not known") &&
+                           Catch::Contains("make_selective_plan needs a strategy named"));
+      CHECK_THAT(what, !Catch::Contains("auto.hpp"));
+    }
+  }
 }
 
 TEST_CASE("a registered custom strategy runs by name and joins Auto's candidates", "[registry][mpi]") {

@@ -25,6 +25,22 @@ TEST_CASE("cartesian_grid chooses dims with MPI_Dims_create and maps ranks like 
   }
 }
 
+TEST_CASE("grid_options without periodic: every dimension of a 1D, 2D or 3D grid wraps", "[grid][mpi]") {
+  for (int nd = 1; nd <= 3; ++nd) {
+    hs::grid_options options;
+    options.dims.assign(static_cast<std::size_t>(nd), 0);
+    const hs::cartesian_grid grid(MPI_COMM_WORLD, options);
+    CHECK(grid.ndims() == nd);
+    for (int d = 0; d < nd; ++d) CHECK(grid.periodic(d));
+  }
+  const hs::cartesian_grid flat(MPI_COMM_WORLD, {.dims = {0, 0}});  // the spelling of issue 32
+  CHECK(flat.ndims() == 2);
+  CHECK(flat.size() == world_size());
+  const hs::cartesian_grid walls(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  CHECK(walls.periodic(0));
+  CHECK_FALSE(walls.periodic(1));
+}
+
 TEST_CASE("cartesian_grid works on its own duplicate communicator", "[grid][mpi]") {
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {false}});
   int same = 0;
@@ -69,7 +85,7 @@ TEST_CASE("cartesian_grid rejects bad input on every rank with the argument and 
   CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {}, .periodic = {}}),
                     Catch::Contains("dims must have 1, 2 or 3 entries, got 0"));
   CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true}}),
-                    Catch::Contains("periodic must have one entry per dimension (2), got 1"));
+                    Catch::Contains("periodic must have one entry per dimension (2), got 1; or none: every dimension periodic"));
   if (n > 1)
     CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, n + 1}, .periodic = {true, true}}),
                       Catch::Contains("does not divide the communicator size"));

@@ -93,7 +93,7 @@ TEST_CASE("every MSN is strongly connected", "[msn]") {
   // ... and with the library (whose edges equal the oracle's, above) for every n up to 10:
   // every P up to 600, then every 11th up to 3000.
   for (int n = 4; n <= 10; ++n)
-    for (int p = 1; p <= 3000; p += p < 600 ? 1 : 11) REQUIRE(hs::msn_strongly_connected(hs::msn_topology(p, n)));
+    for (int p = 1; p <= 3000; p += p < 600 ? 1 : 11) REQUIRE(hs::detail::msn_strongly_connected(hs::msn_topology(p, n)));
 }
 
 TEST_CASE("formula (1) is the BFS diameter of regular MSNs with even sizes", "[msn]") {
@@ -130,7 +130,7 @@ TEST_CASE("the bit-parallel diameter equals BFS from every vertex", "[msn]") {
       const int want = msn_oracle::network(p, net.sizes()).diameter();
       REQUIRE(hs::msn_diameter(net) == want);
       int worst = 0;
-      for (int s = 0; s < p; ++s) worst = std::max(worst, hs::msn_eccentricity(net, s));
+      for (int s = 0; s < p; ++s) worst = std::max(worst, hs::detail::msn_eccentricity(net, s));
       REQUIRE(worst == want);
     }
 }

@@ -207,7 +207,7 @@ void sweep_particles() {
         std::vector<double> f2(plan.size()), g(plan.size(), 1.0), g_alone(plan.size(), 1.0);
         for (std::size_t i = 0; i < mine.size(); ++i) f2[i] = static_cast<double>(mine[i].id);
         for (std::size_t i = mine.size(); i < plan.size(); ++i) f2[i] = contribution(rank, ids[i]);
-        plan.reverse(std::plus<>{}, f2, g);
+        plan.reverse(f2, g);  // several arrays, the op left out: std::plus<>
         plan.reverse(g_alone);
         bool both = true;
         for (std::size_t i = 0; i < mine.size(); ++i) both = both && f2[i] == f[i] && g[i] == g_alone[i];
@@ -348,4 +348,20 @@ TEST_CASE("particle plans with Auto give the same ghosts as Shift", "[particles]
   shift.forward(b);
   CHECK(a == b);
   CHECK(std::memcmp(chosen.positions().data(), shift.positions().data(), a.size() * sizeof(hs::position)) == 0);
+  // Auto takes every position layout, as every strategy does: its choice and plan are those of the vector.
+  std::vector<std::array<double, 4>> padded;
+  std::vector<double> flat;  // x[i*4 + d], the fourth a charge
+  for (const hs::position& p : x) {
+    padded.push_back({p[0], p[1], p[2], 0.5});
+    flat.insert(flat.end(), {p[0], p[1], p[2], 0.5});
+  }
+  auto same_as_chosen = [&](const hs::particle_plan& from_layout) {
+    CHECK(from_layout.strategy() == chosen.strategy());
+    CHECK(from_layout.size() == chosen.size());
+    CHECK(std::memcmp(from_layout.positions().data(), chosen.positions().data(),
+                      chosen.size() * sizeof(hs::position)) == 0);
+  };
+  same_as_chosen(hs::make_particle_plan<hs::Auto>(grid, dom, 0.7, hs::array_positions<std::array<double, 4>>(padded)));
+  same_as_chosen(hs::make_particle_plan<hs::Auto>(grid, dom, hs::position{0.7, 0.7, 0.7},
+                                                  hs::strided_positions<double>(flat.data(), x.size(), 4)));
 }

@@ -137,7 +137,7 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   hs::simulation_setup setup;
   setup.cost = h;
   setup.block_bytes = [nan](int rank) { return rank == 3 ? nan : 8.0; };
-  const hs::schedule s = hs::strategy_registry::instance().find("Shift").make_schedule(g, r, {});
+  const hs::schedule s = hs::detail::strategy_registry::instance().find("Shift").make_schedule(g, r, {});
   CHECK_THROWS_WITH(hs::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes(3)") &&
                                                    Catch::Contains("got nan"));
   CHECK_THROWS_WITH(hs::round_by_round_time(g, s, setup), Catch::Contains("round_by_round_time: setup.block_bytes(3)"));

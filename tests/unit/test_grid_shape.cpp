@@ -92,7 +92,7 @@ TEST_CASE("cutoff thresholds decide exactly as the distance test", "[particles][
     const hs::domain dom{{-0.3, 0, 0}, {1.7 + 1e-9, 1, 1}};
     for (double cutoff : {0.0, 0.1, (dom.hi[0] - dom.lo[0]) / n, 0.45, 1.3}) {
       const int reach = dom.cutoff_reach(grid, 0, cutoff);
-      const hs::offset_box box{{-reach, 0, 0}, {reach, 0, 0}};
+      const hs::detail::offset_box box{{-reach, 0, 0}, {reach, 0, 0}};
       for (int me = 0; me < n; ++me) {
         const hs::detail::cutoff_thresholds t(grid, dom, {cutoff, 0, 0}, {me, 0, 0}, box);
         std::vector<double> xs{-0.0, dom.lo[0], dom.hi[0]};

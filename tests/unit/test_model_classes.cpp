@@ -224,7 +224,7 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
           simulated_case c;
           c.grid = hs::grid_shape(dims, std::vector<bool>(dims.size(), true));
           c.r = hs::make_range(c.grid, k);
-          c.s = hs::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
+          c.s = hs::detail::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
           c.strategy = strategy;
           c.setup.cost = h;
           c.setup.mode = hs::protocol::rendezvous;
@@ -288,7 +288,7 @@ TEST_CASE("rendezvous with packing on grids with borders: each class packs by it
         try {
           c.r = hs::make_range(c.grid, k);
           c.s = c.strategy == "TeamShift" ? hs::TeamShift::make_schedule(c.grid, c.r, {.team = g.team})
-                                          : hs::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
+                                          : hs::detail::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
         } catch (const hs::error&) {
           continue;  // a team the range cannot use
         }
@@ -316,7 +316,7 @@ TEST_CASE("non-periodic rendezvous at scale: classes merged after each transfer"
           c.strategy = strategy;
           c.s = c.strategy == "TeamShift"
                     ? hs::TeamShift::make_schedule(c.grid, c.r, {.team = {2, 2, dims.size() > 2 ? 2 : 1}})
-                    : hs::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
+                    : hs::detail::strategy_registry::instance().find(strategy).make_schedule(c.grid, c.r, {});
           c.setup.cost = hs::hockney(1e-6, 5e-10, 0.2e-6).with_round_delta(0.1e-6).with_copy_beta(copy_beta);
           c.setup.mode = hs::protocol::rendezvous;
           c.setup.block_bytes = [](int) { return 1000.0; };

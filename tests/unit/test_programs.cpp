@@ -20,7 +20,7 @@ std::size_t count_of_rank(int r) { return static_cast<std::size_t>((r * 3 + 1) %
 
 template <class Strategy>
 void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_parameters& params = {}) {
-  const hs::schedule s = hs::schedule_of<Strategy>(g, r, params);
+  const hs::schedule s = hs::detail::schedule_of<Strategy>(g, r, params);
   std::vector<hs::detail::program> programs;
   for (int rank = 0; rank < g.size(); ++rank) {
     const hs::offset c = g.coords_of(rank);

@@ -13,7 +13,7 @@ namespace {
 template <class S>
 hs::detail::program compile_uniform(const hs::grid_shape& g, const hs::offset& c, const hs::range& r, std::size_t m,
                             const hs::strategy_parameters& p = {}) {
-  return hs::detail::compile(hs::schedule_of<S>(g, r, p), g, c, r, [m](const hs::offset&) { return m; }, S::name);
+  return hs::detail::compile(hs::detail::schedule_of<S>(g, r, p), g, c, r, [m](const hs::offset&) { return m; }, S::name);
 }
 std::size_t power(std::size_t b, int e) {
   std::size_t v = 1;
@@ -60,7 +60,7 @@ TEST_CASE("TtlMultiHop: k rounds to the direct neighbours, NAStJA's forwarding c
           CHECK(t.blocks.size() == power(2 * h - 1, nd - support));
           blocks += t.blocks.size();
           std::set<hs::offset> from;
-          for (const auto& o : t.blocks) from.insert(hs::ttl::last_hop(o, static_cast<int>(h) - 1));
+          for (const auto& o : t.blocks) from.insert(hs::detail::ttl::last_hop(o, static_cast<int>(h) - 1));
           if (h > 1) forwardings += from.size();
         }
         // Blocks received in round h: those at Chebyshev distance exactly h.
@@ -76,12 +76,12 @@ TEST_CASE("TtlMultiHop: k rounds to the direct neighbours, NAStJA's forwarding c
 }
 
 TEST_CASE("the TTL rule: faces forward to 1, edges to 3, corners to 7 directions", "[schedule][ttl]") {
-  const auto directions = hs::ttl::neighbor_directions(3);
+  const auto directions = hs::detail::ttl::neighbor_directions(3);
   REQUIRE(directions.size() == 26);
   for (const auto& v : directions) {
     int support = 0, targets = 0;
     for (int i = 0; i < 3; ++i) support += v[i] != 0;
-    for (const auto& w : directions) targets += hs::ttl::forwards(v, w);
+    for (const auto& w : directions) targets += hs::detail::ttl::forwards(v, w);
     CHECK(targets == (support == 1 ? 1 : support == 2 ? 3 : 7));
   }
 }

@@ -37,7 +37,7 @@ struct prepared_of {
 template <class Needs>
   requires is_geometric<Needs>
 struct prepared_of<Needs> {
-  using type = std::remove_cvref_t<decltype(std::declval<const Needs&>().prepare(offset{}, offset_box{}))>;
+  using type = std::remove_cvref_t<decltype(std::declval<const Needs&>().prepare(offset{}, detail::offset_box{}))>;
 };
 template <class Needs>
 using prepared_selector = typename prepared_of<Needs>::type;
@@ -96,7 +96,7 @@ using bound_type = decltype(std::declval<const Prepared&>().interval(0, 0, 0).lo
 /// by their classes along every dimension (axis_reach), and each bin adds to the product of
 /// its ranges.
 template <class Key, class Prepared>
-inline void count_needed(const Prepared& per_dim, const offset& coords, const offset_box& box, int ndims,
+inline void count_needed(const Prepared& per_dim, const offset& coords, const detail::offset_box& box, int ndims,
                          std::span<const Key> own, std::vector<std::uint64_t>& mine) {
   std::vector<axis_reach<bound_type<Prepared>>> axes;
   std::size_t bins = 1, stride[max_dims] = {0, 0, 0};

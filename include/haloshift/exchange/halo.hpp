@@ -22,6 +22,15 @@ namespace haloshift {
 template <class T>
 concept transferable = std::is_trivially_copyable_v<T> && std::is_object_v<T> && !std::is_const_v<T>;
 
+namespace detail {
+/// A reduction op of reverse for elements of type `T`: `op(a, b)` combines two
+/// of them into a value a `T` takes (std::plus<>, take_min, a lambda). Checked
+/// at the user's call, so a wrong op is reported there rather than in the executor.
+template <class Op, class T>
+concept reduction_for = std::invocable<Op&, const T&, const T&> &&
+                        std::convertible_to<std::invoke_result_t<Op&, const T&, const T&>, T>;
+}  // namespace detail
+
 /// One imported block: where it came from and a view of its elements.
 template <class T>
 struct block {

@@ -45,7 +45,7 @@ class block_layout {
   template <class CountOf>
   block_layout(const grid_shape& grid, const offset& coords, std::vector<offset> held, const range& wanted,
                CountOf count, own_place place = own_place::canonical) {
-    std::sort(held.begin(), held.end(), canonical_order{});
+    std::sort(held.begin(), held.end(), detail::canonical_order{});
     box_.lo = box_.hi = zero_offset;
     for (const offset& o : held)
       for (int d = 0; d < max_dims; ++d) {
@@ -77,7 +77,7 @@ class block_layout {
  private:
   std::vector<block_slot> slots_;
   std::vector<int> index_;
-  offset_box box_;  ///< spans every held offset
+  detail::offset_box box_;  ///< spans every held offset
   int own_ = -1;
   std::size_t total_ = 0;
   std::size_t visible_ = 0;

@@ -121,7 +121,7 @@ class plan {
   /// Starts sending contributions back (see reverse); wait() on the handle
   /// leaves the combined values in `own`. `contributions` and `own` are
   /// off-limits until then.
-  template <class Op = std::plus<>>
+  template <detail::reduction_for<T> Op = std::plus<>>
   reverse_handle<Op> start_reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     check_built("start_reverse");
     detail::check_call(comm(), collective_checks_, [&] {
@@ -147,7 +147,7 @@ class plan {
   /// partial sums. `op` must be associative and commutative, and `identity`
   /// its neutral element (strategies that move blocks beyond the range, like
   /// TeamShift, start those transit blocks at `identity`).
-  template <class Op = std::plus<>>
+  template <detail::reduction_for<T> Op = std::plus<>>
   void reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
     start_reverse(contributions, own, std::move(op), identity).wait();
   }
@@ -202,8 +202,8 @@ inline constexpr bool uses_neighbor_collective = requires {
 /// rank raises the same error on all).
 struct strategy_request {
   std::string_view name;
-  std::optional<strategy_entry> known;
-  strategy_entry resolve() const { return known ? *known : strategy_registry::instance().find(name); }
+  std::optional<detail::strategy_entry> known;
+  detail::strategy_entry resolve() const { return known ? *known : detail::strategy_registry::instance().find(name); }
 };
 
 /// Hash of a requested strategy name without regard to case: what ranks agree on.
@@ -283,7 +283,7 @@ struct plan_builder {
     const offset coords = grid.coords();
     detail::program unit;  // the program with one element per block: the structure
     schedule sched;
-    strategy_entry s;
+    detail::strategy_entry s;
     range checked;
     auto values = agreed_plan_values(k, options, request.name, sizeof(T));
     // What may differ across ranks, reduced in the same collective: the element count (equal
@@ -373,9 +373,9 @@ struct plan_builder {
   static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
                             std::size_t local_count, plan_options options) {
     const auto [r, largest] = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
-    const strategy_choice choice = choose_automatically(
+    const detail::strategy_choice choice = detail::choose_automatically(
         grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
-               .payload = payload_kind::block});
+               .payload = detail::payload_kind::block});
     options.team = choice.team;
     return build<T>(grid, k, make, local_count, options, {choice.entry.name, choice.entry});
   }
@@ -392,7 +392,7 @@ template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
   return detail::plan_builder::build<T>(
       grid, k, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
-      {S::name, entry_of<S>()});
+      {S::name, detail::entry_of<S>()});
 }
 
 /// Range `k >= 1` along every dimension of the grid.
@@ -400,7 +400,7 @@ template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
   return detail::plan_builder::build<T>(
       grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
-      {S::name, entry_of<S>()});
+      {S::name, detail::entry_of<S>()});
 }
 
 /// The strategy named at run time (any registered name, without regard to
@@ -412,7 +412,7 @@ template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const offset& k, std::size_t local_count,
                   plan_options options = {}) {
   auto make = [&] { return make_range(grid.shape(), k, options.kind); };
-  if (strategy_registry::same_name(strategy, "Auto"))
+  if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, k, make, local_count, options);
   return detail::plan_builder::build<T>(grid, k, make, local_count, options, {strategy, std::nullopt});
 }
@@ -421,23 +421,23 @@ template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, std::size_t local_count,
                   plan_options options = {}) {
   auto make = [&] { return make_range(grid.shape(), k, options.kind); };
-  if (strategy_registry::same_name(strategy, "Auto"))
+  if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, offset{k, k, k}, make, local_count, options);
   return detail::plan_builder::build<T>(grid, offset{k, k, k}, make, local_count, options, {strategy, std::nullopt});
 }
 
 /// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange with `k` per dimension.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange of a vector's elements.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
   return exchange<S, T>(grid, k, std::span<const T>(data), options);
 }

@@ -174,8 +174,8 @@ inline std::string schedule_error(std::string_view strategy, const std::string& 
 
 /// The box of every offset a schedule can make a rank hold: the own block,
 /// every block sent and where each one lands.
-inline offset_box offsets_reached(const schedule& s) {
-  offset_box box;
+inline detail::offset_box offsets_reached(const schedule& s) {
+  detail::offset_box box;
   auto include = [&box](const offset& o) {
     for (int d = 0; d < max_dims; ++d) {
       box.lo[d] = std::min(box.lo[d], o[d]);
@@ -198,7 +198,7 @@ inline offset_box offsets_reached(const schedule& s) {
 /// non-periodic grids is thousands of programs.
 inline std::vector<offset> held_offsets(const schedule& s, const grid_shape& grid, const offset& coords,
                                         std::string_view strategy) {
-  const offset_box box = offsets_reached(s);
+  const detail::offset_box box = offsets_reached(s);
   enum : char { absent, held, arriving };
   std::vector<char> state(box.volume(), absent);
   state[box.index(zero_offset)] = held;
@@ -326,7 +326,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
                 std::string_view strategy = "custom", own_place place = own_place::canonical) {
   std::vector<offset> held = detail::held_offsets(s, grid, coords, strategy);
   for (const offset& o : offsets(wanted))
-    if (grid.exists(coords, o) && !std::binary_search(held.begin(), held.end(), o, canonical_order{}))
+    if (grid.exists(coords, o) && !std::binary_search(held.begin(), held.end(), o, detail::canonical_order{}))
       throw error(
           detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " + to_string(o)));
   program p;

@@ -88,10 +88,10 @@ struct selective_recipe {
   grid_shape shape;
   offset coords{0, 0, 0};
   Needs needs;
-  strategy_entry strategy{};
+  detail::strategy_entry strategy{};
   range r{};
   schedule sched{};
-  offset_box box{};  ///< positions relative to a source where its block can be held, on any rank
+  detail::offset_box box{};  ///< positions relative to a source where its block can be held, on any rank
   int tags = 0;
   program counting{};  ///< the count exchange: `box.volume()` counts per block, in the plan's tags
   std::optional<prepared_selector<Needs>> prepared{};
@@ -365,7 +365,7 @@ template <strategy S, transferable Key, selector<Key> Needs>
 std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, const offset& k,
                                                                std::span<const Key> own, const Needs& needs,
                                                                plan_options options = {}) {
-  return detail::selective_builder::build<Key>(grid, k, own, needs, options, {S::name, entry_of<S>()});
+  return detail::selective_builder::build<Key>(grid, k, own, needs, options, {S::name, detail::entry_of<S>()});
 }
 
 /// The same with the strategy named at run time (a registered name, any case).

@@ -100,7 +100,7 @@ class selective_plan {
   /// Starts sending contributions back (see reverse); the owned entries hold
   /// the combined values once wait() on the handle returns. The whole array
   /// is off-limits until then.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   reverse_handle<T, Op> start_reverse(std::span<T> data, Op op = {}) {
     check_call(
         "start_reverse",
@@ -123,7 +123,7 @@ class selective_plan {
   /// Contributions back: every ghost's value is combined with `op` onto its
   /// owner's element (forwarders combine on the way: a tree reduction). The
   /// ghost entries are used as accumulators and hold partial results after.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
     start_reverse(data, std::move(op)).wait();
   }
@@ -202,6 +202,7 @@ class selective_plan {
   }
   /// Starts a reverse of several arrays in one exchange, each combined with `op`.
   template <class Op, transferable... Ts>
+    requires(detail::reduction_for<Op, Ts> && ...)
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays(Op op, std::span<Ts>... data) {
     check_call(
         "start_reverse",

@@ -51,12 +51,15 @@ struct grid_context {
 }  // namespace detail
 
 /// How to lay the ranks out. `dims` entries of 0 are chosen by
-/// MPI_Dims_create; `periodic` has one entry per dimension.
+/// MPI_Dims_create; `periodic` is empty (every dimension wraps) or has one
+/// entry per dimension, so `{.dims = {0, 0}}` is a periodic 2D grid.
 struct grid_options {
   /// Boxes along each dimension (1 to 3 entries, their count is the grid's dimension); 0: chosen.
   std::vector<int> dims{0, 0, 0};
-  /// Whether each dimension wraps around; as many entries as `dims`.
-  std::vector<bool> periodic{true, true, true};
+  /// Whether each dimension wraps around: empty, every dimension does (the
+  /// bulk of an MD or stencil domain; docs/design.md says why), or one entry
+  /// per entry of `dims`.
+  std::vector<bool> periodic{};
   /// The domain's extent along each dimension, or empty. When given (one
   /// positive entry per dimension), the chosen dims minimise the surface
   /// between boxes, as MD codes split space (LAMMPS's `processors *`; a cube
@@ -108,8 +111,8 @@ class cartesian_grid {
 public:
   /// Lays the ranks of `comm` out as `options` says and duplicates `comm`
   /// (collective over `comm`). Throws haloshift::error, the same on every
-  /// rank, when the dims do not fit the communicator's size, `periodic` does
-  /// not have one entry per dimension, or dims or periodic differ across
+  /// rank, when the dims do not fit the communicator's size, `periodic` is
+  /// neither empty nor one entry per dimension, or dims or periodic differ across
   /// ranks: they are agreed in the constructor's first collective, before the
   /// communicator is duplicated.
   explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {})
@@ -187,9 +190,9 @@ private:
           std::vector<int> dims = given;
           if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
             throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
-          if (options.periodic.size() != dims.size())
+          if (!options.periodic.empty() && options.periodic.size() != dims.size())
             throw error("grid: periodic must have one entry per dimension (" + std::to_string(dims.size()) +
-                        "), got " + std::to_string(options.periodic.size()));
+                        "), got " + std::to_string(options.periodic.size()) + "; or none: every dimension periodic");
           std::int64_t fixed = 1;
           for (std::size_t d = 0; d < dims.size(); ++d) {
             if (dims[d] < 0)
@@ -219,7 +222,7 @@ private:
           } else {
             mpi::check(MPI_Dims_create(size, static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
           }
-          shape = grid_shape(dims, options.periodic);
+          shape = grid_shape(dims, options.periodic.empty() ? std::vector<bool>(dims.size(), true) : options.periodic);
           if (shape.size() != size)
             throw error("grid: dims " + to_string(shape) + " hold " + std::to_string(shape.size()) +
                         " boxes but the communicator has " + std::to_string(size) + " ranks");

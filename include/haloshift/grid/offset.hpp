@@ -43,6 +43,7 @@ constexpr offset unit(int d) noexcept {
   return u;
 }
 
+namespace detail {
 /// Canonical order: z slowest, x fastest. Laying blocks out in this order makes
 /// every row (fixed y, z) and every plane (fixed z) one contiguous range, which
 /// is what lets Shift send its phase-y and phase-z messages without packing.
@@ -57,6 +58,7 @@ struct canonical_order {
   /// canonical_less(a, b).
   constexpr bool operator()(const offset& a, const offset& b) const noexcept { return canonical_less(a, b); }
 };
+}  // namespace detail
 
 /// "(dx,dy,dz)" for messages.
 inline std::string to_string(const offset& o) {

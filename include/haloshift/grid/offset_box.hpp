@@ -7,7 +7,7 @@
 
 #include "offset.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// The offsets `o` with `lo[d] <= o[d] <= hi[d]` along every dimension (both ends included).
 struct offset_box {
@@ -37,4 +37,4 @@ struct offset_box {
   }
 };
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

@@ -43,13 +43,15 @@ struct announce_workload {
   grid_shape grid{};
 };
 
+namespace detail {
 /// Diameter of the MSN of `processes` vertices and `degree` dimensions.
 using msn_diameter_function = std::function<int(int processes, int degree)>;
+}  // namespace detail
 
 /// Exact (BFS, msn_diameter) up to `exact_up_to` processes, the paper's
 /// formula (1) beyond, where all-pairs BFS is too slow (docs/networks.md
 /// compares the two).
-inline msn_diameter_function msn_diameter_estimate(int exact_up_to = 1024) {
+inline detail::msn_diameter_function msn_diameter_estimate(int exact_up_to = 1024) {
   return [exact_up_to](int processes, int degree) {
     const msn_topology net(processes, degree);
     if (degree == 1) return processes - 1;  // a directed ring
@@ -59,7 +61,7 @@ inline msn_diameter_function msn_diameter_estimate(int exact_up_to = 1024) {
 
 /// Smallest degree (1 to 30) whose MSN diameter is at most `max_delay_steps`, or 0 if none.
 inline int msn_smallest_degree(int processes, int max_delay_steps,
-                               const msn_diameter_function& diameter = msn_diameter_estimate()) {
+                               const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
   for (int degree = 1; degree <= 30; ++degree)
     if (diameter(processes, degree) <= max_delay_steps) return degree;
   return 0;
@@ -104,7 +106,7 @@ inline int grid_hops(const grid_shape& grid) {
 /// * MPI_Iallgatherv: the cheaper of ring ((P-1) steps of B/P) and recursive
 ///   doubling (ceil(log2 P) latencies, B (P-1)/P bytes); delay 1 step.
 inline announce_choice choose_announcement(const hockney& h, const announce_workload& w,
-                                           const msn_diameter_function& diameter = msn_diameter_estimate()) {
+                                           const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
   if (w.processes < 1) throw error("announce selector: processes must be >= 1, got " + std::to_string(w.processes));
   if (w.max_delay_steps < 1)
     throw error("announce selector: max_delay_steps must be >= 1, got " + std::to_string(w.max_delay_steps));
@@ -118,7 +120,7 @@ inline announce_choice choose_announcement(const hockney& h, const announce_work
     options.push_back({announce_method::msn, degree, diameter(p, degree), closed_form::detail::burst(h, degree, b), true});
 
   if (w.grid.size() == p) {
-    const int links = static_cast<int>(ttl::neighbor_directions(w.grid.ndims()).size());
+    const int links = static_cast<int>(detail::ttl::neighbor_directions(w.grid.ndims()).size());
     const int hops = detail::grid_hops(w.grid);
     options.push_back({announce_method::ttl_multi_hop, 0, hops, closed_form::detail::burst(h, links, b / links),
                        hops <= w.max_delay_steps});

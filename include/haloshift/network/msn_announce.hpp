@@ -148,7 +148,7 @@ public:
                },
                {{"msn_announce degree", degree}, {"msn_announce ttl", options.ttl}});
     // The true diameter: every rank measures its own eccentricity, the largest wins.
-    diameter_ = msn_eccentricity(net_, comm_.rank());
+    diameter_ = detail::msn_eccentricity(net_, comm_.rank());
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &diameter_, 1, MPI_INT, MPI_MAX, comm_.get()), "MPI_Allreduce");
     if (options.ttl > 0 && options.ttl < diameter_)
       throw error("msn_announce: ttl " + std::to_string(options.ttl) + " is below the network's diameter " +

@@ -36,7 +36,6 @@ inline std::vector<int> msn_hops(const msn_topology& net, int source, bool backw
   }
   return hops;
 }
-}  // namespace detail
 
 /// Largest number of hops from `source` to any vertex. Throws if some vertex
 /// cannot be reached (which would be a bug of the construction).
@@ -57,6 +56,7 @@ inline bool msn_strongly_connected(const msn_topology& net) {
   }
   return true;
 }
+}  // namespace detail
 
 /// The exact diameter: the largest eccentricity over all sources. Breadth-first
 /// searches from 256 sources at once, one bit per source, pulling frontiers

@@ -116,7 +116,7 @@ inline void read_ttl_package(std::span<const std::byte> package, int from, const
     // overflow; a real message gets there only after 2^30 steps.
     if (hops > (1 << 30)) throw bad("beyond 2^30 hops");
     const offset poster_at = -m.travelled;
-    if (ttl::last_hop(poster_at, hops) != moved)
+    if (detail::ttl::last_hop(poster_at, hops) != moved)
       throw bad("which does not end with a hop along " + to_string(moved) + ", the link it came over");
     const auto poster = shape.neighbor_at(coords, poster_at);
     if (!poster) throw bad("from outside the grid");
@@ -207,7 +207,7 @@ public:
         delivered_.push_back(detail::make_local_message<T>(m, shape_, coords_, step_, comm_.get()));
         if (delivered_.back().hops < hops_)
           for (std::size_t i : send_direction_)
-            if (ttl::forwards(moved, links_.directions[i]))
+            if (detail::ttl::forwards(moved, links_.directions[i]))
               enqueue(i, m.origin, m.sequence, m.travelled + links_.directions[i], m.payload);
       }
     }

@@ -75,7 +75,7 @@ class cutoff_thresholds {
   /// Sources `coords + box` (wrapped), distances in `box`: what a rank at `coords` tests when the
   /// blocks it holds come from sources at `-box` and travel to `box` from them.
   cutoff_thresholds(const grid_shape& grid, const domain& dom, const position& cutoff, const offset& coords,
-                    const offset_box& box) {
+                    const detail::offset_box& box) {
     for (int d = 0; d < grid.ndims(); ++d) {
       dims_[d].lo = box.lo[d];
       dims_[d].width = box.hi[d] - box.lo[d] + 1;
@@ -137,7 +137,7 @@ struct within_cutoff {
     return true;
   }
   /// The per-dimension test for the rank at `coords`, distances within `box`.
-  cutoff_thresholds prepare(const offset& coords, const offset_box& box) const {
+  cutoff_thresholds prepare(const offset& coords, const detail::offset_box& box) const {
     return {*grid, dom, cutoff, coords, box};
   }
 };

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../error.hpp"
 #include "../exchange/halo.hpp"
@@ -72,6 +73,14 @@ field_view<T> make_field_view(T* data, const field_shape& shape) {
 }
 
 namespace detail {
+/// Whether `V` is a field_view (the arrays of field_plan's calls of several views).
+template <class V>
+struct is_field_view : std::false_type {};
+template <class T>
+struct is_field_view<field_view<T>> : std::true_type {
+  using element = T;
+};
+
 /// Checks a view against the plan's shape (this rank only: the call is local)
 /// and returns the number of elements it spans. A view without cells (a box
 /// that owns none and has no ghosts along some dimension) may have no data.

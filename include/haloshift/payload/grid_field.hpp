@@ -12,6 +12,7 @@
 /// straight from, and scatters straight into, the field's storage.
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/op_last.hpp"
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
 #include "../grid/cartesian_grid.hpp"
@@ -80,7 +82,7 @@ struct within_ghost {
     return true;
   }
   /// The per-dimension test as the build runs it: this selector itself.
-  const within_ghost& prepare(const offset&, const offset_box&) const noexcept { return *this; }
+  const within_ghost& prepare(const offset&, const detail::offset_box&) const noexcept { return *this; }
 };
 
 /// A cell no other box needs lies more than `ghost` cells inside its box along
@@ -150,13 +152,13 @@ class field_plan {
   /// ghosts are used as accumulators and hold partial results afterwards.
   /// Floating-point sums may round differently per strategy (the combining
   /// order differs); min, max, `take_ghost_value` and integer sums do not.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(grid_field<T>& f, Op op = {}) {
     start_reverse(f, std::move(op)).wait();
   }
   /// Starts reverse(f, op); the owners hold the combined values once wait()
   /// on the handle returns. The field is off-limits until then.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
     plan_.check_call("start_reverse", [&] { check(f.shape(), "reverse"); }, sizeof(T));
@@ -209,35 +211,32 @@ class field_plan {
         (sizeof(Ts) + ...));
     return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
   }
-  /// Combines the ghosts of several views onto their owners in one exchange, each with `op`.
-  template <class Op, transferable... Ts>
-    requires(sizeof...(Ts) >= 1 && !std::is_same_v<Op, take_ghost_value>)
-  void reverse(Op op, const field_view<Ts>&... views) {
-    start_reverse(std::move(op), views...).wait();
+  /// Combines the ghosts of several views onto their owners in one exchange:
+  /// `reverse(u, v, op)`, each view combined with `op` (last, like the
+  /// one-view reverse; default `std::plus<>`).
+  template <class... Args>
+    requires detail::arrays_then_op<detail::is_field_view, 2, Args...> &&
+             (!std::is_same_v<detail::last_of<Args...>, take_ghost_value>)
+  void reverse(const Args&... args) {
+    start_reverse(args...).wait();
   }
   /// Starts reverse() of several views.
-  template <class Op, transferable... Ts>
-    requires(sizeof...(Ts) >= 1 && !std::is_same_v<Op, take_ghost_value>)
-  auto start_reverse(Op op, const field_view<Ts>&... views) {
-    std::pair<offset, std::array<std::size_t, 3>> layout;
-    plan_.check_call(
-        "start_reverse",
-        [&] {
-          layout = shared_layout("reverse", views...);
-          detail::check_idle(plan_.busy(), "start_reverse");
-        },
-        (sizeof(Ts) + ...));
-    return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
+  template <class... Args>
+    requires detail::arrays_then_op<detail::is_field_view, 2, Args...> &&
+             (!std::is_same_v<detail::last_of<Args...>, take_ghost_value>)
+  auto start_reverse(const Args&... args) {
+    return detail::call_op_first<detail::is_field_view>(
+        [this](auto op, const auto&... views) { return this->start_reverse_views(std::move(op), views...); }, args...);
   }
 
   /// Combines the ghosts of the caller's array onto their owners (see reverse(grid_field)).
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   void reverse(const field_view<T>& v, Op op = {}) {
     start_reverse(v, std::move(op)).wait();
   }
   /// Starts reverse(v, op).
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(const field_view<T>& v, Op op = {}) {
     plan_.check_call(
@@ -270,6 +269,19 @@ class field_plan {
   }
 
  private:
+  /// reverse() of several views, the op first (the pack of views must come last to be deduced).
+  template <class Op, transferable... Ts>
+  auto start_reverse_views(Op op, const field_view<Ts>&... views) {
+    std::pair<offset, std::array<std::size_t, 3>> layout;
+    plan_.check_call(
+        "start_reverse",
+        [&] {
+          layout = shared_layout("reverse", views...);
+          detail::check_idle(plan_.busy(), "start_reverse");
+        },
+        (sizeof(Ts) + ...));
+    return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
+  }
   friend struct detail::field_plan_builder;
   field_plan(selective_plan p, const field_shape& s, const offset& reach)
       : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach) {}
@@ -421,8 +433,8 @@ struct field_plan_builder {
                                               static_cast<std::size_t>(shape.interior[2]);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
     const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
-    const strategy_choice choice = choose_automatically(
-        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = payload_kind::selective});
+    const detail::strategy_choice choice = detail::choose_automatically(
+        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = detail::payload_kind::selective});
     return build(grid, shape, options, {choice.entry.name, choice.entry});
   }
 };
@@ -431,14 +443,15 @@ struct field_plan_builder {
 /// Builds the ghost exchange of strategy `S` (Shift, SingleHop, TtlMultiHop,
 /// NeighborAlltoall, a custom strategy; Auto with <haloshift/auto.hpp>) for
 /// fields of `shape` (take it from a field: `f.shape()`). Collective: the
-/// shape, the strategy and the options must agree on all ranks.
+/// shape, the strategy and the options must agree on all ranks. (The plan
+/// moves cells whatever their type; only make_field_plan<Auto> takes the
+/// bytes per cell, for its cost model.)
 template <strategy S>
-field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {},
-                           std::size_t = sizeof(double)) {
+field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {}) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
   const field_shape checked =
       detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(S::name));
-  return detail::field_plan_builder::build(grid, checked, options, {S::name, entry_of<S>()});
+  return detail::field_plan_builder::build(grid, checked, options, {S::name, detail::entry_of<S>()});
 }
 
 /// The strategy named at run time (a registered name without regard to case,
@@ -448,25 +461,32 @@ inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view s
                                   plan_options options = {}, std::size_t element_size = sizeof(double)) {
   const field_shape checked =
       detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(strategy));
-  if (strategy_registry::same_name(strategy, Auto::name))
+  if (detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
 }
 /// The plan of strategy `S` (or Auto) for fields shaped like `f`.
-template <class S, transferable T>
+template <detail::strategy_or_auto S, transferable T>
 field_plan make_field_plan(const grid_field<T>& f, plan_options options = {}) {
-  return make_field_plan<S>(f.grid(), f.shape(), options, sizeof(T));
+  if constexpr (std::same_as<S, Auto>)
+    return make_field_plan<S>(f.grid(), f.shape(), options, sizeof(T));
+  else
+    return make_field_plan<S>(f.grid(), f.shape(), options);
 }
 /// The plan of strategy `S` (or Auto) for bundles (and fields) shaped like `b`.
-template <class S, transferable... Ts>
+template <detail::strategy_or_auto S, transferable... Ts>
 field_plan make_field_plan(const field_bundle<Ts...>& b, plan_options options = {}) {
-  return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));
+  if constexpr (std::same_as<S, Auto>)
+    return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));
+  else
+    return make_field_plan<S>(b.grid(), b.shape(), options);
 }
 
 /// One-shot ghost fill: builds a plan of strategy `S` and runs it once. For
 /// repeated exchanges keep a plan (make_field_plan): building one is collective
 /// and costs a few exchanges.
-template <class S, class Field>
+template <detail::strategy_or_auto S, class Field>
+  requires requires(Field& f) { make_field_plan<S>(f).forward(f); }  // a grid_field or a field_bundle
 void fill_ghosts(Field& f, plan_options options = {}) {
   make_field_plan<S>(f, options).forward(f);
 }

@@ -232,7 +232,7 @@ class owner_rule {
   template <coordinate_array P>
   int operator()(P& p) const {
     using F = typename coordinate_traits<std::remove_cv_t<P>>::type;
-    return place<F>(to_position(p), [&](int d, F value) { p[static_cast<std::size_t>(d)] = value; });
+    return place<F>(detail::to_position(p), [&](int d, F value) { p[static_cast<std::size_t>(d)] = value; });
   }
 
  private:

@@ -17,9 +17,11 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "../detail/op_last.hpp"
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
 #include "../grid/cartesian_grid.hpp"
@@ -63,6 +65,18 @@ struct ghost_block {
 
 namespace detail {
 struct particle_builder;
+
+/// A per-particle array a call of several takes: a span or a vector of a transferable type.
+template <class A>
+struct particle_array : std::false_type {};
+template <transferable T>
+struct particle_array<std::span<T>> : std::true_type {
+  using element = T;
+};
+template <transferable T>
+struct particle_array<std::vector<T>> : std::true_type {
+  using element = T;
+};
 
 /// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
 template <class T, class Shift>
@@ -178,18 +192,18 @@ class particle_plan {
   /// Sums (or combines with `op`) every ghost's value onto its owner: what a
   /// code using Newton's third law does with ghost forces. The ghost entries
   /// are used as accumulators and hold partial sums afterwards.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
     plan_.reverse(data, op);
   }
   /// reverse() on a whole vector, which must hold size() elements.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(std::vector<T>& data, Op op = {}) {
     plan_.reverse(std::span<T>(data), op);
   }
   /// Starts reverse(data, op): the owners hold the sums once wait() on the
   /// handle returns; until then the array is off-limits.
-  template <transferable T, class Op = std::plus<>>
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   auto start_reverse(std::span<T> data, Op op = {}) {
     return plan_.start_reverse(data, std::move(op));
   }
@@ -216,24 +230,22 @@ class particle_plan {
   auto start_forward(std::span<Ts>... data) {
     return plan_.start_forward_arrays(data...);
   }
-  /// Reverse of several arrays in one exchange, each combined with `op`
-  /// (which must take every one of their element types: `std::plus<>` for numbers).
-  template <class Op, transferable... Ts>
-    requires(sizeof...(Ts) >= 1)
-  void reverse(Op op, std::span<Ts>... data) {
-    start_reverse(std::move(op), data...).wait();
-  }
-  /// reverse() of several whole vectors.
-  template <class Op, transferable... Ts>
-    requires(sizeof...(Ts) >= 1)
-  void reverse(Op op, std::vector<Ts>&... data) {
-    start_reverse(std::move(op), std::span<Ts>(data)...).wait();
+  /// Reverse of several arrays in one exchange: `reverse(a, b, op)`, each
+  /// array combined with `op` (last, like the one-array reverse; it must take
+  /// every one of their element types; default `std::plus<>`). The arrays are
+  /// spans or whole vectors of size() elements.
+  template <class... Args>
+    requires detail::arrays_then_op<detail::particle_array, 2, Args...>
+  void reverse(Args&&... args) {
+    start_reverse(std::forward<Args>(args)...).wait();
   }
   /// Starts reverse() of several arrays.
-  template <class Op, transferable... Ts>
-    requires(sizeof...(Ts) >= 1)
-  auto start_reverse(Op op, std::span<Ts>... data) {
-    return plan_.start_reverse_arrays(std::move(op), data...);
+  template <class... Args>
+    requires detail::arrays_then_op<detail::particle_array, 2, Args...>
+  auto start_reverse(Args&&... args) {
+    return detail::call_op_first<detail::particle_array>(
+        [this](auto op, auto&&... data) { return plan_.start_reverse_arrays(std::move(op), std::span(data)...); },
+        std::forward<Args>(args)...);
   }
   /// Sizes the plan's staging for several arrays moved together whose element sizes add up to
   /// `element_bytes`, so that not even their first exchange allocates.
@@ -380,7 +392,7 @@ struct particle_builder {
 template <strategy S, position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                                  plan_options options = {}) {
-  return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, entry_of<S>()});
+  return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, detail::entry_of<S>()});
 }
 
 namespace detail {
@@ -420,14 +432,14 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 template <position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  const position& cutoff, const V& x, plan_options options = {}) {
-  if (!strategy_registry::same_name(strategy, Auto::name))
+  if (!detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::particle_builder::build(grid, dom, cutoff, x, options, {strategy, std::nullopt});
   // Auto sizes its model from checked arguments and the largest count, in one agreement.
   const std::uint64_t largest = detail::particle_reach(grid, dom, cutoff, x, options, strategy).second;
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
-  const strategy_choice choice = choose_automatically(
+  const detail::strategy_choice choice = detail::choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
-             .payload = payload_kind::selective});
+             .payload = detail::payload_kind::selective});
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
@@ -438,7 +450,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
 }
 
 /// The same cutoff along every dimension.
-template <class S, position_source V>
+template <detail::strategy_or_auto S, position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff, const V& x,
                                  plan_options options = {}) {
   return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);

@@ -45,14 +45,16 @@ struct coordinate_traits<F[N]> {
 template <class P>
 concept coordinate_array = requires { typename detail::coordinate_traits<std::remove_cv_t<P>>::type; };
 
+namespace detail {
 /// The coordinates of `p` as a position (entries beyond N are 0).
 template <coordinate_array P>
 position to_position(const P& p) noexcept {
-  constexpr std::size_t n = detail::coordinate_traits<std::remove_cv_t<P>>::size;
+  constexpr std::size_t n = coordinate_traits<std::remove_cv_t<P>>::size;
   position x{0, 0, 0};
   for (std::size_t d = 0; d < 3 && d < n; ++d) x[d] = static_cast<double>(p[d]);
   return x;
 }
+}  // namespace detail
 
 /// Where positions come from when a plan is built: anything with `size()`
 /// and `operator[](i)` giving particle `i`'s position as doubles. A vector or
@@ -73,7 +75,7 @@ class array_positions {
   /// Particles.
   std::size_t size() const noexcept { return x_.size(); }
   /// Particle `i`'s position.
-  position operator[](std::size_t i) const noexcept { return to_position(x_[i]); }
+  position operator[](std::size_t i) const noexcept { return detail::to_position(x_[i]); }
   /// Coordinates stored per particle (at most 3 are read).
   int components() const noexcept { return static_cast<int>(detail::coordinate_traits<std::remove_cv_t<P>>::size); }
 
@@ -155,7 +157,7 @@ class member_positions {
   /// Particles.
   std::size_t size() const noexcept { return p_.size(); }
   /// Particle `i`'s position.
-  position operator[](std::size_t i) const noexcept { return to_position(p_[i].*member_); }
+  position operator[](std::size_t i) const noexcept { return detail::to_position(p_[i].*member_); }
   /// Coordinates stored per particle.
   int components() const noexcept { return static_cast<int>(detail::coordinate_traits<std::remove_cv_t<P>>::size); }
 

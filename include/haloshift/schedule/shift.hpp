@@ -30,7 +30,7 @@ inline std::vector<offset> grown(const std::vector<offset>& held, int d, const r
   std::vector<offset> out;
   for (int j = r.low(d); j <= r.high(d); ++j)
     for (const offset& h : held) out.push_back(h + j * unit(d));
-  std::sort(out.begin(), out.end(), canonical_order{});
+  std::sort(out.begin(), out.end(), detail::canonical_order{});
   return out;
 }
 

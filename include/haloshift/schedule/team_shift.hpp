@@ -94,7 +94,7 @@ struct TeamShift {
       auto col = detail::shifted(held, j, unit(d));
       out.insert(out.end(), col.begin(), col.end());
     }
-    std::sort(out.begin(), out.end(), canonical_order{});
+    std::sort(out.begin(), out.end(), detail::canonical_order{});
     return out;
   }
 
@@ -144,7 +144,7 @@ struct TeamShift {
           auto b = super_block(m, side * distance);
           fetched.insert(fetched.end(), b.begin(), b.end());
         }
-      std::sort(fetched.begin(), fetched.end(), canonical_order{});
+      std::sort(fetched.begin(), fetched.end(), detail::canonical_order{});
       return fetched;
     });
   }

@@ -10,7 +10,7 @@
 #include "../grid/offset.hpp"
 
 /// NAStJA's TTL forwarding rule over the direct neighbours of a grid.
-namespace haloshift::ttl {
+namespace haloshift::detail::ttl {
 
 /// The direct neighbours: every `w != 0` with components in {-1, 0, 1} along
 /// the first `ndims` dimensions (26 in 3D, 8 in 2D, 2 in 1D), canonical order.
@@ -48,4 +48,4 @@ inline offset last_hop(const offset& o, int hops) {
   return v;
 }
 
-}  // namespace haloshift::ttl
+}  // namespace haloshift::detail::ttl

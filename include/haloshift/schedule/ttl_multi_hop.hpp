@@ -35,13 +35,13 @@ struct TtlMultiHop {
     auto chebyshev = [](const offset& o) { return std::max({std::abs(o[0]), std::abs(o[1]), std::abs(o[2])}); };
     for (int h = 1; h <= rounds; ++h) {
       schedule_round step;
-      for (const offset& w : ttl::neighbor_directions(grid.ndims())) {
+      for (const offset& w : detail::ttl::neighbor_directions(grid.ndims())) {
         transfer t{w, {}};
         if (h == 1) {
           if (contains(r, -w)) t.blocks.push_back(zero_offset);
         } else {
           for (const offset& o : all)
-            if (chebyshev(o) == h - 1 && ttl::forwards(ttl::last_hop(o, h - 1), w) && contains(r, o - w))
+            if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && contains(r, o - w))
               t.blocks.push_back(o);
         }
         if (!t.blocks.empty()) step.transfers.push_back(std::move(t));

@@ -104,6 +104,7 @@ struct advice_map {
   }
 };
 
+namespace detail {
 /// Shift's time minus the best TeamShift's time at `bytes` (positive: TeamShift
 /// wins); NaN when no TeamShift team applies (k = 1, or no team size divides
 /// a dimension). Uses explain(), so it agrees with Auto's choice.
@@ -117,6 +118,7 @@ inline double team_shift_gain(const grid_shape& grid, const range& r, double byt
   }
   return shift - team;
 }
+}  // namespace detail
 
 /// Where TeamShift and Shift trade places for this `k` between `low` and
 /// `high` bytes: a scan at `per_octave` sizes per doubling finds each sign
@@ -131,10 +133,10 @@ inline team_shift_trade team_shift_tradeoff(const grid_shape& grid, int k, doubl
                 detail::value_text(high));
   if (per_octave < 1) throw error("team_shift_tradeoff: per_octave must be >= 1, got " + std::to_string(per_octave));
   const range r = make_range(grid, k, kind);
-  auto team_wins = [&](double bytes) { return team_shift_gain(grid, r, bytes, cost, mode) > 0; };
+  auto team_wins = [&](double bytes) { return detail::team_shift_gain(grid, r, bytes, cost, mode) > 0; };
   team_shift_trade out;
   out.k = k;
-  out.applies = !std::isnan(team_shift_gain(grid, r, low, cost, mode));
+  out.applies = !std::isnan(detail::team_shift_gain(grid, r, low, cost, mode));
   if (!out.applies) return out;
   out.team_wins_first = team_wins(low);
   const int steps = std::max(1, static_cast<int>(std::ceil(std::log2(high / low) * per_octave)));

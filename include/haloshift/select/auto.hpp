@@ -50,7 +50,7 @@ inline bool carries_selective(const schedule& s) {
 /// its predicted time, cheapest first; `selective` keeps only the schedules
 /// that can carry particles and grid fields.
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
-                                               const hockney& cost, protocol mode, payload_kind payload,
+                                               const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
                                                const char* where = "explain") {
   detail::check_range(where, grid, r);
@@ -61,15 +61,15 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   setup.mode = mode;
   setup.block_bytes = [bytes](int) { return bytes; };
   std::vector<prediction> out;
-  auto add = [&](const strategy_entry& e, const offset& team) {
-    if (payload == payload_kind::selective && !e.selective_payloads) return;
+  auto add = [&](const detail::strategy_entry& e, const offset& team) {
+    if (payload == detail::payload_kind::selective && !e.selective_payloads) return;
     const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
-    if (payload == payload_kind::selective && !carries_selective(s)) return;
+    if (payload == detail::payload_kind::selective && !carries_selective(s)) return;
     simulation_setup own = setup;
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
     out.push_back({std::string(e.name), team, simulate(grid, s, own).makespan});
   };
-  for (const strategy_entry& e : strategy_registry::instance().entries()) {
+  for (const detail::strategy_entry& e : detail::strategy_registry::instance().entries()) {
     if (!e.auto_candidate) continue;
     if (!only.empty() && std::find(only.begin(), only.end(), std::string(e.name)) == only.end()) continue;
     if (!e.team_sizes) {
@@ -107,7 +107,7 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
                                        protocol mode = protocol::overlapping,
                                        const std::vector<std::string>& only = {}) {
-  return detail::rank_candidates(grid, r, bytes, cost, mode, payload_kind::block, only);
+  return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only);
 }
 
 /// Predicted time of every strategy that can carry particles, cheapest first.
@@ -120,14 +120,14 @@ inline std::vector<prediction> explain_particles(const grid_shape& grid, const d
                                                  const hockney& cost, protocol mode = protocol::overlapping) {
   const detail::particle_sizing sized = detail::size_particle_blocks(grid, dom, cutoff, particles, bytes_per_particle);
   return detail::rank_candidates(grid, range{sized.reach, shell::full}, sized.bytes, cost, mode,
-                                 payload_kind::selective, {}, "explain_particles");
+                                 detail::payload_kind::selective, {}, "explain_particles");
 }
 
 namespace detail {
 /// Auto's choice for a plan (collective): the agreed model, rank 0 ranks the
 /// candidates and broadcasts the winner's name and team, every rank looks the
 /// name up (the same error everywhere if a rank lacks it).
-inline strategy_choice choose_by_model(const cartesian_grid& grid, const auto_request& request) {
+inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const detail::auto_request& request) {
   const hockney model = agreed_model(grid.comm());
   std::string name;
   offset team{0, 0, 0};
@@ -138,7 +138,7 @@ inline strategy_choice choose_by_model(const cartesian_grid& grid, const auto_re
       name = ranked.front().strategy;
       team = ranked.front().team;
       log_message(log_level::info, "Auto chose " + name + (name == TeamShift::name ? " team " + to_string(team) : "") +
-                                       (request.payload == payload_kind::selective ? " (particles or fields)" : "") +
+                                       (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
                                        ", predicted " + std::to_string(ranked.front().seconds * 1e6) + " us");
     }
   }
@@ -146,10 +146,10 @@ inline strategy_choice choose_by_model(const cartesian_grid& grid, const auto_re
   mpi::check(MPI_Bcast(head, 4, MPI_INT, 0, grid.comm()), "MPI_Bcast");
   name.resize(static_cast<std::size_t>(head[0]));
   mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
-  strategy_choice choice;
+  detail::strategy_choice choice;
   mpi::agree(grid.comm(), [&] {
     if (name.empty()) throw error("Auto: no registered strategy can carry this payload");
-    choice.entry = strategy_registry::instance().find(name);
+    choice.entry = detail::strategy_registry::instance().find(name);
   });
   choice.team = {head[1], head[2], head[3]};
   return choice;
@@ -187,10 +187,11 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 /// make_particle_plan<Auto>: validates like every particle plan, reads the
 /// agreed cost model, and builds the plan of the strategy rank 0 ranks first
 /// by explain_particles (positions' bytes, the largest owned count).
-template <class S>
+/// Positions in any layout, as for every strategy (position_source).
+template <class S, position_source V>
   requires std::same_as<S, Auto>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff,
-                                 std::span<const position> x, plan_options options = {}) {
+particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
+                                 plan_options options = {}) {
   detail::install_auto_chooser();
   return make_particle_plan(grid, Auto::name, dom, cutoff, x, options);
 }

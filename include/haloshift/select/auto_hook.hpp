@@ -22,6 +22,7 @@ struct Auto {
   static constexpr std::string_view name = "Auto";
 };
 
+namespace detail {
 /// What a plan carries, which decides the candidates Auto may choose.
 enum class payload_kind {
   block,     ///< whole blocks: every registered Auto candidate
@@ -51,22 +52,26 @@ struct strategy_choice {
   offset team{0, 0, 0};
 };
 
-namespace detail {
+/// What the calls that take the strategy as a template argument accept: a
+/// strategy type (the `strategy` concept) or Auto.
+template <class S>
+concept strategy_or_auto = strategy<S> || std::same_as<S, Auto>;
+
 using auto_chooser = strategy_choice (*)(const cartesian_grid&, const auto_request&);
 /// Set once by <haloshift/auto.hpp>; read by every plan that asks for Auto.
 inline std::atomic<auto_chooser>& installed_auto_chooser() {
   static std::atomic<auto_chooser> chooser{nullptr};
   return chooser;
 }
-}  // namespace detail
 
 /// Collective: the strategy every rank of `grid` runs for `request`. Raises
 /// (on every rank alike) when the model layer is not compiled in.
 inline strategy_choice choose_automatically(const cartesian_grid& grid, const auto_request& request) {
-  const detail::auto_chooser chooser = detail::installed_auto_chooser().load();
+  const auto_chooser chooser = installed_auto_chooser().load();
   if (!chooser)
     throw error("strategy \"Auto\" needs the model layer: #include <haloshift/auto.hpp> and link haloshift::auto");
   return chooser(grid, request);
 }
+}  // namespace detail
 
 }  // namespace haloshift
