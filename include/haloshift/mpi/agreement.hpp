@@ -73,6 +73,7 @@ struct array_names {
 /// hash of their sizes.
 inline void append_element_sizes(std::span<const std::size_t> sizes, std::vector<agreed_value>& out,
                                  const array_names& names) {
+  out.reserve(out.size() + agreed_array_slots + 2);  // one allocation for a call's checks
   out.push_back({names.count, static_cast<std::int64_t>(sizes.size())});
   const bool one = sizes.size() == 1;  // the number of arrays agrees before any size is compared
   for (std::size_t i = 0; i < agreed_array_slots; ++i)
