@@ -93,12 +93,12 @@ class selective_plan {
 
   /// Starts `p`, this plan's program in other units (a field bundle's
   /// bytes), forward on this plan's communicator (and neighbourhood
-  /// collective). `p` must outlive the exchange. The `_with` calls check
-  /// nothing but that the plan was not moved from: their caller (a field
-  /// plan) has run its own check_call, the call's one collective.
+  /// collective). `p` must outlive the exchange. The `_with` calls check on
+  /// this rank only (check_locally): their caller (a field plan) has run its
+  /// own check_call, the call's one collective.
   template <transferable T, class Then = detail::no_epilogue>
   forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
-    check_built("start_forward");
+    check_locally("start_forward");
     return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
                                    *resources_, std::move(then));
   }
@@ -122,7 +122,7 @@ class selective_plan {
   /// Starts `p` (this plan's program in other units or another layout) backwards.
   template <transferable T, class Op = std::plus<>>
   reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
-    check_built("start_reverse");
+    check_locally("start_reverse");
     return reverse_handle<T, Op>(
         {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
@@ -191,7 +191,7 @@ class selective_plan {
   /// The same with `p`, this plan's program in another layout (a field view's).
   template <transferable... Ts>
   arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_built("start_forward");
+    check_locally("start_forward");
     return arrays_forward_handle<Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
   }
@@ -229,7 +229,7 @@ class selective_plan {
   /// The same with `p`, this plan's program in another layout.
   template <class Op, transferable... Ts>
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_built("start_reverse");
+    check_locally("start_reverse");
     return arrays_reverse_handle<Op, Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
         *resources_);
@@ -273,6 +273,11 @@ class selective_plan {
                            static_cast<std::int64_t>(argument_checks::collective)) {}
 
 
+  /// What the `_with` calls check, locally: their caller agreed the rest (and this too) in its check_call.
+  void check_locally(const char* call) const {
+    check_built(call);
+    detail::check_idle(resources_->busy, call);
+  }
   void check_built(const char* call) const {
     detail::check_not_moved(program_ != nullptr, call);
   }
