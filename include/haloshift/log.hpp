@@ -4,13 +4,17 @@
 /// @brief The library's only voice: messages go to a sink the program sets,
 /// never to stdout or stderr on their own.
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "error.hpp"
 
 namespace haloshift {
 
@@ -27,7 +31,8 @@ namespace detail {
 struct log_state {
   std::mutex mutex;
   log_sink sink;
-  int verbose = -1;  ///< -1: read HALOSHIFT_VERBOSE on first use
+  std::uint64_t generation = 0;  ///< counts set_log_sink calls: a sink that threw is removed only if still set
+  int verbose = -1;              ///< -1: read HALOSHIFT_VERBOSE on first use
 };
 inline log_state& logger() {
   static log_state state;
@@ -39,11 +44,14 @@ inline log_state& logger() {
 inline log_sink set_log_sink(log_sink sink) {
   auto& s = detail::logger();
   std::lock_guard lock(s.mutex);
+  ++s.generation;
   return std::exchange(s.sink, std::move(sink));
 }
 
-/// A sink that writes `haloshift: <message>` lines to `stream` (stderr by default).
+/// A sink that writes `haloshift: <message>` lines to `stream` (stderr by
+/// default). A null `stream` raises here rather than crash at the first message.
 inline log_sink log_to(std::FILE* stream = stderr) {
+  if (!stream) throw error("log_to: stream is a null FILE* (pass stderr, stdout or a file fopen opened)");
   return [stream](log_level level, std::string_view text) {
     std::fprintf(stream, "haloshift: %s%.*s\n", level == log_level::warning ? "warning: " : "",
                  static_cast<int>(text.size()), text.data());
@@ -67,17 +75,43 @@ inline void set_verbose(bool on) {
   s.verbose = on ? 1 : 0;
 }
 
-/// Sends a message to the sink (info only when verbose()). The library calls
-/// it on one rank (rank 0 of the plan's grid) so a job prints each line once.
-inline void log_message(log_level level, std::string_view text) {
-  if (level == log_level::info && !verbose()) return;
-  auto& s = detail::logger();
-  log_sink sink;
+namespace detail {
+/// What log_message does with a sink that threw: removes it (unless another
+/// was set meanwhile) and says so once on stderr, the only line the library
+/// writes on its own: the program's sink can no longer be trusted with it.
+inline void drop_sink(std::uint64_t generation, const char* why) noexcept {
+  auto& s = logger();
   {
     std::lock_guard lock(s.mutex);
-    sink = s.sink;
+    if (s.generation != generation) return;  // replaced meanwhile: the new sink is not at fault
+    s.sink = nullptr;
   }
-  if (sink) sink(level, text);
+  std::fprintf(stderr, "haloshift: the log sink threw (%s); it is removed and later messages are dropped\n", why);
+}
+}  // namespace detail
+
+/// Sends a message to the sink (info only when verbose()). The library calls
+/// it on one rank (rank 0 of the plan's grid) so a job prints each line once,
+/// often in the middle of a collective (Auto's choice): it never throws, or
+/// that rank would leave the collective and its peers would wait forever. A
+/// sink that throws is removed (detail::drop_sink).
+inline void log_message(log_level level, std::string_view text) noexcept {
+  std::uint64_t generation = 0;
+  try {
+    if (level == log_level::info && !verbose()) return;
+    auto& s = detail::logger();
+    log_sink sink;
+    {
+      std::lock_guard lock(s.mutex);
+      sink = s.sink;
+      generation = s.generation;
+    }
+    if (sink) sink(level, text);
+  } catch (const std::exception& e) {
+    detail::drop_sink(generation, e.what());
+  } catch (...) {
+    detail::drop_sink(generation, "an exception of unknown type");
+  }
 }
 
 }  // namespace haloshift

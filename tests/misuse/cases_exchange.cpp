@@ -137,6 +137,13 @@ void register_exchange_cases() {
     std::vector<double> mine(4);
     p.forward(std::span<const double>(mine));  // NOLINT(bugprone-use-after-move)
   });
+  add("exchange/moved-from-details", {"details: the plan was moved from"}, [](const world& w) {
+    const hs::cartesian_grid g = exchange_ring(w);
+    auto p = four(g);
+    auto q = std::move(p);
+    if (p.local_count() != 0) return;  // NOLINT(bugprone-use-after-move): well defined, 0; then details() raises
+    (void)p.details().rounds.size();
+  });
   add("exchange/start-twice", {"start_forward: this plan already has an exchange in flight"}, [](const world& w) {
     const hs::cartesian_grid g = exchange_ring(w);
     auto p = four(g);

@@ -8,6 +8,8 @@
 #include <haloshift/auto.hpp>
 
 #include <climits>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace hs = haloshift;
@@ -24,6 +26,14 @@ hs::plan_options field_collective() {
 const hs::offset eight{8, 8, 8};
 /// Splits evenly over 1-4 ranks in any layout: a view's mistake then reads the same on every rank.
 const hs::offset twelve{12, 12, 12};
+/// The caller's own array shaped like `f` (ghost width 1), and a view of it.
+template <class T>
+struct padded {
+  std::vector<T> cells;
+  hs::field_view<T> view;
+  explicit padded(const hs::grid_field<double>& f)
+      : cells(f.storage().size()), view(hs::make_field_view(cells.data(), f.shape().interior, hs::offset{1, 1, 1})) {}
+};
 }  // namespace
 
 void register_field_cases() {
@@ -84,7 +94,7 @@ void register_field_cases() {
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan(g, "Stencil", f.shape());
   });
-  add("fields/strategy-differ", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("fields/strategy-differ", {"strategy must be the same on all ranks, got Auto on rank 0 and SingleHop on rank 1"}, [](const world& w) {
     const auto g = field_grid(w);
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan(g, w.first_or("Auto", "SingleHop"), f.shape());
@@ -175,6 +185,81 @@ void register_field_cases() {
     std::vector<double> u(static_cast<std::size_t>((in[0] + 2) * (in[1] + 2) * (in[2] + 2)));
     std::vector<float> v(static_cast<std::size_t>((in[0] + 4) * (in[1] + 4) * (in[2] + 4)));
     p.forward(hs::make_field_view(u.data(), in, hs::offset{1, 1, 1}), hs::make_field_view(v.data(), in, hs::offset{2, 2, 2}));
+  });
+  // Views of several types: each view's element size agrees (their sum did, so permuted types
+  // corrupted the ghosts), in the call's one collective.
+  add("fields/views-permuted-collective",
+      {"the element size (bytes) of array 0 must be the same on all ranks, got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> a(g, twelve, 1);
+        auto p = hs::make_field_plan<hs::Shift>(a, field_collective());
+        padded<double> u(a);
+        padded<float> v(a);
+        if (w.first()) p.forward(v.view, u.view);
+        else p.forward(u.view, v.view);
+      }, 2, true);
+  add("fields/reverse-views-count-differ-collective",
+      {"the number of arrays must be the same on all ranks, got values from 1 to 2"}, [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> a(g, twelve, 1);
+        auto p = hs::make_field_plan<hs::SingleHop>(a, field_collective());
+        padded<double> u(a);
+        padded<float> v(a), x(a);
+        if (w.first()) p.reverse(u.view);
+        else p.reverse(std::plus<>{}, v.view, x.view);
+      }, 2);
+  add("fields/bundle-permuted", {"the element size (bytes) of field 0 must be the same on all ranks, got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        if (w.first()) hs::field_bundle<float, double>(g, eight, 1);
+        else hs::field_bundle<double, float>(g, eight, 1);
+      }, 2);
+  add("fields/bundle-count-differ", {"the number of fields must be the same on all ranks, got values from 1 to 2"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        if (w.first()) hs::field_bundle<double>(g, eight, 1);
+        else hs::field_bundle<float, float>(g, eight, 1);
+      }, 2);
+  // A moved-from field plan: every member raises (details() was undefined) or is well defined.
+  const auto moved_from = [](const world& w, const auto& use) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    auto q = std::move(p);
+    if (p.busy()) return;  // NOLINT(bugprone-use-after-move): well defined, idle
+    use(p, a);
+  };
+  add("fields/moved-from-details", {"details: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::field_plan& p, hs::grid_field<double>&) { (void)p.details().rounds.size(); });
+  });
+  add("fields/moved-from-forward", {"start_forward: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::field_plan& p, hs::grid_field<double>& a) { p.forward(a); });
+  });
+  // A moved-from field kept a pointer into the storage of the field it moved to: a plan wrote there.
+  add("fields/forward-moved-from-field", {"forward: the field was moved from"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    hs::grid_field<double> b = std::move(a);
+    p.forward(a);  // NOLINT(bugprone-use-after-move): the misuse under test
+  }, 1, true);
+  add("fields/reverse-moved-from-field", {"reverse: the field was moved from"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1), b(g, eight, 1);
+    auto p = hs::make_field_plan<hs::SingleHop>(a);
+    b = std::move(a);
+    p.reverse(a, hs::take_max{});  // NOLINT(bugprone-use-after-move)
+  });
+  add("fields/forward-moved-from-bundle", {"forward: the field was moved from"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::field_bundle<double, float> a(g, eight, 1);
+    auto p = hs::make_field_plan<hs::Shift>(a);
+    auto b = std::move(a);
+    p.forward(a);  // NOLINT(bugprone-use-after-move)
+  });
+  add("fields/moved-from-reverse-ghost-value", {"reverse: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::field_plan& p, hs::grid_field<double>& a) { p.reverse(a, hs::take_ghost_value{}); });
   });
 }
 

@@ -10,7 +10,9 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hs = haloshift;
@@ -94,6 +96,32 @@ void register_grid_cases() {
       2);
   add("grid/comm-null", {"communicator: MPI_COMM_NULL is not a valid communicator"},
       [](const world&) { hs::cartesian_grid(MPI_COMM_NULL, {.dims = V{0}, .periodic = B{true}}); }, 1, true);
+
+  // A moved-from grid has no communicator left: every use of it raises before any collective
+  // (it segfaulted). Its shape stays: what needs no communicator still works.
+  const auto moved_from = [](const world& w) {
+    hs::cartesian_grid g(w.comm, {.dims = V{0, 0, 0}, .periodic = B{true, true, true}});
+    hs::cartesian_grid taken = std::move(g);
+    return g;  // NOLINT(bugprone-use-after-move): the misuse under test
+  };
+  const std::string moved = "grid: the cartesian_grid was moved from and has no communicator left";
+  add("grid/moved-from-plan", {moved, "for comm()", "use the grid it was moved to"},
+      [=](const world& w) { hs::make_plan<hs::Shift, double>(moved_from(w), 1, 4); }, 1, true);
+  add("grid/moved-from-plan-by-name", {moved}, [=](const world& w) { hs::make_plan<double>(moved_from(w), "Shift", 1, 4); });
+  add("grid/moved-from-particle-plan", {moved}, [=](const world& w) {
+    const hs::cartesian_grid g = moved_from(w);
+    const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
+    const auto [lo, hi] = hs::box_of(g, dom);  // the shape alone: still fine
+    const std::vector<hs::position> x{{(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2}};
+    hs::make_particle_plan<hs::Shift>(g, dom, 0.2, std::span<const hs::position>(x));
+  });
+  add("grid/moved-from-field", {moved}, [=](const world& w) { hs::grid_field<double>(moved_from(w), hs::offset{8, 8, 8}, 1); });
+  add("grid/moved-from-migrate", {moved}, [=](const world& w) {
+    std::vector<hs::position> x{{0.5, 0.5, 0.5}};
+    hs::migrate(moved_from(w), {{0, 0, 0}, {1, 1, 1}}, x);
+  });
+  add("grid/moved-from-rank", {moved, "for rank()"}, [=](const world& w) { (void)moved_from(w).rank(); });
+  add("grid/moved-from-comm", {moved, "for comm()"}, [=](const world& w) { (void)moved_from(w).comm(); });
 }
 
 }  // namespace misuse

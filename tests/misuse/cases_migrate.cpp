@@ -115,6 +115,44 @@ void register_migrate_cases() {
     std::vector<std::int64_t> id{7};
     hs::migrate(g, migrate_cube, hs::coordinates(x, y, z), id);
   });
+  // The arrays' element sizes agree, each (a long id on one rank, an int one elsewhere: the
+  // records' lengths differed and particles were lost).
+  add("migrate/id-type-differ", {"migrate: the element size (bytes) of array 1 must be the same on all ranks",
+                                 "got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = periodic_cube(w);
+        auto x = one_inside();
+        std::vector<long> wide(1);
+        std::vector<int> narrow(1);
+        if (w.first()) hs::migrate(g, migrate_cube, x, wide);
+        else hs::migrate(g, migrate_cube, x, narrow);
+      }, 2, true);
+  add("migrate/arrays-count-differ", {"migrate: the number of arrays must be the same on all ranks, got values from 2 to 3"},
+      [](const world& w) {
+        const auto g = periodic_cube(w);
+        auto x = one_inside();
+        std::vector<double> charge(1);
+        std::vector<int> id(1), type(1);
+        if (w.first()) hs::migrate(g, migrate_cube, x, charge);
+        else hs::migrate(g, migrate_cube, x, id, type);  // 8 bytes more per particle either way
+      }, 2);
+  add("migrate/position-type-differ", {"migrate: sizeof(T) must be the same on all ranks, got values from 12 to 24"},
+      [](const world& w) {
+        const auto g = periodic_cube(w);
+        std::vector<hs::position> x = one_inside();
+        std::vector<std::array<float, 3>> f{{0.5f, 0.5f, 0.5f}};
+        if (w.first()) hs::migrate(g, migrate_cube, x);
+        else hs::migrate(g, migrate_cube, f);
+      }, 2);
+  add("migrate/coordinates-type-differ",
+      {"migrate: the element size (bytes) of array 0 must be the same on all ranks, got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = periodic_cube(w);
+        std::vector<double> x{0.5}, y{0.5}, z{0.5};
+        std::vector<float> fx{0.5f}, fy{0.5f}, fz{0.5f};
+        if (w.first()) hs::migrate(g, migrate_cube, hs::coordinates(x, y, z));
+        else hs::migrate(g, migrate_cube, hs::coordinates(fx, fy, fz));
+      }, 2);
 }
 
 }  // namespace misuse

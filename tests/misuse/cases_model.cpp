@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hs = haloshift;
@@ -42,6 +44,19 @@ const std::string good = R"({"haloshift_calibration": 1, "alpha_s": 1.5e-06, "be
 }  // namespace
 
 void register_model_cases() {
+  // The log: a null stream is refused when the sink is made (it crashed at the first message), and
+  // a sink that throws cannot take rank 0 out of Auto's collectives (the job hung): the build
+  // completes on every rank, which then raise the case's own error.
+  add("log/null-stream", {"log_to: stream is a null FILE*"}, [](const world&) { hs::log_to(nullptr); }, 1, true);
+  add("log/throwing-sink-auto", {"every rank built the Auto plan"}, [](const world& w) {
+    hs::set_verbose(true);
+    hs::set_log_sink([](hs::log_level, std::string_view) { throw hs::error("the sink throws"); });
+    const hs::cartesian_grid g(w.comm, {.dims = {0}, .periodic = {true}});
+    auto p = hs::make_plan<double>(g, "Auto", 1, 4);
+    std::vector<double> mine(4, 1.0);
+    p.forward(std::span<const double>(mine));
+    throw hs::error("every rank built the Auto plan");
+  }, 1, true);
   // Auto reading a file: the same error on every rank, whatever it is.
   add("model/auto-calibration-wrong-type", {"alpha_s", "is not a number"}, [](const world& w) {
     auto_plan_with(w, job_file(w, "type.json", R"({"haloshift_calibration": 1, "alpha_s": "fast", "beta_s_per_byte": 2e-10, "gamma_s": 0})"));

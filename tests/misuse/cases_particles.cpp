@@ -7,6 +7,8 @@
 #include <haloshift/auto.hpp>
 
 #include <array>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <utility>
@@ -154,11 +156,11 @@ void register_particle_cases() {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, "Shiftt", unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   });
-  add("particles/strategy-differ", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("particles/strategy-differ", {"strategy must be the same on all ranks, got Shift on rank 0 and SingleHop on rank 1"}, [](const world& w) {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, w.first_or("Shift", "SingleHop"), unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   }, 2, true);
-  add("particles/auto-versus-shift", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("particles/auto-versus-shift", {"strategy must be the same on all ranks, got Auto on rank 0 and Shift on rank 1"}, [](const world& w) {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, w.first_or("Auto", "Shift"), unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   }, 2);
@@ -187,6 +189,30 @@ void register_particle_cases() {
     auto p = shift_plan(g, x);
     auto q = std::move(p);
     p.rebuild(std::span<const hs::position>(x));  // NOLINT(bugprone-use-after-move)
+  });
+  // Every member of a moved-from particle plan raises or is well defined (send_lists segfaulted).
+  const auto moved_from = [](const world& w, const auto& use) {
+    const auto g = particle_grid(w);
+    auto x = centre(g);
+    auto p = shift_plan(g, x);
+    auto q = std::move(p);
+    if (p.size() != 0 || p.owned() != 0 || p.ghosts() != 0 || !p.blocks().empty()) return;  // NOLINT: well defined
+    use(p);
+  };
+  add("particles/send-lists-moved-from", {"send_lists: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::particle_plan& p) { (void)p.send_lists(); });
+  });
+  add("particles/ghost-origins-moved-from", {"ghost_origins: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::particle_plan& p) { (void)p.ghost_origins(); });
+  });
+  add("particles/reserve-arrays-moved-from", {"reserve_arrays: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::particle_plan& p) { p.reserve_arrays(16); });
+  });
+  add("particles/forward-positions-moved-from", {"start_forward: the plan was moved from"}, [=](const world& w) {
+    moved_from(w, [](hs::particle_plan& p) {
+      std::vector<hs::position> x;
+      p.forward_positions(std::span<hs::position>(x));
+    });
   });
   add("particles/rebuild-in-flight", {"rebuild: this plan already has an exchange in flight"}, [](const world& w) {
     const auto g = particle_grid(w);
@@ -239,6 +265,47 @@ void register_particle_cases() {
         std::vector<double> d(p.size());
         if (w.first()) p.forward(f);
         else p.forward(d);
+      }, 2);
+  // Several arrays: each array's element size and their number agree (the sum agreed only: float,
+  // double on one rank and double, float on another moved the wrong bytes into every ghost).
+  add("particles/arrays-permuted-collective",
+      {"the element size (bytes) of array 0 must be the same on all ranks, got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = particle_grid(w);
+        auto p = shift_plan(g, centre(g), collective());
+        std::vector<float> f(p.size());
+        std::vector<double> d(p.size());
+        if (w.first()) p.forward(f, d);
+        else p.forward(d, f);
+      }, 2, true);
+  add("particles/reverse-arrays-permuted-collective",
+      {"the element size (bytes) of array 1 must be the same on all ranks, got values from 4 to 8"},
+      [](const world& w) {
+        const auto g = particle_grid(w);
+        auto p = shift_plan(g, centre(g), collective());
+        std::vector<double> d(p.size());
+        std::vector<float> f(p.size());
+        std::vector<int> i(p.size());
+        if (w.first()) p.reverse(std::plus<>{}, i, d, f);
+        else p.reverse(std::plus<>{}, i, f, d);  // 16 bytes per particle on every rank
+      }, 2);
+  add("particles/arrays-count-differ-collective",
+      {"the number of arrays must be the same on all ranks, got values from 2 to 3"}, [](const world& w) {
+        const auto g = particle_grid(w);
+        auto p = shift_plan(g, centre(g), collective());
+        std::vector<double> a(p.size()), b(p.size());
+        std::vector<std::int32_t> c(p.size()), d(p.size());
+        if (w.first()) p.forward(a, b);
+        else p.forward(a, c, d);  // 16 bytes per particle either way
+      }, 2);
+  add("particles/one-array-versus-two-collective",
+      {"the number of arrays must be the same on all ranks, got values from 1 to 2"}, [](const world& w) {
+        const auto g = particle_grid(w);
+        auto p = shift_plan(g, centre(g), collective());
+        std::vector<double> a(p.size());
+        std::vector<std::int32_t> c(p.size()), d(p.size());
+        if (w.first()) p.forward(a);
+        else p.forward(c, d);
       }, 2);
   add("particles/make-grid-bad-domain", {"lengths[0] must be finite and > 0, got -1", "from the domain"}, [](const world& w) {
     hs::make_particle_grid(w.comm, {{2, 0, 0}, {1, 1, 1}});

@@ -63,24 +63,25 @@ void register_plan_cases() {
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), w.first_or(1, 2), 4); }, 2, true);
   add("plan/k-differ-by-dimension", {"k[2] must be the same on all ranks, got values from 0 to 1"},
       [](const world& w) { hs::make_plan<hs::SingleHop, double>(cube(w), hs::offset{1, 1, w.first_or(0, 1)}, 4); }, 2);
-  add("plan/strategy-differ-by-name", {"strategy must be the same on all ranks"},
+  add("plan/strategy-differ-by-name", {"strategy must be the same on all ranks, got Shift on rank 0 and SingleHop on rank 1"},
       [](const world& w) { hs::make_plan<double>(ring(w), w.first_or("Shift", "SingleHop"), 1, 4); }, 2, true);
-  add("plan/strategy-differ-by-type", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("plan/strategy-differ-by-type", {"strategy must be the same on all ranks, got TtlMultiHop on rank 0 and Shift on rank 1"}, [](const world& w) {
     const hs::cartesian_grid g = ring(w);
     if (w.first()) hs::make_plan<hs::TtlMultiHop, double>(g, 1, 4);
     else hs::make_plan<hs::Shift, double>(g, 1, 4);
   }, 2);
-  add("plan/strategy-auto-versus-shift", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("plan/strategy-auto-versus-shift", {"strategy must be the same on all ranks, got Auto on rank 0 and Shift on rank 1"}, [](const world& w) {
     const hs::cartesian_grid g = ring(w);
     if (w.first()) hs::make_plan<double>(g, "Auto", 1, 4);
     else hs::make_plan<hs::Shift, double>(g, 1, 4);
   }, 2, true);
-  add("plan/strategy-neighbor-versus-singlehop", {"strategy must be the same on all ranks"}, [](const world& w) {
+  add("plan/strategy-neighbor-versus-singlehop",
+      {"strategy must be the same on all ranks, got SingleHop on rank 0 and NeighborAlltoall on rank"}, [](const world& w) {
     const hs::cartesian_grid g = ring(w);
     if (w.last()) hs::make_plan<hs::NeighborAlltoall, double>(g, 1, 4);
     else hs::make_plan<hs::SingleHop, double>(g, 1, 4);
   }, 2);
-  add("plan/strategy-auto-versus-neighbor", {"strategy must be the same on all ranks"},
+  add("plan/strategy-auto-versus-neighbor", {"strategy must be the same on all ranks, got Auto on rank 0 and NeighborAlltoall on rank 1"},
       [](const world& w) { hs::make_plan<double>(ring(w), w.first_or("Auto", "NeighborAlltoall"), 1, 4); }, 2);
   add("plan/strategy-unknown", {"strategy \"Shfit\" is not known", "known strategies: Shift"},
       [](const world& w) { hs::make_plan<double>(ring(w), "Shfit", 1, 4); }, 1, true);

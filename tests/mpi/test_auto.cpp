@@ -17,6 +17,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace hs = haloshift;
 
@@ -109,6 +113,33 @@ TEST_CASE("Auto follows the calibration, agrees on all ranks and gives Shift's h
     CHECK(one_shot.size() == b.size());
     done_with(path);
   }
+}
+
+TEST_CASE("a log sink that throws is removed and cannot stop a collective; a null stream is refused",
+          "[auto][mpi][log]") {
+  // Rank 0 logs Auto's choice in the middle of the build, its peers waiting: an exception escaping
+  // there left them waiting forever.
+  int calls = 0;
+  const auto previous = hs::set_log_sink([&](hs::log_level, std::string_view) {
+    ++calls;
+    throw std::runtime_error("the sink failed");
+  });
+  hs::set_verbose(true);
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  auto plan = hs::make_plan<hs::Auto, int>(grid, 1, 1);
+  CHECK(same_everywhere(std::string(plan.strategy())));
+  auto again = hs::make_plan<hs::Auto, int>(grid, 1, 1);  // the sink is gone: called once, on rank 0
+  CHECK(calls == (world_rank() == 0 ? 1 : 0));
+  const hs::log_sink left = hs::set_log_sink(previous);
+  CHECK(static_cast<bool>(left) == (world_rank() != 0));  // removed where it threw
+  // A sink set after one threw is kept: only the one that threw is removed.
+  std::vector<std::string> lines;
+  hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
+  hs::log_message(hs::log_level::warning, "kept");
+  CHECK(lines == std::vector<std::string>{"kept"});
+  hs::set_log_sink(previous);
+  hs::set_verbose(false);
+  CHECK_THROWS_WITH(hs::log_to(nullptr), Catch::Contains("log_to: stream is a null FILE*"));
 }
 
 TEST_CASE("Auto measures once per process and grid when there is no calibration file", "[auto][mpi]") {

@@ -6,9 +6,13 @@
 // text on every rank, at any rank count.
 
 #include "../support/catch.hpp"
+#include "../support/counting_mpi.hpp"
 #include <haloshift/haloshift.hpp>
 
 #include <climits>
+#include <functional>
+#include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,6 +50,38 @@ TEST_CASE("agree reports doubles as numbers, integers as integers", "[validation
   CHECK_THROWS_WITH(hs::mpi::agree(MPI_COMM_WORLD, [] {}, {{"e", extreme}}),
                     Catch::Contains("e must be the same on all ranks, got values from -9223372036854775808 to "
                                     "9223372036854775807"));
+}
+
+TEST_CASE("agree reports texts as themselves and agrees each array's element size and their number",
+          "[validation][errors]") {
+  const int rank = validation_rank(), size = validation_size();
+  // Ranks 0 and 2 say "beta", the others "alpha": the lowest rank of each, the lower one first.
+  const std::string_view text = rank % 2 == 0 ? "beta" : "alpha";
+  const auto texts = [&] {
+    hs::mpi::agree(MPI_COMM_WORLD, [] {}, {hs::mpi::text_value("t", text, static_cast<std::int64_t>(text.size()))});
+  };
+  if (size == 1) CHECK_NOTHROW(texts());
+  else CHECK_THROWS_WITH(texts(), Catch::Equals("haloshift: t must be the same on all ranks, got beta on rank 0 and alpha on rank 1"));
+  const hs::mpi::array_names names{"count", "size", "size of array"};
+  const auto sizes = [&](std::vector<std::size_t> mine) {
+    std::vector<hs::mpi::agreed_value> values;
+    hs::mpi::append_element_sizes(mine, values, names);
+    hs::mpi::agree(MPI_COMM_WORLD, [] {}, values);
+  };
+  const bool last = rank == size - 1;
+  CHECK_NOTHROW(sizes({8, 4, 4}));
+  if (size == 1) return;
+  // Equal sums, permuted or split: each size and the count are compared.
+  CHECK_THROWS_WITH(sizes(last ? std::vector<std::size_t>{4, 8} : std::vector<std::size_t>{8, 4}),
+                    Catch::Equals("haloshift: size of array 0 must be the same on all ranks, got values from 4 to 8"));
+  CHECK_THROWS_WITH(sizes(last ? std::vector<std::size_t>{8, 4, 4} : std::vector<std::size_t>{8, 8}),
+                    Catch::Equals("haloshift: count must be the same on all ranks, got values from 2 to 3"));
+  CHECK_THROWS_WITH(sizes(last ? std::vector<std::size_t>{2} : std::vector<std::size_t>{4}),
+                    Catch::Equals("haloshift: size must be the same on all ranks, got values from 2 to 4"));
+  // Beyond the slots of their own: a hash of the rest.
+  std::vector<std::size_t> many(12, 4);
+  if (last) many[10] = 8, many[11] = 2;
+  CHECK_THROWS_WITH(sizes(many), Catch::Contains("the element sizes of the arrays after the first 8 (a hash) must be"));
 }
 
 TEST_CASE("a particle cutoff that differs across ranks is reported as numbers", "[validation][errors]") {
@@ -146,6 +182,71 @@ TEST_CASE("a plan that was moved from raises instead of crashing", "[validation]
   CHECK(q.local_count() == 2);
 }
 
+TEST_CASE("every member of a moved-from grid or plan of any kind raises or is well defined",
+          "[validation][errors][plan][moved]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
+  const auto moved = Catch::Contains("the plan was moved from");
+  // Block plan: the count is 0, the program raises (both read freed memory).
+  auto block = hs::make_plan<hs::Shift, double>(grid, 1, 2);
+  auto block_to = std::move(block);
+  CHECK(block.local_count() == 0);  // NOLINT(bugprone-use-after-move): the misuse under test
+  CHECK_THROWS_WITH(block.details(), Catch::Contains("details: the plan was moved from"));
+  CHECK(block_to.local_count() == 2);
+  // Selective plan: the sizes are 0 (size() was the old one), everything that needs the program or
+  // the communicator raises.
+  const std::vector<int> keys{1, 2, 3};
+  auto [selective, all] = hs::make_selective_plan<hs::Shift>(grid, hs::offset{1, 1, 1}, std::span<const int>(keys),
+                                                             [](const hs::offset&, const hs::offset&, const int&) {
+                                                               return true;
+                                                             });
+  auto selective_to = std::move(selective);
+  CHECK(selective.size() == 0);  // NOLINT(bugprone-use-after-move)
+  CHECK(selective.owned() == 0);
+  CHECK(selective.ghosts() == 0);
+  CHECK(selective.blocks().empty());
+  CHECK_FALSE(selective.busy());
+  CHECK_THROWS_WITH(selective.details(), Catch::Contains("details: the plan was moved from"));
+  CHECK_THROWS_WITH(selective.comm(), Catch::Contains("comm: the plan was moved from"));
+  CHECK_THROWS_WITH(selective.reserve(8), Catch::Contains("reserve: the plan was moved from"));
+  CHECK_THROWS_WITH(selective.reserve_arrays(8), Catch::Contains("reserve_arrays: the plan was moved from"));
+  const std::vector<std::size_t> place;
+  CHECK_THROWS_WITH(selective.relocate(place, 0), Catch::Contains("relocate: the plan was moved from"));
+  std::vector<int> data(all.size());
+  CHECK_THROWS_WITH(selective.forward(std::span<int>(data)), moved);
+  CHECK_NOTHROW(selective_to.forward(std::span<int>(data)));
+  // Particle plan: send_lists() segfaulted.
+  const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  const std::vector<hs::position> x{{(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2}};
+  auto particles = hs::make_particle_plan<hs::Shift>(grid, dom, 0.2, std::span<const hs::position>(x));
+  auto particles_to = std::move(particles);
+  CHECK(particles.size() == 0);  // NOLINT(bugprone-use-after-move)
+  CHECK(particles.blocks().empty());
+  CHECK_THROWS_WITH(particles.send_lists(), Catch::Contains("send_lists: the plan was moved from"));
+  CHECK_THROWS_WITH(particles.ghost_origins(), Catch::Contains("ghost_origins: the plan was moved from"));
+  CHECK_THROWS_WITH(particles.rebuild(std::span<const hs::position>(x)), Catch::Contains("rebuild: the plan was moved from"));
+  CHECK_NOTHROW(particles_to.send_lists());
+  // Field plan.
+  hs::grid_field<double> f(grid, hs::offset{8, 8, 8}, 1);
+  auto field = hs::make_field_plan<hs::Shift>(f);
+  auto field_to = std::move(field);
+  CHECK_FALSE(field.busy());  // NOLINT(bugprone-use-after-move)
+  CHECK_THROWS_WITH(field.details(), Catch::Contains("details: the plan was moved from"));
+  CHECK_THROWS_WITH(field.forward(f), Catch::Contains("start_forward: the plan was moved from"));
+  CHECK_THROWS_WITH(field.reverse(f, hs::take_ghost_value{}), Catch::Contains("reverse: the plan was moved from"));
+  CHECK_NOTHROW(field_to.forward(f));
+  // The grid: what needs its communicator raises, its shape stays.
+  hs::cartesian_grid grid_to = std::move(grid);
+  const auto no_comm = Catch::Contains("grid: the cartesian_grid was moved from and has no communicator left");
+  CHECK_THROWS_WITH(grid.rank(), no_comm);  // NOLINT(bugprone-use-after-move)
+  CHECK_THROWS_WITH(grid.comm(), no_comm);
+  CHECK_THROWS_WITH((hs::make_plan<hs::Shift, double>(grid, 1, 2)), no_comm);
+  CHECK_THROWS_WITH((hs::grid_field<double>(grid, hs::offset{8, 8, 8}, 1)), no_comm);
+  CHECK(grid.size() == grid_to.size());
+  CHECK(grid.coords() == grid_to.coords());
+  CHECK_NOTHROW(hs::make_plan<hs::Shift, double>(grid_to, 1, 2));
+}
+
 TEST_CASE("a strategy differing across ranks with Auto or NeighborAlltoall raises on every rank",
           "[validation][errors][plan]") {
   if (validation_size() == 1) return;
@@ -162,9 +263,14 @@ TEST_CASE("a strategy differing across ranks with Auto or NeighborAlltoall raise
     return hs::make_plan<hs::SingleHop, double>(grid, 1, 4);
   };
   CHECK_THROWS_WITH(by_type_nbr(), mismatch);
-  CHECK_THROWS_WITH((hs::make_plan<double>(grid, first ? "Auto" : "NeighborAlltoall", 1, 4)), mismatch);
+  // The strategies are named (they were two hashes), the lower rank first, as each rank asked.
+  CHECK_THROWS_WITH((hs::make_plan<double>(grid, first ? "Auto" : "NeighborAlltoall", 1, 4)),
+                    Catch::Contains("strategy must be the same on all ranks, got Auto on rank 0 and "
+                                    "NeighborAlltoall on rank 1"));
   CHECK_THROWS_WITH((hs::make_plan<double>(grid, first ? "neighboralltoall" : "Shift", hs::offset{1, 0, 0}, 4)),
-                    mismatch);
+                    Catch::Contains("got neighboralltoall on rank 0 and Shift on rank 1"));
+  // Case does not matter: the same strategy.
+  CHECK_NOTHROW(hs::make_plan<double>(grid, first ? "shift" : "Shift", 1, 4));
   auto auto_vs_neighbor = [&] {
     if (first) return hs::make_plan<double>(grid, "Auto", hs::offset{1, 0, 0}, 4);
     return hs::make_plan<hs::NeighborAlltoall, double>(grid, hs::offset{1, 0, 0}, 4);
@@ -231,4 +337,49 @@ TEST_CASE("-0.0 agrees with 0.0, and collective argument checks change no result
   p.forward(u);
   q.forward(v);
   CHECK(u == v);
+}
+
+TEST_CASE("a call with collective argument checks agrees in one collective, each array's element size too",
+          "[validation][field][particles]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
+  hs::plan_options collective, local;
+  collective.checks = hs::argument_checks::collective;
+  local.checks = hs::argument_checks::local;
+  const auto collectives_of = [](const std::function<void()>& call) {
+    const long before = collectives::allreduces();
+    call();
+    return collectives::allreduces() - before;
+  };
+  // Field plans: every form of forward and reverse (a field-view forward agreed twice).
+  hs::grid_field<double> f(grid, hs::offset{12, 12, 12}, 1);
+  hs::field_bundle<double, float> b(grid, hs::offset{12, 12, 12}, 1);
+  auto p = hs::make_field_plan<hs::Shift>(f, collective);
+  const hs::offset in = f.shape().interior;
+  std::vector<double> u(f.storage().size());
+  std::vector<float> v(f.storage().size());
+  const auto du = hs::make_field_view(u.data(), in, hs::offset{1, 1, 1});
+  const auto fv = hs::make_field_view(v.data(), in, hs::offset{1, 1, 1});
+  CHECK(collectives_of([&] { p.forward(du); }) == 1);
+  CHECK(collectives_of([&] { p.forward(du, fv); }) == 1);
+  CHECK(collectives_of([&] { p.reverse(du); }) == 1);
+  CHECK(collectives_of([&] { p.reverse(std::plus<>{}, du, fv); }) == 1);
+  CHECK(collectives_of([&] { p.forward(f); }) == 1);
+  CHECK(collectives_of([&] { p.reverse(f); }) == 1);
+  CHECK(collectives_of([&] { p.reverse(f, hs::take_ghost_value{}); }) == 1);
+  CHECK(collectives_of([&] { p.forward(b); }) == 1);
+  CHECK(collectives_of([&] { p.start_forward(du).wait(); }) == 1);
+  // Local checks: none.
+  auto q = hs::make_field_plan<hs::Shift>(f, local);
+  CHECK(collectives_of([&] { q.forward(du, fv); }) == 0);
+  CHECK(collectives_of([&] { q.reverse(f, hs::take_ghost_value{}); }) == 0);
+  // Particle plans: one array or several.
+  const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  const std::vector<hs::position> x{{(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2}};
+  auto particles = hs::make_particle_plan<hs::Shift>(grid, dom, 0.2, std::span<const hs::position>(x), collective);
+  std::vector<double> d(particles.size());
+  std::vector<int> i(particles.size());
+  CHECK(collectives_of([&] { particles.forward(d); }) == 1);
+  CHECK(collectives_of([&] { particles.forward(d, i); }) == 1);
+  CHECK(collectives_of([&] { particles.reverse(std::plus<>{}, d, i); }) == 1);
 }

@@ -5,6 +5,7 @@
 
 #include "../support/catch.hpp"
 #include <cmath>
+#include <map>
 #include <haloshift/haloshift.hpp>
 #include <random>
 #include <set>

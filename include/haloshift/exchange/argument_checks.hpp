@@ -6,11 +6,14 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "../error.hpp"
 #include "../mpi/agreement.hpp"
@@ -65,17 +68,21 @@ inline void check_argument_checks(argument_checks requested) {
 
 /// Runs `local` (a call's argument checks, raising haloshift::error): on this
 /// rank alone, or with `collective` inside an agreement on `comm`, so that a
-/// failure on any rank raises on all of them. A nonzero `element_bytes` (the
-/// call's bytes per element, which a plan that moves any type cannot know
-/// when built) must then also agree.
+/// failure on any rank raises on all of them. Nonempty `element_sizes` (the
+/// bytes per element of each array the call moves, which a plan that moves
+/// any type cannot know when built) must then also agree, array by array
+/// (mpi::append_element_sizes): one collective per call in all.
 template <class Local>
-void check_call(MPI_Comm comm, bool collective, Local&& local, std::int64_t element_bytes = 0) {
+void check_call(MPI_Comm comm, bool collective, Local&& local, std::span<const std::size_t> element_sizes = {}) {
   if (!collective) {
     local();
-  } else if (element_bytes == 0) {
+  } else if (element_sizes.empty()) {
     mpi::agree(comm, std::forward<Local>(local));
   } else {
-    mpi::agree(comm, std::forward<Local>(local), {{"the element size (bytes)", element_bytes}});
+    std::vector<mpi::agreed_value> values;
+    mpi::append_element_sizes(element_sizes, values,
+                              {"the number of arrays", "the element size (bytes)", "the element size (bytes) of array"});
+    mpi::agree(comm, std::forward<Local>(local), values);
   }
 }
 

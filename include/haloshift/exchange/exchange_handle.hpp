@@ -116,6 +116,12 @@ inline void check_idle(bool busy, const char* call) {
     throw error(std::string(call) +
                 ": this plan already has an exchange in flight; call wait() on its handle before starting another");
 }
+/// Raises naming `call` unless the plan is `built`: a moved-from plan of any
+/// kind keeps nothing to run (only this rank can know; its peers keep theirs).
+inline void check_not_moved(bool built, const char* call) {
+  if (!built)
+    throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+}
 }  // namespace detail
 
 }  // namespace haloshift

@@ -73,10 +73,15 @@ class plan {
   const haloshift::range& range() const noexcept { return range_; }
   /// The protocol the plan was built with.
   protocol mode() const noexcept { return options_.mode; }
-  /// Elements this rank contributes (fixed for the plan's lifetime).
-  std::size_t local_count() const noexcept { return program_->layout.slots()[program_->layout.own()].count; }
+  /// Elements this rank contributes (fixed for the plan's lifetime; 0 once moved from).
+  std::size_t local_count() const noexcept {
+    return program_ ? program_->layout.slots()[program_->layout.own()].count : 0;
+  }
   /// The compiled program: message peers, slots and counts (for inspection and tests).
-  const detail::program& details() const noexcept { return *program_; }
+  const detail::program& details() const {
+    check_built("details");
+    return *program_;
+  }
 
   /// An empty halo shaped for this plan, to be filled by forward.
   halo<T> make_halo() const {
@@ -167,8 +172,7 @@ class plan {
 
   const detail::block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
   void check_built(const char* call) const {
-    if (!program_)
-      throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+    detail::check_not_moved(program_ != nullptr, call);
   }
   void check_mine(std::size_t n) const {
     if (n != local_count())
@@ -212,6 +216,12 @@ inline std::int64_t requested_hash(std::string_view name) {
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return name_hash(lower);
 }
+/// A requested strategy as an agreed value: compared without regard to case,
+/// named as requested when ranks differ ("got Shift on rank 0 and SingleHop
+/// on rank 1"). `name` must outlive the agreement.
+inline mpi::agreed_value strategy_value(std::string_view name) {
+  return mpi::text_value("strategy", name, requested_hash(name));
+}
 
 /// Raises haloshift::error naming the option and its value when an enum of
 /// `options` holds a value outside its enumerators.
@@ -233,7 +243,7 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"k[2]", k[2]},
           {"shell", static_cast<std::int64_t>(options.kind)},
           {"protocol", static_cast<std::int64_t>(options.mode)},
-          {"strategy", requested_hash(strategy)},
+          strategy_value(strategy),
           {"sizeof(T)", static_cast<std::int64_t>(element_size)},
           {"team[0]", options.team[0]},
           {"team[1]", options.team[1]},

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,11 +51,14 @@ class selective_plan {
   /// Elements this rank imports, after the owned ones.
   std::size_t ghosts() const noexcept { return program_ ? program_->layout.total() - owned() : 0; }
   /// Elements an array handed to forward/reverse must hold.
-  std::size_t size() const noexcept { return storage_; }
+  std::size_t size() const noexcept { return program_ ? storage_ : 0; }
   /// The imported blocks, canonical order; `first` indexes the data array.
   const std::vector<detail::block_slot>& blocks() const noexcept { return blocks_; }
   /// The compiled program (an internal type; for the tests and the benchmarks).
-  const detail::program& details() const noexcept { return *program_; }
+  const detail::program& details() const {
+    check_built("details");
+    return *program_;
+  }
 
   /// The handle start_forward returns (`Then` runs once the ghosts have arrived).
   template <class T, class Then = detail::no_epilogue>
@@ -76,7 +80,7 @@ class selective_plan {
           check_size(data.size());
           detail::check_idle(resources_->busy, "start_forward");
         },
-        sizeof(T));
+        {sizeof(T)});
     return forward_handle<T, Then>(
         {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, false, {}, engine_.get()},
         *resources_, std::move(then));
@@ -89,10 +93,12 @@ class selective_plan {
 
   /// Starts `p`, this plan's program in other units (a field bundle's
   /// bytes), forward on this plan's communicator (and neighbourhood
-  /// collective). `p` must outlive the exchange.
+  /// collective). `p` must outlive the exchange. The `_with` calls check on
+  /// this rank only (check_locally): their caller (a field plan) has run its
+  /// own check_call, the call's one collective.
   template <transferable T, class Then = detail::no_epilogue>
   forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
-    check_call("start_forward", [&] { detail::check_idle(resources_->busy, "start_forward"); });
+    check_locally("start_forward");
     return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
                                    *resources_, std::move(then));
   }
@@ -108,7 +114,7 @@ class selective_plan {
           check_size(data.size());
           detail::check_idle(resources_->busy, "start_reverse");
         },
-        sizeof(T));
+        {sizeof(T)});
     return reverse_handle<T, Op>(
         {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, true, std::move(op), engine_.get()},
         *resources_);
@@ -116,7 +122,7 @@ class selective_plan {
   /// Starts `p` (this plan's program in other units or another layout) backwards.
   template <transferable T, class Op = std::plus<>>
   reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
-    check_call("start_reverse", [&] { detail::check_idle(resources_->busy, "start_reverse"); });
+    check_locally("start_reverse");
     return reverse_handle<T, Op>(
         {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
@@ -131,18 +137,21 @@ class selective_plan {
   /// Runs `local`, a call's argument checks: on this rank, or agreed with
   /// every rank when the plan was built with collective argument checks
   /// (plan_options::checks), so that a failure anywhere raises everywhere.
-  /// `element_bytes`, when not 0, is agreed too (the bytes per element of
-  /// the call's arrays). Raises if the plan was moved from (on this rank
-  /// only: it has no peers left).
+  /// `element_sizes`, the bytes per element of each of the call's arrays,
+  /// are agreed too, array by array. Raises if the plan was moved from (on
+  /// this rank only: it has no peers left).
   template <class Local>
-  void check_call(const char* call, Local&& local, std::size_t element_bytes = 0) const {
+  void check_call(const char* call, Local&& local, std::initializer_list<std::size_t> element_sizes) const {
     check_built(call);
     detail::check_call(comm(), collective_checks_, std::forward<Local>(local),
-                       static_cast<std::int64_t>(element_bytes));
+                       std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()));
   }
 
   /// The communicator the plan runs on: its grid's duplicate.
-  MPI_Comm comm() const noexcept { return context_->comm.get(); }
+  MPI_Comm comm() const {
+    check_built("comm");
+    return context_->comm.get();
+  }
 
   /// Whether an exchange of this plan is in flight (started, not yet waited for).
   bool busy() const noexcept { return resources_ && resources_->busy; }
@@ -151,6 +160,7 @@ class selective_plan {
   /// the first exchange of a type larger than the plan's keys allocates
   /// nothing either (a plan is sized for its keys when built).
   void reserve(std::size_t element_size) {
+    check_built("reserve");
     element_size_ = std::max(element_size_, element_size);
     resources_->reserve(*program_, element_size_);
     if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_size_));
@@ -158,6 +168,7 @@ class selective_plan {
   /// The same for several arrays moved together (start_forward_arrays): `element_bytes` is the sum
   /// of their element sizes.
   void reserve_arrays(std::size_t element_bytes) {
+    check_built("reserve_arrays");
     resources_->reserve(*program_, element_bytes, false);
     if (engine_) resources_->staging<std::byte>(engine_->staging_bytes(*program_, element_bytes));
   }
@@ -180,7 +191,7 @@ class selective_plan {
   /// The same with `p`, this plan's program in another layout (a field view's).
   template <transferable... Ts>
   arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_call("start_forward", [&] { detail::check_idle(resources_->busy, "start_forward"); });
+    check_locally("start_forward");
     return arrays_forward_handle<Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
   }
@@ -195,7 +206,7 @@ class selective_plan {
           (check_size(data.size()), ...);
           detail::check_idle(resources_->busy, "start_forward");
         },
-        (sizeof(Ts) + ...));
+        {sizeof(Ts)...});
     return {{*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, false, {}, engine_.get()},
             *resources_,
             std::move(then)};
@@ -210,7 +221,7 @@ class selective_plan {
           (check_size(data.size()), ...);
           detail::check_idle(resources_->busy, "start_reverse");
         },
-        (sizeof(Ts) + ...));
+        {sizeof(Ts)...});
     return arrays_reverse_handle<Op, Ts...>(
         {*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, true, std::move(op),
          engine_.get()},
@@ -219,7 +230,7 @@ class selective_plan {
   /// The same with `p`, this plan's program in another layout.
   template <class Op, transferable... Ts>
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_call("start_reverse", [&] { detail::check_idle(resources_->busy, "start_reverse"); });
+    check_locally("start_reverse");
     return arrays_reverse_handle<Op, Ts...>(
         {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
         *resources_);
@@ -230,6 +241,7 @@ class selective_plan {
   /// `storage_size` elements (a grid field with its ghost layers). Messages
   /// then gather from and scatter into that storage directly.
   void relocate(std::span<const std::size_t> place, std::size_t storage_size) {
+    check_built("relocate");
     if (place.size() != program_->layout.total())
       throw error("relocate: place has " + std::to_string(place.size()) + " entries, the plan has " +
                   std::to_string(program_->layout.total()) + " elements");
@@ -262,9 +274,13 @@ class selective_plan {
                            static_cast<std::int64_t>(argument_checks::collective)) {}
 
 
+  /// What the `_with` calls check, locally: their caller agreed the rest (and this too) in its check_call.
+  void check_locally(const char* call) const {
+    check_built(call);
+    detail::check_idle(resources_->busy, call);
+  }
   void check_built(const char* call) const {
-    if (!program_)
-      throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+    detail::check_not_moved(program_ != nullptr, call);
   }
   void check_size(std::size_t n) const {
     if (n != storage_)

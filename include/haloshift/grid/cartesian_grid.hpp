@@ -129,7 +129,7 @@ public:
   /// Number of boxes (= ranks).
   int size() const noexcept { return shape_.size(); }
   /// This rank (the same in the user's communicator and in comm()).
-  int rank() const noexcept { return context_->comm.rank(); }
+  int rank() const { return live("rank").comm.rank(); }
   /// This rank's box coordinates (0 along dimensions beyond ndims()).
   const offset& coords() const noexcept { return coords_; }
   /// The rank owning the box at `coords` (each within `[0, dim(d))`).
@@ -143,15 +143,27 @@ public:
   /// and migrate send on it with tags 0 to 32767; an application that sends
   /// its own messages on it while a haloshift call is in flight should use
   /// larger tags (up to MPI_TAG_UB).
-  MPI_Comm comm() const noexcept { return context_->comm.get(); }
+  MPI_Comm comm() const { return live("comm").comm.get(); }
 
   /// @cond internal
   /// The communicator and counters shared with plans (not part of the API).
-  const std::shared_ptr<detail::grid_context>& context() const noexcept { return context_; }
+  const std::shared_ptr<detail::grid_context>& context() const {
+    live("context");
+    return context_;
+  }
   /// @endcond
 
 private:
   struct checked_tag {};
+  /// What every use of the communicator goes through: a moved-from grid has
+  /// none (its shape stays). Raises on this rank only, before any collective:
+  /// a grid moved from on some ranks only cannot reach the others.
+  detail::grid_context& live(const char* call) const {
+    if (!context_)
+      throw error("grid: the cartesian_grid was moved from and has no communicator left for " + std::string(call) +
+                  "() (use the grid it was moved to)");
+    return *context_;
+  }
   cartesian_grid(MPI_Comm comm, grid_shape shape, checked_tag)
       : context_(std::make_shared<detail::grid_context>(comm)),
         shape_(std::move(shape)),

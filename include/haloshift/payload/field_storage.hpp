@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <span>
@@ -40,14 +41,18 @@ inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / 
 /// the arguments) and that its global size, cuts and ghost widths agree: a
 /// mistake on one rank raises the same error on all. Cuts that differ between
 /// ranks are found by their count and a hash of their values per dimension.
+/// `element_sizes` (one per field of a bundle; none for a plan) agree field by
+/// field: a bundle whose types are permuted across ranks has equal sums.
+/// `strategy` is a plan's strategy (mpi::text_value), else none.
 template <class Make>
 field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offset& global, const cell_cuts& cuts,
-                            const offset& ghost, std::size_t element_size, std::int64_t strategy_hash) {
+                            const offset& ghost, std::initializer_list<std::size_t> element_sizes,
+                            const mpi::agreed_value& strategy) {
   static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
                                                    "cuts[2] (number of values)"};
   static constexpr const char* hashes[max_dims] = {"cuts[0] (hash of the values)", "cuts[1] (hash of the values)",
                                                    "cuts[2] (hash of the values)"};
-  std::vector<mpi::agreed_value> values{{"strategy", strategy_hash}};
+  std::vector<mpi::agreed_value> values{strategy};
   for (int d = 0; d < max_dims; ++d) values.push_back({counts[d], static_cast<std::int64_t>(cuts[d].size())});
   for (int d = 0; d < max_dims; ++d) values.push_back({hashes[d], cuts_hash(cuts[d])});
   values.insert(values.end(), {{"global[0]", global[0]},
@@ -55,8 +60,11 @@ field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offse
                                {"global[2]", global[2]},
                                {"ghost[0]", ghost[0]},
                                {"ghost[1]", ghost[1]},
-                               {"ghost[2]", ghost[2]},
-                               {"sizeof(T)", static_cast<std::int64_t>(element_size)}});
+                               {"ghost[2]", ghost[2]}});
+  mpi::append_element_sizes(std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()), values,
+                            {"the number of fields", "sizeof(T)", "the element size (bytes) of field"});
+  std::size_t element_size = 0;
+  for (std::size_t size : element_sizes) element_size += size;
   field_shape s;
   mpi::agree(
       grid.comm(),
@@ -69,28 +77,34 @@ field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offse
   return s;
 }
 
+/// What a field (no plan) agrees as its strategy: nothing, the same on every rank.
+inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
+
 /// The even split of `global`, agreed (agreed_shape_of).
 inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
-                                std::size_t element_size, std::int64_t strategy_hash = 0) {
+                                std::initializer_list<std::size_t> element_sizes,
+                                const mpi::agreed_value& strategy = no_strategy) {
   return agreed_shape_of(
       grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost); }, global, cell_cuts{}, ghost,
-      element_size, strategy_hash);
+      element_sizes, strategy);
 }
 /// The split of `cuts` (global size: the last cuts), agreed.
 inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost,
-                                std::size_t element_size, std::int64_t strategy_hash = 0) {
+                                std::initializer_list<std::size_t> element_sizes,
+                                const mpi::agreed_value& strategy = no_strategy) {
   offset global{1, 1, 1};
   for (int d = 0; d < grid.ndims(); ++d) global[d] = cuts[d].empty() ? 0 : cuts[d].back();
   return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost); }, global, cuts, ghost, element_size,
-      strategy_hash);
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost); }, global, cuts, ghost, element_sizes,
+      strategy);
 }
 /// Cuts where given, the even split of `global` elsewhere, agreed.
 inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const cell_cuts& cuts,
-                                const offset& ghost, std::size_t element_size, std::int64_t strategy_hash = 0) {
+                                const offset& ghost, std::initializer_list<std::size_t> element_sizes,
+                                const mpi::agreed_value& strategy = no_strategy) {
   return agreed_shape_of(
       grid, [&] { return field_shape(grid.shape(), grid.coords(), global, cuts, ghost); }, global, cuts, ghost,
-      element_size, strategy_hash);
+      element_sizes, strategy);
 }
 
 /// The same width along every dimension of the grid.
@@ -119,7 +133,7 @@ class grid_field {
   /// widths are invalid or differ between ranks. The field keeps a copy of `grid` (which shares
   /// the grid's communicator), so the grid may go first.
   grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, global, ghost, sizeof(T)), value, adopt) {}
+      : grid_field(grid, detail::agreed_shape(grid, global, ghost, {sizeof(T)}), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
   grid_field(const cartesian_grid& grid, const offset& global, int ghost, const T& value = T{})
       : grid_field(grid, global, detail::along_grid(grid, ghost), value) {}
@@ -128,19 +142,28 @@ class grid_field {
   /// Collective, checked like the constructor from a global size; cuts that are invalid or differ
   /// between ranks raise the same haloshift::error on every rank.
   grid_field(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, cuts, ghost, sizeof(T)), value, adopt) {}
+      : grid_field(grid, detail::agreed_shape(grid, cuts, ghost, {sizeof(T)}), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
   grid_field(const cartesian_grid& grid, const cell_cuts& cuts, int ghost, const T& value = T{})
       : grid_field(grid, cuts, detail::along_grid(grid, ghost), value) {}
   /// A field of `shape` (any split: even, cuts, or cuts along some dimensions only). Collective:
   /// the shape is checked again on every rank together.
   grid_field(const cartesian_grid& grid, const field_shape& shape, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, sizeof(T)), value, adopt) {}
+      : grid_field(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {sizeof(T)}), value, adopt) {}
 
+  /// Takes over the storage; the moved-from field may only be assigned to or destroyed (it keeps no
+  /// storage: a plan's forward or reverse of it raises instead of writing into the field it moved to).
+  grid_field(grid_field&& other) noexcept
+      : grid_(other.grid_), shape_(other.shape_), arena_(std::move(other.arena_)),
+        data_(std::exchange(other.data_, nullptr)) {}
   /// Takes over the storage; the moved-from field may only be assigned to or destroyed.
-  grid_field(grid_field&&) noexcept = default;
-  /// Takes over the storage; the moved-from field may only be assigned to or destroyed.
-  grid_field& operator=(grid_field&&) noexcept = default;
+  grid_field& operator=(grid_field&& other) noexcept {
+    grid_ = other.grid_;
+    shape_ = other.shape_;
+    arena_ = std::move(other.arena_);
+    data_ = std::exchange(other.data_, nullptr);
+    return *this;
+  }
   grid_field(const grid_field&) = delete;
   grid_field& operator=(const grid_field&) = delete;
 
@@ -197,21 +220,21 @@ class field_bundle {
   /// One field per element type, each the local part of a `global` array with `ghost[d]`
   /// layers per side, value-initialized. Collective, checked like grid_field's constructor.
   field_bundle(const cartesian_grid& grid, const offset& global, const offset& ghost)
-      : field_bundle(grid, detail::agreed_shape(grid, global, ghost, (sizeof(Ts) + ...)),
+      : field_bundle(grid, detail::agreed_shape(grid, global, ghost, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
   /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const offset& global, int ghost)
       : field_bundle(grid, global, detail::along_grid(grid, ghost)) {}
   /// One field per element type over the split of `cuts` (see grid_field's constructor from cuts).
   field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost)
-      : field_bundle(grid, detail::agreed_shape(grid, cuts, ghost, (sizeof(Ts) + ...)),
+      : field_bundle(grid, detail::agreed_shape(grid, cuts, ghost, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
   /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, int ghost)
       : field_bundle(grid, cuts, detail::along_grid(grid, ghost)) {}
   /// One field per element type of `shape` (any split), checked again on every rank together.
   field_bundle(const cartesian_grid& grid, const field_shape& shape)
-      : field_bundle(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, (sizeof(Ts) + ...)),
+      : field_bundle(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
 
   /// The `I`-th field, a grid_field of the `I`-th element type.

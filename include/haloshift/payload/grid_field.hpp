@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -111,7 +112,7 @@ class field_plan {
   /// grid's dimensions when no dimension has ghosts).
   const offset& reach() const noexcept { return reach_; }
   /// The compiled program (messages, pieces) in cells of the padded array.
-  const detail::program& details() const noexcept { return plan_.details(); }
+  const detail::program& details() const { return plan_.details(); }
 
   /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells
   /// outside a non-periodic dimension are left as they are.
@@ -125,8 +126,8 @@ class field_plan {
   /// read; cells deeper inside are free to compute on (see docs/overlap.md).
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
-    plan_.check_call("start_forward", [&] { check(f.shape(), "forward"); }, sizeof(T));
-    return plan_.start_forward(f.storage());
+    check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
+    return plan_.start_forward_with(plan_.details(), f.storage().data());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
@@ -137,13 +138,7 @@ class field_plan {
   /// Starts forward(b), for every field of the bundle in one exchange.
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
-    plan_.check_call(
-        "start_forward",
-        [&] {
-          check(b.shape(), "forward");
-          detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
-        },
-        (sizeof(Ts) + ...));
+    check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
     return plan_.start_forward_with(bytes_program(b.parts()), b.base());
   }
 
@@ -161,8 +156,8 @@ class field_plan {
   template <transferable T, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
-    plan_.check_call("start_reverse", [&] { check(f.shape(), "reverse"); }, sizeof(T));
-    return plan_.start_reverse(f.storage(), std::move(op));
+    check_call("start_reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
+    return plan_.start_reverse_with(plan_.details(), f.storage().data(), std::move(op));
   }
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
@@ -179,13 +174,7 @@ class field_plan {
   /// Starts forward(v).
   template <transferable T>
   auto start_forward(const field_view<T>& v) {
-    plan_.check_call(
-        "start_forward",
-        [&] {
-          detail::checked_view(v, shape_, "forward");
-          detail::check_idle(plan_.busy(), "start_forward");  // before a new layout's program is added
-        },
-        sizeof(T));
+    check_call("start_forward", [&] { detail::checked_view(v, shape_, "forward"); }, {sizeof(T)});
     return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
   }
   /// Fills the ghosts of several views in one exchange (one message per
@@ -202,13 +191,7 @@ class field_plan {
     requires(sizeof...(Ts) >= 2)
   auto start_forward(const field_view<Ts>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
-    plan_.check_call(
-        "start_forward",
-        [&] {
-          layout = shared_layout("forward", views...);
-          detail::check_idle(plan_.busy(), "start_forward");
-        },
-        (sizeof(Ts) + ...));
+    check_call("start_forward", [&] { layout = shared_layout("forward", views...); }, {sizeof(Ts)...});
     return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
   }
   /// Combines the ghosts of several views onto their owners in one exchange:
@@ -239,20 +222,14 @@ class field_plan {
   template <transferable T, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(const field_view<T>& v, Op op = {}) {
-    plan_.check_call(
-        "start_reverse",
-        [&] {
-          detail::checked_view(v, shape_, "reverse");
-          detail::check_idle(plan_.busy(), "start_reverse");
-        },
-        sizeof(T));
+    check_call("start_reverse", [&] { detail::checked_view(v, shape_, "reverse"); }, {sizeof(T)});
     return plan_.start_reverse_with(view_program(v.ghost, v.stride), v.data, std::move(op));
   }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
   template <transferable T>
   void reverse(grid_field<T>& f, take_ghost_value) {
-    plan_.check_call("reverse", [&] { check(f.shape(), "reverse"); }, sizeof(T));
+    check_call("reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
     struct ranked {
       std::uint64_t priority;  ///< 0: the owner's own value; else (holder rank + 1, storage index)
       T value;
@@ -273,13 +250,7 @@ class field_plan {
   template <class Op, transferable... Ts>
   auto start_reverse_views(Op op, const field_view<Ts>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
-    plan_.check_call(
-        "start_reverse",
-        [&] {
-          layout = shared_layout("reverse", views...);
-          detail::check_idle(plan_.busy(), "start_reverse");
-        },
-        (sizeof(Ts) + ...));
+    check_call("start_reverse", [&] { layout = shared_layout("reverse", views...); }, {sizeof(Ts)...});
     return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
   }
   friend struct detail::field_plan_builder;
@@ -288,10 +259,26 @@ class field_plan {
 
   template <class U, class Op>
   void combine(std::span<U> data, Op op) {
-    plan_.reverse(data, op);
+    plan_.start_reverse_with(plan_.details(), data.data(), op).wait();  // checked by the caller
   }
 
-  void check(const field_shape& s, const char* what) const {
+  /// A call's one argument check (collective with plan_options::checks):
+  /// `local`, the exchange not already in flight (before a new layout's
+  /// program is added) and the element size of each array.
+  template <class Local>
+  void check_call(const char* call, Local&& local, std::initializer_list<std::size_t> element_sizes) {
+    plan_.check_call(
+        call,
+        [&] {
+          local();
+          detail::check_idle(plan_.busy(), call);
+        },
+        element_sizes);
+  }
+
+  /// Raises unless a field (or bundle) of shape `s` whose storage starts at `data` fits the plan.
+  void check(const field_shape& s, const void* data, const char* what) const {
+    if (!data) throw error(std::string(what) + ": the field was moved from (use the field it was moved to)");
     if (s.global == shape_.global && s.ghost == shape_.ghost && s.lo == shape_.lo && s.interior == shape_.interior)
       return;
     std::string field = to_string(s), planned = to_string(shape_);
@@ -450,7 +437,7 @@ template <strategy S>
 field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {}) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
   const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(S::name));
+      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {}, detail::strategy_value(S::name));
   return detail::field_plan_builder::build(grid, checked, options, {S::name, detail::entry_of<S>()});
 }
 
@@ -460,7 +447,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
 inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
                                   plan_options options = {}, std::size_t element_size = sizeof(double)) {
   const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, 1, detail::requested_hash(strategy));
+      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {}, detail::strategy_value(strategy));
   if (detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});

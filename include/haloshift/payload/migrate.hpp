@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <tuple>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <array>
@@ -287,9 +288,12 @@ void move_to_owners(const cartesian_grid& grid, const departures& where, std::si
 
 /// Each particle's owner (`decide(i, rule)`: owner_rule on particle `i`'s coordinates), checked
 /// on every rank together; the same collective learns whether any rank sends
-/// beyond its neighbours.
+/// beyond its neighbours, and agrees `element_sizes`, the bytes of an entry of
+/// each array that moves (a record packs them one after another: a rank whose
+/// `long` is another's `int` would unpack the wrong bytes).
 template <std::size_t Components, class Decide>
-departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, Decide decide,
+departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n,
+                  std::span<const std::size_t> element_sizes, Decide decide,
                   const std::function<void()>& also_check = {}) {
   departures where;
   where.owner.resize(n);
@@ -299,6 +303,9 @@ departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, 
   // do not think they own them. Agreed here, in the same collective as the checks.
   std::vector<mpi::agreed_value> agreed;
   append_agreed_domain(grid.shape(), dom, agreed);
+  mpi::append_element_sizes(element_sizes, agreed,
+                            {"migrate: the number of arrays", "migrate: sizeof(T)",
+                             "migrate: the element size (bytes) of array"});
   mpi::agree(
       grid.comm(),
       [&] {
@@ -383,8 +390,9 @@ template <transferable T, class PositionOf>
            coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
   using P = std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>;
+  const std::size_t sizes[] = {sizeof(T)};
   const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
-      grid, dom, particles.size(),
+      grid, dom, particles.size(), sizes,
       [&](std::size_t i, const detail::owner_rule& rule) { return rule(std::invoke(position_of, particles[i])); });
   detail::move_arrays(grid, where, particles);
 }
@@ -404,8 +412,9 @@ void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
 template <coordinate_array P, transferable... Ts>
   requires(sizeof...(Ts) >= 1)
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x, std::vector<Ts>&... more) {
+  const std::size_t sizes[] = {sizeof(P), sizeof(Ts)...};
   const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
-      grid, dom, x.size(), [&](std::size_t i, const detail::owner_rule& rule) { return rule(x[i]); },
+      grid, dom, x.size(), sizes, [&](std::size_t i, const detail::owner_rule& rule) { return rule(x[i]); },
       [&] { detail::check_lengths("the positions", x.size(), more...); });
   detail::move_arrays(grid, where, x, more...);
 }
@@ -436,8 +445,12 @@ coordinate_arrays<F, 3> coordinates(std::vector<F>& x, std::vector<F>& y, std::v
 template <std::floating_point F, std::size_t N, transferable... Ts>
 void migrate(const cartesian_grid& grid, const domain& dom, coordinate_arrays<F, N> c, std::vector<Ts>&... more) {
   std::vector<F>& x = *c.c[0];
+  std::array<std::size_t, N + sizeof...(Ts)> sizes{};  // the coordinates, then `more`
+  std::fill_n(sizes.begin(), N, sizeof(F));
+  [[maybe_unused]] std::size_t next = N;
+  ((sizes[next++] = sizeof(Ts)), ...);
   const detail::departures where = detail::owners<N>(
-      grid, dom, x.size(),
+      grid, dom, x.size(), sizes,
       [&](std::size_t i, const detail::owner_rule& rule) {
         position p{0, 0, 0};
         for (std::size_t d = 0; d < N; ++d) p[d] = static_cast<double>((*c.c[d])[i]);

@@ -254,6 +254,7 @@ class particle_plan {
   /// What this rank sends, message by message, in the order the strategy sends them: every
   /// message of a forward (a reverse runs them backwards, summing). Local, no communication.
   std::vector<send_list> send_lists() const {
+    detail::check_not_moved(recipe_ != nullptr, "send_lists");
     std::vector<send_list> out;
     const detail::program& p = plan_.details();
     for (std::size_t r = 0; r < p.rounds.size(); ++r)
@@ -270,6 +271,7 @@ class particle_plan {
   /// Each ghost's owner and the owner's index of it, in ghost order (entry `i` for the array
   /// entry `owned() + i`). Collective: one forward of the owned indices.
   std::vector<ghost_origin> ghost_origins() {
+    detail::check_not_moved(recipe_ != nullptr, "ghost_origins");
     std::vector<std::uint64_t> index(size());
     for (std::size_t i = 0; i < owned(); ++i) index[i] = i;
     forward(std::span<std::uint64_t>(index));
@@ -288,7 +290,7 @@ class particle_plan {
   /// count exchange and the rounds that move the ghosts' positions.
   template <position_source V>
   void rebuild(const V& x) {
-    if (!recipe_) throw error("rebuild: the plan was moved from (use the plan it was moved to, or build a new one)");
+    detail::check_not_moved(recipe_ != nullptr, "rebuild");
     mpi::agree(plan_.comm(), [&] {
       detail::check_idle(plan_.busy(), "rebuild");
       detail::check_components(x, recipe_->shape.ndims());

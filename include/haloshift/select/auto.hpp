@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
+#include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../exchange/plan.hpp"
@@ -129,25 +131,35 @@ namespace detail {
 /// name up (the same error everywhere if a rank lacks it).
 inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const detail::auto_request& request) {
   const hockney model = agreed_model(grid.comm());
-  std::string name;
+  std::string name;  // the winner, or why rank 0 found none (`failed`)
   offset team{0, 0, 0};
+  int failed = 0;
   if (grid.rank() == 0) {
-    const std::vector<prediction> ranked =
-        rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {}, "Auto");
-    if (!ranked.empty()) {
-      name = ranked.front().strategy;
-      team = ranked.front().team;
-      log_message(log_level::info, "Auto chose " + name + (name == TeamShift::name ? " team " + to_string(team) : "") +
-                                       (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
-                                       ", predicted " + std::to_string(ranked.front().seconds * 1e6) + " us");
+    // Rank 0 ranks alone, its peers already wait in the broadcast: a failure travels in it, never out of here.
+    try {
+      const std::vector<prediction> ranked =
+          rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {}, "Auto");
+      if (!ranked.empty()) {
+        name = ranked.front().strategy;
+        team = ranked.front().team;
+        log_message(log_level::info, "Auto chose " + name +
+                                         (name == TeamShift::name ? " team " + to_string(team) : "") +
+                                         (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
+                                         ", predicted " + std::to_string(ranked.front().seconds * 1e6) + " us");
+      }
+    } catch (const std::exception& e) {
+      const std::string_view what = e.what(), prefix = "haloshift: ";
+      name = what.starts_with(prefix) ? std::string(what.substr(prefix.size())) : "Auto: " + std::string(what);
+      failed = 1;
     }
   }
-  int head[4] = {static_cast<int>(name.size()), team[0], team[1], team[2]};
-  mpi::check(MPI_Bcast(head, 4, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+  int head[5] = {static_cast<int>(name.size()), team[0], team[1], team[2], failed};
+  mpi::check(MPI_Bcast(head, 5, MPI_INT, 0, grid.comm()), "MPI_Bcast");
   name.resize(static_cast<std::size_t>(head[0]));
   mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
   detail::strategy_choice choice;
   mpi::agree(grid.comm(), [&] {
+    if (head[4] != 0) throw error(name);  // rank 0's failure, raised on every rank
     if (name.empty()) throw error("Auto: no registered strategy can carry this payload");
     choice.entry = detail::strategy_registry::instance().find(name);
   });

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The MPI test program's MPI_Allreduce counts its calls (counting_mpi.cpp, through MPI's profiling
+// interface): how the tests prove that a call with collective argument checks agrees in one collective.
+
+namespace collectives {
+/// MPI_Allreduce calls this process has made so far.
+long allreduces();
+}  // namespace collectives
