@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "../error.hpp"
-#include "../mpi/agreement.hpp"
+#include "../detail/mpi/agreement.hpp"
 
 namespace haloshift {
 
