@@ -16,6 +16,6 @@
 #include "model/cost/paper_formulas.hpp"
 #include "model/simulation/simulator.hpp"
 #include "model/simulation/staging.hpp"
-#include "network/announce_selector.hpp"
+#include "select/announce_selector.hpp"
 #include "select/advisor.hpp"
 #include "select/auto.hpp"

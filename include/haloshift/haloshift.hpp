@@ -33,7 +33,7 @@
 #include "schedule/team_shift.hpp"
 #include "schedule/ttl_multi_hop.hpp"
 #include "log.hpp"
-#include "select/auto_hook.hpp"
+#include "auto_hook.hpp"
 #include "strategy.hpp"
 #include "strategy_registry.hpp"
 #include "version.hpp"

@@ -3,7 +3,7 @@
 // recomputed here from Hockney's formula.
 
 #include "../support/catch.hpp"
-#include <haloshift/network/announce_selector.hpp>
+#include <haloshift/select/announce_selector.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "../error.hpp"
-#include "../mpi/agreement.hpp"
+#include "../detail/mpi/agreement.hpp"
 
 namespace haloshift {
 

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "../error.hpp"
-#include "exchange_run.hpp"
+#include "../detail/exchange/exchange_run.hpp"
 
 namespace haloshift {
 

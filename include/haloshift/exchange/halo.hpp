@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "../error.hpp"
-#include "aligned_buffer.hpp"
-#include "program.hpp"
+#include "../detail/exchange/aligned_buffer.hpp"
+#include "../detail/exchange/program.hpp"
 
 namespace haloshift {
 

@@ -17,19 +17,19 @@
 #include <string_view>
 
 #include "../grid/cartesian_grid.hpp"
-#include "../grid/checked_size.hpp"
+#include "../detail/checked_size.hpp"
 #include "../grid/neighborhood.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/communicator.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/communicator.hpp"
 #include "../strategy.hpp"
 #include "../strategy_registry.hpp"
-#include "../select/auto_hook.hpp"
+#include "../auto_hook.hpp"
 #include "argument_checks.hpp"
 #include "exchange_handle.hpp"
-#include "exchange_run.hpp"
+#include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
-#include "neighbor_collective.hpp"
-#include "program.hpp"
+#include "../detail/exchange/neighbor_collective.hpp"
+#include "../detail/exchange/program.hpp"
 #include "protocol.hpp"
 
 namespace haloshift {

@@ -26,17 +26,17 @@
 
 #include "../grid/cartesian_grid.hpp"
 #include "../grid/offset_box.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/communicator.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/communicator.hpp"
 #include "../schedule/single_hop.hpp"
 #include "../strategy.hpp"
 #include "exchange_handle.hpp"
-#include "exchange_run.hpp"
-#include "geometric_selection.hpp"
+#include "../detail/exchange/exchange_run.hpp"
+#include "../detail/exchange/geometric_selection.hpp"
 #include "halo.hpp"
-#include "neighbor_collective.hpp"
+#include "../detail/exchange/neighbor_collective.hpp"
 #include "plan.hpp"
-#include "program.hpp"
+#include "../detail/exchange/program.hpp"
 #include "selective_plan.hpp"
 
 namespace haloshift {

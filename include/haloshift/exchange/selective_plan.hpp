@@ -23,11 +23,11 @@
 #include "../grid/cartesian_grid.hpp"
 #include "argument_checks.hpp"
 #include "exchange_handle.hpp"
-#include "exchange_run.hpp"
+#include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
-#include "neighbor_collective.hpp"
+#include "../detail/exchange/neighbor_collective.hpp"
 #include "plan.hpp"
-#include "program.hpp"
+#include "../detail/exchange/program.hpp"
 
 namespace haloshift {
 

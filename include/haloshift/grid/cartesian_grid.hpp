@@ -16,10 +16,10 @@
 #include <mpi.h>
 
 #include "../error.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
-#include "../mpi/communicator.hpp"
-#include "../mpi/tags.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/check.hpp"
+#include "../detail/mpi/communicator.hpp"
+#include "../detail/mpi/tags.hpp"
 #include "grid_shape.hpp"
 
 namespace haloshift {
@@ -31,7 +31,7 @@ namespace detail {
 /// sparse exchanges run on it. Plans do not duplicate it again: a duplicate
 /// costs a collective (several in Open MPI) per plan build, and the plans'
 /// messages cannot be confused anyway: each plan claims its own range of
-/// tags (mpi/tags.hpp), so exchanges of several plans may be in flight at once.
+/// tags (detail/mpi/tags.hpp), so exchanges of several plans may be in flight at once.
 struct grid_context {
   explicit grid_context(MPI_Comm user) : comm(user) {}
   mpi::communicator comm;

@@ -15,10 +15,10 @@
 #include "../error.hpp"
 #include "../grid/cartesian_grid.hpp"
 #include "../grid/offset.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/communicator.hpp"
-#include "detail/grid_links.hpp"
-#include "detail/links.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/communicator.hpp"
+#include "../detail/network/grid_links.hpp"
+#include "../detail/network/links.hpp"
 
 namespace haloshift {
 

@@ -17,12 +17,12 @@
 #include <mpi.h>
 
 #include "../error.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
-#include "../mpi/communicator.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/check.hpp"
+#include "../detail/mpi/communicator.hpp"
 #include "announcement.hpp"
-#include "detail/links.hpp"
-#include "detail/wire.hpp"
+#include "../detail/network/links.hpp"
+#include "../detail/network/wire.hpp"
 #include "message_codec.hpp"
 #include "msn_distances.hpp"
 #include "msn_topology.hpp"

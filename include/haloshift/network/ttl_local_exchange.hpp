@@ -18,12 +18,12 @@
 #include "../grid/cartesian_grid.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/offset.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/communicator.hpp"
-#include "../schedule/ttl_forwarding.hpp"
-#include "detail/grid_links.hpp"
-#include "detail/links.hpp"
-#include "detail/wire.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/communicator.hpp"
+#include "../detail/schedule/ttl_forwarding.hpp"
+#include "../detail/network/grid_links.hpp"
+#include "../detail/network/links.hpp"
+#include "../detail/network/wire.hpp"
 #include "message_codec.hpp"
 
 namespace haloshift {

@@ -21,11 +21,11 @@
 
 #include "../error.hpp"
 #include "../grid/cartesian_grid.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
-#include "balance_cuts.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/check.hpp"
+#include "../detail/payload/balance_cuts.hpp"
 #include "domain.hpp"
-#include "domain_agreement.hpp"
+#include "../detail/payload/domain_agreement.hpp"
 #include "field_shape.hpp"
 #include "position_views.hpp"
 

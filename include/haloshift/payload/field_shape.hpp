@@ -15,7 +15,7 @@
 #include "../detail/arithmetic.hpp"
 #include "../detail/hash.hpp"
 #include "../error.hpp"
-#include "../grid/checked_size.hpp"
+#include "../detail/checked_size.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/offset.hpp"
 

@@ -18,7 +18,7 @@
 
 #include "../exchange/halo.hpp"
 #include "../grid/cartesian_grid.hpp"
-#include "../mpi/agreement.hpp"
+#include "../detail/mpi/agreement.hpp"
 #include "field_shape.hpp"
 
 namespace haloshift {

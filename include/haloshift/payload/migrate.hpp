@@ -23,10 +23,10 @@
 #include "../error.hpp"
 #include "../exchange/halo.hpp"
 #include "../grid/cartesian_grid.hpp"
-#include "../mpi/agreement.hpp"
-#include "../mpi/check.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/mpi/check.hpp"
 #include "domain.hpp"
-#include "domain_agreement.hpp"
+#include "../detail/payload/domain_agreement.hpp"
 #include "position_views.hpp"
 
 namespace haloshift {

@@ -7,7 +7,7 @@
 
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
-#include "colouring.hpp"
+#include "../detail/schedule/colouring.hpp"
 #include "schedule.hpp"
 
 namespace haloshift {

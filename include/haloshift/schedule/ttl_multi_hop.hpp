@@ -10,9 +10,9 @@
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
-#include "colouring.hpp"
+#include "../detail/schedule/colouring.hpp"
 #include "schedule.hpp"
-#include "ttl_forwarding.hpp"
+#include "../detail/schedule/ttl_forwarding.hpp"
 
 namespace haloshift {
 

@@ -17,7 +17,7 @@
 #include "../payload/grid_field.hpp"
 #include "../payload/particles.hpp"
 #include "../strategy_registry.hpp"
-#include "auto_hook.hpp"
+#include "../auto_hook.hpp"
 #include "../model/calibration/calibration.hpp"
 #include "../model/cost/arguments.hpp"
 #include "../model/simulation/simulator.hpp"

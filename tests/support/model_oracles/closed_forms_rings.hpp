@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <haloshift/grid/grid_shape.hpp>
-#include <haloshift/schedule/colouring.hpp>
+#include <haloshift/detail/schedule/colouring.hpp>
 
 namespace haloshift::closed_form::detail {
 
@@ -31,7 +31,7 @@ inline bool even_cycles(int P, int s) {
 /// One synchronous transfer, step `s` (not a multiple of P), on a ring of P ranks entering it at `T` (indexed by
 /// coordinate), every rank sending `message` (its time plus the round's delta) after packing `pack` and unpacking
 /// its receive for `unpack`. The ring splits into g = gcd(s, P) cycles of L = P / g ranks; a rank sends first when
-/// its position along its cycle is even (schedule/colouring.hpp). With a send's completion
+/// its position along its cycle is even (detail/schedule/colouring.hpp). With a send's completion
 /// `sum(ready, partner) = max(ready + pack, partner) + message`:
 ///  (1) a sender-first rank x sends when its receiver x + s is ready, `D_x = sum(T_x, T_{x+s})`, except at the seam
 ///      of an odd cycle (position L - 1, whose receiver is sender-first too and first sends its own message on):

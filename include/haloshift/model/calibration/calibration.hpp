@@ -15,9 +15,9 @@
 
 #include "../../error.hpp"
 #include "../../log.hpp"
-#include "../../mpi/agreement.hpp"
-#include "../../mpi/check.hpp"
-#include "../../mpi/communicator.hpp"
+#include "../../detail/mpi/agreement.hpp"
+#include "../../detail/mpi/check.hpp"
+#include "../../detail/mpi/communicator.hpp"
 #include "../cost/hockney.hpp"
 #include "calibration_file.hpp"
 #include "fit.hpp"

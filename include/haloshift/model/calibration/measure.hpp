@@ -14,7 +14,7 @@
 #include <mpi.h>
 
 #include "../../error.hpp"
-#include "../../mpi/check.hpp"
+#include "../../detail/mpi/check.hpp"
 #include "../cost/hockney.hpp"
 #include "fit.hpp"
 

@@ -36,7 +36,7 @@
 #include <mpi.h>
 
 #include "../../error.hpp"
-#include "../../mpi/check.hpp"
+#include "../../detail/mpi/check.hpp"
 #include "../cost/hockney.hpp"
 #include "fit.hpp"
 #include "measure.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../../grid/grid_shape.hpp"
-#include "../../schedule/colouring.hpp"
+#include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
 #include "partner_tables.hpp"
 #include "rank_classes.hpp"

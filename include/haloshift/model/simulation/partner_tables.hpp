@@ -13,7 +13,7 @@
 
 #include "../../exchange/protocol.hpp"
 #include "../../grid/grid_shape.hpp"
-#include "../../schedule/colouring.hpp"
+#include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
 

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "../../grid/grid_shape.hpp"
-#include "../../schedule/colouring.hpp"
+#include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
 
 namespace haloshift::detail {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../../grid/grid_shape.hpp"
-#include "../../schedule/colouring.hpp"
+#include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
 #include "maxplus_engine.hpp"
 #include "rank_classes.hpp"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../../exchange/program.hpp"
+#include "../../detail/exchange/program.hpp"
 #include "../../grid/grid_shape.hpp"
 #include "../../grid/neighborhood.hpp"
 #include "../../schedule/schedule.hpp"

@@ -18,8 +18,8 @@
 
 #include <mpi.h>
 
-#include "../detail/hash.hpp"
-#include "../error.hpp"
+#include "../../error.hpp"
+#include "../hash.hpp"
 #include "check.hpp"
 
 namespace haloshift::mpi {

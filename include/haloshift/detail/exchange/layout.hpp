@@ -8,11 +8,11 @@
 #include <optional>
 #include <vector>
 
-#include "../grid/checked_size.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../grid/neighborhood.hpp"
-#include "../grid/offset.hpp"
-#include "../grid/offset_box.hpp"
+#include "../checked_size.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/neighborhood.hpp"
+#include "../../grid/offset.hpp"
+#include "../../grid/offset_box.hpp"
 
 namespace haloshift::detail {
 

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "../detail/arithmetic.hpp"
-#include "../grid/grid_shape.hpp"
-#include "schedule.hpp"
+#include "../arithmetic.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../schedule/schedule.hpp"
 
 namespace haloshift::detail {
 

@@ -17,13 +17,13 @@
 #include <utility>
 #include <vector>
 
-#include "../error.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../grid/neighborhood.hpp"
-#include "../grid/offset_box.hpp"
+#include "../../error.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/neighborhood.hpp"
+#include "../../grid/offset_box.hpp"
 #include "../mpi/tags.hpp"
 #include "../schedule/colouring.hpp"
-#include "../schedule/schedule.hpp"
+#include "../../schedule/schedule.hpp"
 #include "layout.hpp"
 
 namespace haloshift::detail {
@@ -303,7 +303,7 @@ inline void assign_staging(program& p) {
 /// Compiles `s` for the rank at `coords`. `count_of(o)` is the element count
 /// of the block at offset `o` (0 for the own block). Throws haloshift::error
 /// when the schedule is not a valid exchange for `wanted`.
-/// Moves a compiled program's tags to the plan's range starting at `base` (see mpi/tags.hpp).
+/// Moves a compiled program's tags to the plan's range starting at `base` (see detail/mpi/tags.hpp).
 inline void shift_tags(program& p, int base) {
   auto moved = [base](int tag) { return (tag + base) % plan_tag_count; };
   for (round_program& r : p.rounds) {

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
+#include "../../grid/grid_shape.hpp"
 #include "../mpi/agreement.hpp"
-#include "domain.hpp"
+#include "../../payload/domain.hpp"
 
 namespace haloshift::detail {
 

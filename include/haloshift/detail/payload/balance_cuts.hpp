@@ -16,9 +16,9 @@
 #include <span>
 #include <vector>
 
-#include "../grid/cartesian_grid.hpp"
+#include "../../grid/cartesian_grid.hpp"
 #include "../mpi/check.hpp"
-#include "domain.hpp"
+#include "../../payload/domain.hpp"
 
 namespace haloshift::detail {
 

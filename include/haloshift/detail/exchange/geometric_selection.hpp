@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "../grid/grid_shape.hpp"
-#include "../grid/offset_box.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/offset_box.hpp"
 #include "key_interval.hpp"
 #include "layout.hpp"
 #include "program.hpp"

@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "../error.hpp"
+#include "../../error.hpp"
 
 namespace haloshift::mpi {
 

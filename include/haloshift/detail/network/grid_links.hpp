@@ -9,7 +9,7 @@
 
 #include "../../grid/cartesian_grid.hpp"
 #include "../../grid/offset.hpp"
-#include "../../schedule/ttl_forwarding.hpp"
+#include "../schedule/ttl_forwarding.hpp"
 #include "links.hpp"
 
 namespace haloshift::detail {

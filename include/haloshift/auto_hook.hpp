@@ -7,11 +7,11 @@
 
 #include <atomic>
 
-#include "../error.hpp"
-#include "../exchange/protocol.hpp"
-#include "../grid/cartesian_grid.hpp"
-#include "../grid/neighborhood.hpp"
-#include "../strategy_registry.hpp"
+#include "error.hpp"
+#include "exchange/protocol.hpp"
+#include "grid/cartesian_grid.hpp"
+#include "grid/neighborhood.hpp"
+#include "strategy_registry.hpp"
 
 namespace haloshift {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../grid/offset.hpp"
+#include "../../grid/offset.hpp"
 
 /// NAStJA's TTL forwarding rule over the direct neighbours of a grid.
 namespace haloshift::detail::ttl {

@@ -17,8 +17,8 @@
 #include <mpi-ext.h>
 #endif
 
-#include "../error.hpp"
-#include "../log.hpp"
+#include "../../error.hpp"
+#include "../../log.hpp"
 #include "../mpi/check.hpp"
 #include "../mpi/communicator.hpp"
 #include "arrays.hpp"

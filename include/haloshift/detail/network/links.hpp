@@ -13,8 +13,8 @@
 #include <mpi.h>
 
 #include "../../error.hpp"
-#include "../../mpi/check.hpp"
-#include "../message_codec.hpp"
+#include "../mpi/check.hpp"
+#include "../../network/message_codec.hpp"
 
 namespace haloshift::detail {
 

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "../error.hpp"
+#include "../../error.hpp"
 #include "check.hpp"
 
 namespace haloshift::mpi {

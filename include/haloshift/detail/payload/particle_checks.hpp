@@ -13,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "../error.hpp"
-#include "../exchange/selection.hpp"
-#include "../grid/cartesian_grid.hpp"
+#include "../../error.hpp"
+#include "../../exchange/selection.hpp"
+#include "../../grid/cartesian_grid.hpp"
 #include "../mpi/agreement.hpp"
-#include "domain.hpp"
+#include "../../payload/domain.hpp"
 #include "domain_agreement.hpp"
-#include "position_views.hpp"
+#include "../../payload/position_views.hpp"
 
 namespace haloshift::detail {
 

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "../../error.hpp"
-#include "../message_codec.hpp"
+#include "../../network/message_codec.hpp"
 
 namespace haloshift::detail {
 

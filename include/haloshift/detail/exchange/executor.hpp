@@ -17,7 +17,7 @@
 
 #include "../mpi/check.hpp"
 #include "program.hpp"
-#include "protocol.hpp"
+#include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
 

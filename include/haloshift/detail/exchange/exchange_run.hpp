@@ -23,7 +23,7 @@
 #include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
-#include "protocol.hpp"
+#include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
 

@@ -13,11 +13,11 @@
 #include <numeric>
 #include <vector>
 
-#include "../detail/arithmetic.hpp"
+#include "../arithmetic.hpp"
 #include "../exchange/key_interval.hpp"
-#include "../grid/grid_shape.hpp"
-#include "../grid/offset_box.hpp"
-#include "domain.hpp"
+#include "../../grid/grid_shape.hpp"
+#include "../../grid/offset_box.hpp"
+#include "../../payload/domain.hpp"
 
 namespace haloshift::detail {
 

@@ -16,9 +16,9 @@
 #include "../grid/grid_shape.hpp"
 #include "../model/cost/paper_formulas.hpp"
 #include "../model/cost/hockney.hpp"
-#include "../schedule/ttl_forwarding.hpp"
-#include "msn_distances.hpp"
-#include "msn_topology.hpp"
+#include "../detail/schedule/ttl_forwarding.hpp"
+#include "../network/msn_distances.hpp"
+#include "../network/msn_topology.hpp"
 
 namespace haloshift {
 
