@@ -29,14 +29,14 @@
 #include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
+#include "../detail/exchange/plan_builder.hpp"
 #include "../detail/exchange/program.hpp"
+#include "plan_options.hpp"
 #include "protocol.hpp"
 
 namespace haloshift {
 
 namespace detail {
-struct plan_builder;
-
 /// A reverse's last step: the combined own block back into the caller's array.
 template <class T>
 struct copy_back {
@@ -47,19 +47,6 @@ struct copy_back {
   }
 };
 }  // namespace detail
-
-/// Options of a plan; they must be equal on all ranks.
-struct plan_options {
-  /// Point-to-point protocol: overlapping (MPI_Isend/MPI_Irecv) or rendezvous (MPI_Ssend).
-  protocol mode = protocol::overlapping;
-  /// Full neighbourhood or eighth shell.
-  shell kind = shell::full;
-  /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
-  offset team{0, 0, 0};
-  /// How forward, reverse and start check their arguments: locally, or agreed
-  /// per call so that a mistake on one rank raises on all (argument_checks.hpp).
-  argument_checks checks = argument_checks::from_environment;
-};
 
 /// A compiled exchange for one rank: which blocks travel where, with which
 /// sizes. Built collectively by make_plan; forward and reverse may then be
@@ -194,203 +181,6 @@ class plan {
   std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
   std::unique_ptr<detail::neighbor_engine> engine_;  ///< set for NeighborAlltoall
 };
-
-namespace detail {
-template <class S>
-inline constexpr bool uses_neighbor_collective = requires {
-  requires S::neighbor_collective;
-};
-
-/// The strategy a plan is built from: a registry entry, or a name looked up
-/// (inside the build's first collective check, so that an unknown name on one
-/// rank raises the same error on all).
-struct strategy_request {
-  std::string_view name;
-  std::optional<detail::strategy_entry> known;
-  detail::strategy_entry resolve() const { return known ? *known : detail::strategy_registry::instance().find(name); }
-};
-
-/// Hash of a requested strategy name without regard to case: what ranks agree on.
-inline std::int64_t requested_hash(std::string_view name) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name_hash(lower);
-}
-/// A requested strategy as an agreed value: compared without regard to case,
-/// named as requested when ranks differ ("got Shift on rank 0 and SingleHop
-/// on rank 1"). `name` must outlive the agreement.
-inline mpi::agreed_value strategy_value(std::string_view name) {
-  return mpi::text_value("strategy", name, requested_hash(name));
-}
-
-/// Raises haloshift::error naming the option and its value when an enum of
-/// `options` holds a value outside its enumerators.
-inline void check_plan_options(const plan_options& options) {
-  if (options.mode != protocol::overlapping && options.mode != protocol::rendezvous)
-    throw error("plan_options.mode: invalid protocol value " + std::to_string(static_cast<long long>(options.mode)) +
-                " (use protocol::overlapping or protocol::rendezvous)");
-  if (options.kind != shell::full && options.kind != shell::eighth)
-    throw error("plan_options.kind: invalid shell value " + std::to_string(static_cast<long long>(options.kind)) +
-                " (use shell::full or shell::eighth)");
-  check_argument_checks(options.checks);
-}
-
-/// What must be equal on all ranks for a plan: checked collectively when it is built.
-inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
-                                                         std::string_view strategy, std::size_t element_size) {
-  return {{"k[0]", k[0]},
-          {"k[1]", k[1]},
-          {"k[2]", k[2]},
-          {"shell", static_cast<std::int64_t>(options.kind)},
-          {"protocol", static_cast<std::int64_t>(options.mode)},
-          strategy_value(strategy),
-          {"sizeof(T)", static_cast<std::int64_t>(element_size)},
-          {"team[0]", options.team[0]},
-          {"team[1]", options.team[1]},
-          {"team[2]", options.team[2]},
-          {"checks", resolved_checks(options.checks)}};
-}
-
-struct plan_builder {
-  /// What a block plan's first agreement reduces besides the agreed values
-  /// (see build): the element count, blocks in this rank's halo, blocks in its
-  /// largest message.
-  struct plan_spreads {
-    mpi::spread all[3];
-    explicit plan_spreads(std::size_t local_count) { all[0].mine = static_cast<std::int64_t>(local_count); }
-  };
-
-  /// Checks a block plan's arguments on every rank and that they agree (the
-  /// same agreement as build's, values and spreads alike, so a rank asking
-  /// Auto and one asking a strategy meet in the same collective and both
-  /// raise). Returns the range and the largest element count of any rank.
-  static std::pair<range, std::size_t> validate(const cartesian_grid& grid, const offset& k,
-                                                const std::function<range()>& make, std::size_t local_count,
-                                                std::size_t element_size, plan_options options,
-                                                std::string_view requested) {
-    range r;
-    plan_spreads spreads(local_count);
-    mpi::agree(
-        grid.comm(),
-        [&] {
-          check_plan_options(options);
-          r = make();
-          check_local_count(local_count, element_size);
-        },
-        agreed_plan_values(k, options, requested, element_size), spreads.all);
-    return {r, static_cast<std::size_t>(spreads.all[0].high)};
-  }
-
-  static void check_local_count(std::size_t local_count, std::size_t element_size) {
-    if (local_count > static_cast<std::size_t>(INT64_MAX) / element_size)
-      throw error("local_count " + std::to_string(local_count) + " is too large");
-  }
-
-  template <transferable T>
-  static plan<T> build(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                       std::size_t local_count, plan_options options, const strategy_request& request) {
-    const grid_shape& shape = grid.shape();
-    const offset coords = grid.coords();
-    detail::program unit;  // the program with one element per block: the structure
-    schedule sched;
-    detail::strategy_entry s;
-    range checked;
-    auto values = agreed_plan_values(k, options, request.name, sizeof(T));
-    // What may differ across ranks, reduced in the same collective: the element count (equal
-    // everywhere: no count exchange) and the structure's extremes (the size checks below).
-    plan_spreads spreads(local_count);
-    // References, not a structured binding: clang before 16 cannot capture bindings in the lambda below.
-    auto& count = spreads.all[0];
-    auto& blocks = spreads.all[1];
-    auto& message_blocks = spreads.all[2];
-    // The first collective of every plan kind is this check, on the grid's communicator: ranks that
-    // disagree (even one asking Auto) meet here and raise together before any other communication.
-    mpi::agree(grid.comm(),
-               [&] {
-                 check_plan_options(options);
-                 s = request.resolve();
-                 checked = make();
-                 check_local_count(local_count, sizeof(T));
-                 if (s.neighbor_collective && options.mode != protocol::overlapping)
-                   throw error(std::string(s.name) +
-                               " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-                 sched = s.make_schedule(shape, checked, strategy_parameters{options.team});
-                 unit = detail::compile(
-                     sched, shape, coords, checked, [](const offset&) { return std::size_t{1}; }, s.name);
-                 blocks.mine = static_cast<std::int64_t>(unit.layout.total());
-                 message_blocks.mine = static_cast<std::int64_t>(largest_message(unit));
-               },
-               values, spreads.all);
-    plan<T> p(grid, s.name, checked, options);
-    MPI_Comm comm = p.comm();
-    const int tags = grid.context()->claim_plan_tags(widest_round(sched));
-    auto compiled = std::make_shared<detail::program>();
-    if (count.low == count.high) {
-      // Every rank holds local_count elements: the sizes follow from the structure, and the size
-      // checks from the extremes every rank now knows (so they fail on all ranks or on none).
-      check_sizes<T>(static_cast<std::size_t>(blocks.high), static_cast<std::size_t>(message_blocks.high),
-                     local_count);
-      *compiled = detail::compile(sched, shape, coords, p.range_, [&](const offset&) { return local_count; }, s.name);
-      shift_tags(*compiled, tags);
-    } else {
-      // Uneven counts travel once along the schedule itself; the sizes then differ per rank, so
-      // their checks are agreed.
-      std::vector<std::uint64_t> counts(unit.layout.total());
-      const std::uint64_t mine = local_count;
-      shift_tags(unit, tags);
-      run_forward(unit, comm, &mine, counts.data(), *p.resources_);
-      auto count_of = [&](const offset& o) -> std::size_t {
-        return counts[unit.layout.slots()[unit.layout.find(o)].first];
-      };
-      mpi::agree(comm, [&] {
-        *compiled = detail::compile(sched, shape, coords, p.range_, count_of, s.name);
-        check_sizes<T>(compiled->layout.total(), largest_message(*compiled), 1);
-      });
-      shift_tags(*compiled, tags);
-    }
-    p.resources_->reserve(*compiled, sizeof(T));
-    p.program_ = std::move(compiled);
-    if (s.neighbor_collective) {
-      mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
-      p.engine_->connect(comm);
-      p.resources_->template staging<std::byte>(p.engine_->staging_bytes(*p.program_, sizeof(T)));
-    }
-    return p;
-  }
-
-  /// Elements in the largest message of `p` (one per block in a unit program).
-  static std::size_t largest_message(const detail::program& p) {
-    std::size_t largest = 0;
-    for (const detail::round_program& r : p.rounds)
-      for (const detail::transfer_program& t : r.transfers) largest = std::max({largest, t.send.count, t.recv.count});
-    return largest;
-  }
-
-  /// Raises when a halo of `elements * per_element` elements of T overflows size_t or a message of
-  /// `message * per_element` elements exceeds MPI's int count of bytes.
-  template <transferable T>
-  static void check_sizes(std::size_t elements, std::size_t message, std::size_t per_element) {
-    checked_mul(checked_mul(elements, per_element, "halo size (elements)"), sizeof(T), "halo size (bytes)");
-    const std::size_t bytes = checked_mul(checked_mul(message, per_element, "message size (elements)"), sizeof(T),
-                                          "message size (bytes)");
-    if (bytes > static_cast<std::size_t>(INT_MAX))
-      throw error("a message of " + std::to_string(bytes) + " bytes exceeds MPI's int count; reduce local_count or k");
-  }
-
-  /// Auto: validate (agreeing on the name "Auto"), let the model layer choose
-  /// (collective; rank 0 decides), then build the chosen strategy.
-  template <transferable T>
-  static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                            std::size_t local_count, plan_options options) {
-    const auto [r, largest] = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
-    const detail::strategy_choice choice = detail::choose_automatically(
-        grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
-               .payload = detail::payload_kind::block});
-    options.team = choice.team;
-    return build<T>(grid, k, make, local_count, options, {choice.entry.name, choice.entry});
-  }
-};
-}  // namespace detail
 
 /// Builds a plan of strategy `S` for `local_count` elements of `T` per rank
 /// and range `k` per dimension (0 along dimensions the grid lacks). Collective:

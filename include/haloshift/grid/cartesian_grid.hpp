@@ -172,13 +172,26 @@ private:
   /// Validates `options` on every rank of `comm` and agrees dims and periodic
   /// (one MPI_Allreduce on the user's communicator, nothing before it).
   static grid_shape agreed_shape(MPI_Comm comm, const grid_options& options) {
-    // Local checks that need no communication (the same on every rank that can run them).
+    const int size = checked_size(comm);
+    grid_shape shape;
+    mpi::agree(comm, [&] { shape = shape_of(size, options); }, agreed_options(options));
+    return shape;
+  }
+
+  /// The ranks of `comm`, after the local checks that need no communication
+  /// (the same on every rank that can run them).
+  static int checked_size(MPI_Comm comm) {
     if (comm == MPI_COMM_NULL) throw error("communicator: MPI_COMM_NULL is not a valid communicator");
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) throw error("communicator: MPI is not initialized (call MPI_Init first)");
     int size = 0;
     mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    return size;
+  }
+
+  /// What must be equal on all ranks: the sizes of options' vectors and each entry (0 where absent).
+  static std::vector<mpi::agreed_value> agreed_options(const grid_options& options) {
     const std::vector<int>& given = options.dims;
     std::vector<mpi::agreed_value> values{
         {"grid_options.dims.size()", static_cast<std::int64_t>(given.size())},
@@ -195,52 +208,61 @@ private:
       values.push_back({dim_names[d], i < given.size() ? given[i] : 0});
       values.push_back({periodic_names[d], i < options.periodic.size() ? static_cast<int>(options.periodic[i]) : 0});
     }
-    grid_shape shape;
-    mpi::agree(
-        comm,
-        [&] {
-          std::vector<int> dims = given;
-          if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
-            throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
-          if (!options.periodic.empty() && options.periodic.size() != dims.size())
-            throw error("grid: periodic must have one entry per dimension (" + std::to_string(dims.size()) +
-                        "), got " + std::to_string(options.periodic.size()) + "; or none: every dimension periodic");
-          std::int64_t fixed = 1;
-          for (std::size_t d = 0; d < dims.size(); ++d) {
-            if (dims[d] < 0)
-              throw error("grid: dims[" + std::to_string(d) + "] must be >= 1 (or 0 to choose), got " +
-                          std::to_string(dims[d]));
-            if (dims[d] > 0) fixed *= dims[d];  // both factors below 2^31: no overflow
-            if (fixed > INT_MAX)
-              throw error("grid: dims multiply to more than " + std::to_string(INT_MAX) + " (dims[" +
-                          std::to_string(d) + "] = " + std::to_string(dims[d]) + ")");
-          }
-          const bool all_fixed = std::find(dims.begin(), dims.end(), 0) == dims.end();
-          if (all_fixed && fixed != size)
-            throw error("grid: dims multiply to " + std::to_string(fixed) + " but the communicator has " +
-                        std::to_string(size) + " ranks");
-          if (size % fixed != 0)
-            throw error("grid: the fixed dims multiply to " + std::to_string(fixed) +
-                        ", which does not divide the communicator size " + std::to_string(size));
-          if (!options.lengths.empty()) {
-            if (options.lengths.size() != dims.size())
-              throw error("grid: lengths must be empty or have one entry per dimension (" +
-                          std::to_string(dims.size()) + "), got " + std::to_string(options.lengths.size()));
-            for (std::size_t d = 0; d < dims.size(); ++d)
-              if (!(options.lengths[d] > 0 && std::isfinite(options.lengths[d])))
-                throw error("grid: lengths[" + std::to_string(d) + "] must be finite and > 0, got " +
-                            mpi::value_text(std::bit_cast<std::int64_t>(options.lengths[d]), mpi::value_kind::real));
-            dims = smallest_surface_dims(size, options.lengths, dims);
-          } else {
-            mpi::check(MPI_Dims_create(size, static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
-          }
-          shape = grid_shape(dims, options.periodic.empty() ? std::vector<bool>(dims.size(), true) : options.periodic);
-          if (shape.size() != size)
-            throw error("grid: dims " + to_string(shape) + " hold " + std::to_string(shape.size()) +
-                        " boxes but the communicator has " + std::to_string(size) + " ranks");
-        },
-        values);
+    return values;
+  }
+
+  /// The grid `options` describe on `size` ranks (inside the agreement: raises on the rank whose options are wrong).
+  static grid_shape shape_of(int size, const grid_options& options) {
+    std::vector<int> dims = options.dims;
+    check_dims(dims, options, size);
+    if (!options.lengths.empty()) {
+      check_lengths(dims.size(), options.lengths);
+      dims = smallest_surface_dims(size, options.lengths, dims);
+    } else {
+      mpi::check(MPI_Dims_create(size, static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
+    }
+    grid_shape shape(dims, options.periodic.empty() ? std::vector<bool>(dims.size(), true) : options.periodic);
+    if (shape.size() != size)
+      throw error("grid: dims " + to_string(shape) + " hold " + std::to_string(shape.size()) +
+                  " boxes but the communicator has " + std::to_string(size) + " ranks");
     return shape;
+  }
+
+  /// Checks the given dims (and periodic's length) against `size` ranks.
+  static void check_dims(const std::vector<int>& dims, const grid_options& options, int size) {
+    if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
+      throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
+    if (!options.periodic.empty() && options.periodic.size() != dims.size())
+      throw error("grid: periodic must have one entry per dimension (" + std::to_string(dims.size()) + "), got " +
+                  std::to_string(options.periodic.size()) + "; or none: every dimension periodic");
+    std::int64_t fixed = 1;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] < 0)
+        throw error("grid: dims[" + std::to_string(d) + "] must be >= 1 (or 0 to choose), got " +
+                    std::to_string(dims[d]));
+      if (dims[d] > 0) fixed *= dims[d];  // both factors below 2^31: no overflow
+      if (fixed > INT_MAX)
+        throw error("grid: dims multiply to more than " + std::to_string(INT_MAX) + " (dims[" + std::to_string(d) +
+                    "] = " + std::to_string(dims[d]) + ")");
+    }
+    const bool all_fixed = std::find(dims.begin(), dims.end(), 0) == dims.end();
+    if (all_fixed && fixed != size)
+      throw error("grid: dims multiply to " + std::to_string(fixed) + " but the communicator has " +
+                  std::to_string(size) + " ranks");
+    if (size % fixed != 0)
+      throw error("grid: the fixed dims multiply to " + std::to_string(fixed) +
+                  ", which does not divide the communicator size " + std::to_string(size));
+  }
+
+  /// Raises unless `lengths` has one finite, positive entry per dimension.
+  static void check_lengths(std::size_t dims, const std::vector<double>& lengths) {
+    if (lengths.size() != dims)
+      throw error("grid: lengths must be empty or have one entry per dimension (" + std::to_string(dims) +
+                  "), got " + std::to_string(lengths.size()));
+    for (std::size_t d = 0; d < dims; ++d)
+      if (!(lengths[d] > 0 && std::isfinite(lengths[d])))
+        throw error("grid: lengths[" + std::to_string(d) + "] must be finite and > 0, got " +
+                    mpi::value_text(std::bit_cast<std::int64_t>(lengths[d]), mpi::value_kind::real));
   }
 
   std::shared_ptr<detail::grid_context> context_;

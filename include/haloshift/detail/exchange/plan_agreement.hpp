@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file plan_agreement.hpp
+/// @brief What every plan kind's first collective agrees: the requested
+/// strategy (by name, without regard to case), the options and the element size.
+
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../../error.hpp"
+#include "../../exchange/argument_checks.hpp"
+#include "../../exchange/plan_options.hpp"
+#include "../../strategy_registry.hpp"
+#include "../mpi/agreement.hpp"
+
+namespace haloshift::detail {
+
+/// The strategy a plan is built from: a registry entry, or a name looked up
+/// (inside the build's first collective check, so that an unknown name on one
+/// rank raises the same error on all).
+struct strategy_request {
+  std::string_view name;
+  std::optional<detail::strategy_entry> known;
+  detail::strategy_entry resolve() const { return known ? *known : detail::strategy_registry::instance().find(name); }
+};
+
+/// Hash of a requested strategy name without regard to case: what ranks agree on.
+inline std::int64_t requested_hash(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name_hash(lower);
+}
+/// A requested strategy as an agreed value: compared without regard to case,
+/// named as requested when ranks differ ("got Shift on rank 0 and SingleHop
+/// on rank 1"). `name` must outlive the agreement.
+inline mpi::agreed_value strategy_value(std::string_view name) {
+  return mpi::text_value("strategy", name, requested_hash(name));
+}
+
+/// Raises haloshift::error naming the option and its value when an enum of
+/// `options` holds a value outside its enumerators.
+inline void check_plan_options(const plan_options& options) {
+  if (options.mode != protocol::overlapping && options.mode != protocol::rendezvous)
+    throw error("plan_options.mode: invalid protocol value " + std::to_string(static_cast<long long>(options.mode)) +
+                " (use protocol::overlapping or protocol::rendezvous)");
+  if (options.kind != shell::full && options.kind != shell::eighth)
+    throw error("plan_options.kind: invalid shell value " + std::to_string(static_cast<long long>(options.kind)) +
+                " (use shell::full or shell::eighth)");
+  check_argument_checks(options.checks);
+}
+
+/// What must be equal on all ranks for a plan: checked collectively when it is built.
+inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
+                                                         std::string_view strategy, std::size_t element_size) {
+  return {{"k[0]", k[0]},
+          {"k[1]", k[1]},
+          {"k[2]", k[2]},
+          {"shell", static_cast<std::int64_t>(options.kind)},
+          {"protocol", static_cast<std::int64_t>(options.mode)},
+          strategy_value(strategy),
+          {"sizeof(T)", static_cast<std::int64_t>(element_size)},
+          {"team[0]", options.team[0]},
+          {"team[1]", options.team[1]},
+          {"team[2]", options.team[2]},
+          {"checks", resolved_checks(options.checks)}};
+}
+
+}  // namespace haloshift::detail

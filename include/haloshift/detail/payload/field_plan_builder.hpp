@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file field_plan_builder.hpp
+/// @brief How make_field_plan builds a field plan: a selective plan over the
+/// shell's cells, relocated onto the padded array; and Auto's sizing for grids.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "../../auto_hook.hpp"
+#include "../../error.hpp"
+#include "../../exchange/selection.hpp"
+#include "../../grid/cartesian_grid.hpp"
+#include "../../payload/field_plan.hpp"
+#include "../../payload/field_shape.hpp"
+#include "../mpi/check.hpp"
+#include "field_selection.hpp"
+
+namespace haloshift::detail {
+
+struct field_plan_builder {
+  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+                          const strategy_request& request) {
+    const grid_shape& g = grid.shape();
+    offset k = shape.reach(g);
+    // No ghosts at all still makes a (selecting nothing) plan, so the calls stay collective and uniform.
+    if (k == zero_offset) k = along_grid(grid, 1);
+    const std::vector<offset> own = shell_cells(shape);
+    auto [plan, keys] = selective_builder::build<offset>(grid, k, std::span<const offset>(own), within_ghost{&g, shape},
+                                                         options, request);
+    // Owned cells stay where they are; a ghost goes to its unwrapped position: key + image * global.
+    std::vector<std::size_t> place(keys.size());
+    for (std::size_t i = 0; i < plan.owned(); ++i) place[i] = shape.index_of_global(keys[i]);
+    for (const detail::block_slot& b : plan.blocks())
+      for (std::size_t e = b.first; e < b.first + b.count; ++e) {
+        offset u = keys[e];
+        for (int d = 0; d < max_dims; ++d) u[d] += b.source.image[d] * shape.global[d];
+        if (!shape.holds(u))
+          throw error("grid field: ghost cell " + to_string(u) + " from offset " + to_string(b.off) +
+                      " lies outside the padded box (internal error)");
+        place[e] = shape.index_of_global(u);
+      }
+    plan.relocate(place, shape.size());
+    return field_plan(std::move(plan), shape, k);
+  }
+
+  /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
+  /// the largest box; the model layer ranks the strategies that can select.
+  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+                              std::size_t element_size) {
+    offset k = shape.reach(grid.shape());
+    if (k == zero_offset) k = along_grid(grid, 1);
+    const range r = make_range(grid.shape(), k, options.kind);
+    std::uint64_t ghosts = shape.size() - static_cast<std::size_t>(shape.interior[0]) *
+                                              static_cast<std::size_t>(shape.interior[1]) *
+                                              static_cast<std::size_t>(shape.interior[2]);
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
+    const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
+    const detail::strategy_choice choice = detail::choose_automatically(
+        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = detail::payload_kind::selective});
+    return build(grid, shape, options, {choice.entry.name, choice.entry});
+  }
+};
+
+}  // namespace haloshift::detail

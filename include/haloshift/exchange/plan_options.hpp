@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file plan_options.hpp
+/// @brief The options every plan kind is built with.
+
+#include "../grid/neighborhood.hpp"
+#include "argument_checks.hpp"
+#include "protocol.hpp"
+
+namespace haloshift {
+
+/// Options of a plan; they must be equal on all ranks.
+struct plan_options {
+  /// Point-to-point protocol: overlapping (MPI_Isend/MPI_Irecv) or rendezvous (MPI_Ssend).
+  protocol mode = protocol::overlapping;
+  /// Full neighbourhood or eighth shell.
+  shell kind = shell::full;
+  /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
+  offset team{0, 0, 0};
+  /// How forward, reverse and start check their arguments: locally, or agreed
+  /// per call so that a mistake on one rank raises on all (argument_checks.hpp).
+  argument_checks checks = argument_checks::from_environment;
+};
+
+}  // namespace haloshift

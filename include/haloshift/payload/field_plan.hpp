@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file field_plan.hpp
+/// @brief A ghost-layer exchange built by make_field_plan (grid_field.hpp):
+/// forward and reverse of fields, bundles and views of one shape, and the
+/// reduction operations reverse takes besides any binary functor.
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../detail/op_last.hpp"
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../auto_hook.hpp"
+#include "../strategy_registry.hpp"
+#include "field_shape.hpp"
+#include "field_storage.hpp"
+#include "field_view.hpp"
+
+namespace haloshift {
+
+/// Reverse operations besides any binary functor (std::plus<> is the default).
+struct take_min {
+  /// `b` if `b < a`, else `a`.
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return b < a ? b : a;
+  }
+};
+/// The larger of the owner's value and each ghost copy (`operator<`).
+struct take_max {
+  /// `b` if `a < b`, else `a`.
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+/// The owner takes the value of one of its ghost copies: the copy held by the
+/// highest rank and, among that rank's copies (periodic images), the one at
+/// the highest storage index. A cell nobody holds keeps its value. The same
+/// cell wins whatever the strategy.
+struct take_ghost_value {};
+
+namespace detail {
+struct field_plan_builder;
+}  // namespace detail
+
+/// A compiled ghost-layer exchange for fields of one shape. Built collectively
+/// by make_field_plan; forward (ghost fill) and reverse (contributions back)
+/// may then be called any number of times, collectively.
+class field_plan {
+ public:
+  /// Name of the strategy the plan runs (for Auto: the one it chose).
+  std::string_view strategy() const noexcept { return name_; }
+  /// The shape the plan was built for; forward and reverse check that a field has it.
+  const field_shape& shape() const noexcept { return shape_; }
+  /// Boxes the ghosts reach along each dimension (field_shape::reach; at least 1 along the
+  /// grid's dimensions when no dimension has ghosts).
+  const offset& reach() const noexcept { return reach_; }
+  /// The compiled program (messages, pieces) in cells of the padded array.
+  const detail::program& details() const { return plan_.details(); }
+
+  /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells
+  /// outside a non-periodic dimension are left as they are.
+  template <transferable T>
+  void forward(grid_field<T>& f) {
+    start_forward(f).wait();
+  }
+  /// Starts forward(f): the ghost layers are filled once wait() on the
+  /// handle returns. Until then the interior cells next to the ghosts (the
+  /// ones neighbours import) must not change and the ghost cells must not be
+  /// read; cells deeper inside are free to compute on (see docs/overlap.md).
+  template <transferable T>
+  auto start_forward(grid_field<T>& f) {
+    check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
+    return plan_.start_forward_with(plan_.details(), f.storage().data());
+  }
+
+  /// Fills the ghosts of every field of the bundle in one exchange.
+  template <transferable... Ts>
+  void forward(field_bundle<Ts...>& b) {
+    start_forward(b).wait();
+  }
+  /// Starts forward(b), for every field of the bundle in one exchange.
+  template <transferable... Ts>
+  auto start_forward(field_bundle<Ts...>& b) {
+    check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
+    return plan_.start_forward_with(bytes_program(b.parts()), b.base());
+  }
+
+  /// Combines every ghost cell's value onto its owner: owner = owner op
+  /// copy op copy ... (forwarders combine on the way, a tree reduction). The
+  /// ghosts are used as accumulators and hold partial results afterwards.
+  /// Floating-point sums may round differently per strategy (the combining
+  /// order differs); min, max, `take_ghost_value` and integer sums do not.
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  void reverse(grid_field<T>& f, Op op = {}) {
+    start_reverse(f, std::move(op)).wait();
+  }
+  /// Starts reverse(f, op); the owners hold the combined values once wait()
+  /// on the handle returns. The field is off-limits until then.
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  auto start_reverse(grid_field<T>& f, Op op = {}) {
+    check_call("start_reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
+    return plan_.start_reverse_with(plan_.details(), f.storage().data(), std::move(op));
+  }
+  /// Whether an exchange of this plan is in flight.
+  bool busy() const noexcept { return plan_.busy(); }
+
+  /// Fills the ghost layers of the caller's own array (see field_view): the
+  /// same cells as a grid_field of the plan's shape, in place. The view is
+  /// checked on this rank only (a bad view on one rank cannot be reported to
+  /// the others, which then wait: docs/overlap.md), or on every rank together
+  /// with collective argument checks (plan_options::checks).
+  template <transferable T>
+  void forward(const field_view<T>& v) {
+    start_forward(v).wait();
+  }
+  /// Starts forward(v).
+  template <transferable T>
+  auto start_forward(const field_view<T>& v) {
+    check_call("start_forward", [&] { detail::checked_view(v, shape_, "forward"); }, {sizeof(T)});
+    return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
+  }
+  /// Fills the ghosts of several views in one exchange (one message per
+  /// neighbour carrying each view's cells in turn). The views may hold
+  /// different element types but must share their layout: ghost widths and
+  /// element strides.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(const field_view<Ts>&... views) {
+    start_forward(views...).wait();
+  }
+  /// Starts forward() of several views.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  auto start_forward(const field_view<Ts>&... views) {
+    std::pair<offset, std::array<std::size_t, 3>> layout;
+    check_call("start_forward", [&] { layout = shared_layout("forward", views...); }, {sizeof(Ts)...});
+    return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
+  }
+  /// Combines the ghosts of several views onto their owners in one exchange:
+  /// `reverse(u, v, op)`, each view combined with `op` (last, like the
+  /// one-view reverse; default `std::plus<>`).
+  template <class... Args>
+    requires detail::arrays_then_op<detail::is_field_view, 2, Args...> &&
+             (!std::is_same_v<detail::last_of<Args...>, take_ghost_value>)
+  void reverse(const Args&... args) {
+    start_reverse(args...).wait();
+  }
+  /// Starts reverse() of several views.
+  template <class... Args>
+    requires detail::arrays_then_op<detail::is_field_view, 2, Args...> &&
+             (!std::is_same_v<detail::last_of<Args...>, take_ghost_value>)
+  auto start_reverse(const Args&... args) {
+    return detail::call_op_first<detail::is_field_view>(
+        [this](auto op, const auto&... views) { return this->start_reverse_views(std::move(op), views...); }, args...);
+  }
+
+  /// Combines the ghosts of the caller's array onto their owners (see reverse(grid_field)).
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  void reverse(const field_view<T>& v, Op op = {}) {
+    start_reverse(v, std::move(op)).wait();
+  }
+  /// Starts reverse(v, op).
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+    requires(!std::is_same_v<Op, take_ghost_value>)
+  auto start_reverse(const field_view<T>& v, Op op = {}) {
+    check_call("start_reverse", [&] { detail::checked_view(v, shape_, "reverse"); }, {sizeof(T)});
+    return plan_.start_reverse_with(view_program(v.ghost, v.stride), v.data, std::move(op));
+  }
+
+  /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
+  template <transferable T>
+  void reverse(grid_field<T>& f, take_ghost_value) {
+    check_call("reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
+    struct ranked {
+      std::uint64_t priority;  ///< 0: the owner's own value; else (holder rank + 1, storage index)
+      T value;
+    };
+    const std::span<T> cells = f.storage();
+    std::vector<ranked> work(cells.size());
+    const std::uint64_t holder = static_cast<std::uint64_t>(f.grid().rank() + 1) << 40;
+    for (std::size_t i = 0; i < cells.size(); ++i) work[i] = {holder | i, cells[i]};
+    for (int k = 0; k < shape_.interior[2]; ++k)
+      for (int j = 0; j < shape_.interior[1]; ++j)
+        for (int i = 0; i < shape_.interior[0]; ++i) work[shape_.index(i, j, k)].priority = 0;
+    combine(std::span<ranked>(work), [](const ranked& a, const ranked& b) { return b.priority > a.priority ? b : a; });
+    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = work[i].value;
+  }
+
+ private:
+  /// reverse() of several views, the op first (the pack of views must come last to be deduced).
+  template <class Op, transferable... Ts>
+  auto start_reverse_views(Op op, const field_view<Ts>&... views) {
+    std::pair<offset, std::array<std::size_t, 3>> layout;
+    check_call("start_reverse", [&] { layout = shared_layout("reverse", views...); }, {sizeof(Ts)...});
+    return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
+  }
+  friend struct detail::field_plan_builder;
+  field_plan(selective_plan p, const field_shape& s, const offset& reach)
+      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach) {}
+
+  template <class U, class Op>
+  void combine(std::span<U> data, Op op) {
+    plan_.start_reverse_with(plan_.details(), data.data(), op).wait();  // checked by the caller
+  }
+
+  /// A call's one argument check (collective with plan_options::checks):
+  /// `local`, the exchange not already in flight (before a new layout's
+  /// program is added) and the element size of each array.
+  template <class Local>
+  void check_call(const char* call, Local&& local, std::initializer_list<std::size_t> element_sizes) {
+    plan_.check_call(
+        call,
+        [&] {
+          local();
+          detail::check_idle(plan_.busy(), call);
+        },
+        element_sizes);
+  }
+
+  /// Raises unless a field (or bundle) of shape `s` whose storage starts at `data` fits the plan.
+  void check(const field_shape& s, const void* data, const char* what) const {
+    if (!data) throw error(std::string(what) + ": the field was moved from (use the field it was moved to)");
+    if (s.global == shape_.global && s.ghost == shape_.ghost && s.lo == shape_.lo && s.interior == shape_.interior)
+      return;
+    std::string field = to_string(s), planned = to_string(shape_);
+    if (field == planned) {  // another split of the same size: this rank's cells tell them apart
+      field += ", this rank's cells " + to_string(s.lo) + " + " + to_string(s.interior);
+      planned += ", this rank's cells " + to_string(shape_.lo) + " + " + to_string(shape_.interior);
+    }
+    throw error(std::string(what) + ": the field has " + field + " but the plan was built for " + planned);
+  }
+
+  /// Checks several views (each against the plan, all of one layout) and returns their layout.
+  template <class First, class... Rest>
+  std::pair<offset, std::array<std::size_t, 3>> shared_layout(const char* call, const field_view<First>& first,
+                                                              const field_view<Rest>&... rest) const {
+    detail::checked_view(first, shape_, call);
+    int which = 1;
+    (
+        [&](const auto& v) {
+          detail::checked_view(v, shape_, call);
+          if (v.ghost != first.ghost || v.stride != first.stride)
+            throw error(std::string(call) + ": view " + std::to_string(which) + " has ghost " + to_string(v.ghost) +
+                        " and strides " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
+                        std::to_string(v.stride[2]) + ", view 0 ghost " + to_string(first.ghost) + " and strides " +
+                        std::to_string(first.stride[0]) + "," + std::to_string(first.stride[1]) + "," +
+                        std::to_string(first.stride[2]) + ": views exchanged together must share their layout");
+          ++which;
+        }(rest),
+        ...);
+    return {first.ghost, first.stride};
+  }
+
+  /// The plan's cell program with every message's cells moved by
+  /// `place(cells, runs)` (which appends to `runs` where the message's runs of
+  /// cells, in storage indices of the plan's layout, go), kept among
+  /// `programs_` under `key`: built once per layout.
+  template <class Place>
+  const detail::program& derived_program(const std::vector<std::size_t>& key, Place&& place) {
+    for (const auto& [k, p] : programs_)
+      if (k == key) return p;
+    detail::program p = plan_.details();
+    for (detail::round_program& r : p.rounds)
+      for (detail::transfer_program& t : r.transfers)
+        for (detail::message* m : {&t.send, &t.recv}) {
+          if (!m->exists()) continue;
+          std::vector<detail::element_run> cells, runs;
+          detail::for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) {
+            cells.push_back({first, count});
+          });
+          place(cells, runs);
+          detail::select_pieces(*m, runs);
+        }
+    detail::assign_staging(p);
+    programs_.emplace_back(key, std::move(p));
+    return programs_.back().second;
+  }
+
+  /// The cell program turned into bytes of a bundle's allocation: each
+  /// message carries its cells of every field in turn.
+  const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
+    std::vector<std::size_t> key{0};  // 0: a bundle, then (start, size) of each field
+    for (const auto& [start, size] : parts) key.insert(key.end(), {start, size});
+    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
+                                    std::vector<detail::element_run>& runs) {
+      for (const auto& [start, size] : parts)
+        for (const detail::element_run& c : cells) runs.push_back({start + c.first * size, c.count * size});
+    });
+  }
+
+  /// The cell program moved into the cells of a view with `ghost` layers and `stride`.
+  const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
+    const std::vector<std::size_t> key{1,
+                                       static_cast<std::size_t>(ghost[0]),
+                                       static_cast<std::size_t>(ghost[1]),
+                                       static_cast<std::size_t>(ghost[2]),
+                                       stride[0],
+                                       stride[1],
+                                       stride[2]};
+    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
+                                    std::vector<detail::element_run>& runs) {
+      for (const detail::element_run& c : cells)
+        for (std::size_t cell = c.first; cell < c.first + c.count; ++cell) {
+          // Storage index in the plan's padded layout -> padded cell -> element of the view.
+          const std::size_t at[3] = {cell % shape_.stride[1], cell % shape_.stride[2] / shape_.stride[1],
+                                     cell / shape_.stride[2]};
+          std::size_t element = 0;
+          for (int d = 0; d < 3; ++d)
+            element += (at[d] + static_cast<std::size_t>(ghost[d]) - static_cast<std::size_t>(shape_.ghost[d])) *
+                       stride[d];
+          runs.push_back({element, 1});  // select_pieces merges neighbours into runs
+        }
+    });
+  }
+
+  selective_plan plan_;
+  std::string_view name_;
+  field_shape shape_;
+  offset reach_{0, 0, 0};
+  /// Programs for bundles and views, by layout. A deque: adding a layout leaves the programs of
+  /// exchanges in flight where they are.
+  std::deque<std::pair<std::vector<std::size_t>, detail::program>> programs_;
+};
+
+}  // namespace haloshift

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file particle_plan.hpp
+/// @brief A particle exchange built by make_particle_plan (particles.hpp): the
+/// send and ghost lists it found, forward and reverse of per-particle arrays,
+/// and rebuild for positions that moved.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <cstring>
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../detail/op_last.hpp"
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../auto_hook.hpp"
+#include "../strategy_registry.hpp"
+#include "../detail/payload/cutoff_selection.hpp"
+#include "domain.hpp"
+#include "../detail/payload/particle_checks.hpp"
+#include "particle_grid.hpp"
+#include "position_views.hpp"
+
+namespace haloshift {
+
+/// What this rank sends in one message of a particle exchange (LAMMPS's
+/// `sendlist` of a swap): to `rank`, in round `round` of the strategy, the
+/// entries `indices` of the owned-then-ghosts arrays (ghosts too where the
+/// strategy forwards them: Shift's later dimensions), in message order.
+struct send_list {
+  int rank = -1;                     ///< the receiver (this rank itself for a periodic image)
+  std::size_t round = 0;             ///< the strategy's round
+  haloshift::offset direction{};     ///< where the receiver's box lies from this one (unwrapped)
+  std::vector<std::size_t> indices;  ///< array entries sent, in order
+};
+
+/// Where a ghost comes from: its owner and the owner's index of it (LAMMPS
+/// gives the same through `tag` and `map`).
+struct ghost_origin {
+  int rank = -1;          ///< the owner
+  std::size_t index = 0;  ///< the particle's index among the owner's owned particles
+};
+
+/// A block of ghosts: the particles imported from the box at `offset`.
+struct ghost_block {
+  haloshift::offset offset;  ///< position of the source box relative to this rank's box
+  int source;                ///< owner rank (may be this rank: a periodic image)
+  haloshift::offset image;   ///< periodic wraps: ghost position = owner's position + image * length
+  std::size_t first;         ///< index of its first ghost in the owned-then-ghosts arrays
+  /// number of ghosts in the block
+  std::size_t count;
+};
+
+namespace detail {
+struct particle_builder;
+
+/// A per-particle array a call of several takes: a span or a vector of a transferable type.
+template <class A>
+struct particle_array : std::false_type {};
+template <transferable T>
+struct particle_array<std::span<T>> : std::true_type {
+  using element = T;
+};
+template <transferable T>
+struct particle_array<std::vector<T>> : std::true_type {
+  using element = T;
+};
+
+/// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
+template <class T, class Shift>
+struct shift_images {
+  std::span<const ghost_block> blocks;  ///< the plan's (their storage stays put when the plan moves)
+  T* data;
+  Shift shift;
+  void operator()() {
+    for (const ghost_block& b : blocks)
+      if (b.image != zero_offset)
+        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
+  }
+};
+
+}  // namespace detail
+
+/// A particle exchange for one rank, built from positions at re-neighbouring
+/// time. Arrays handed to it hold `owned()` particles followed by room for
+/// `ghosts()` ghosts (LAMMPS's `nlocal` then `nghost`); the ghosts are ordered
+/// block by block in canonical offset order, each block in its owner's order,
+/// so every strategy gives the same arrays bit for bit.
+class particle_plan {
+ public:
+  /// Name of the strategy the plan runs (for Auto: the one it chose).
+  std::string_view strategy() const noexcept { return plan_.strategy(); }
+  /// Particles this rank owns: the first owned() entries of every array.
+  std::size_t owned() const noexcept { return plan_.owned(); }
+  /// Ghosts this rank imports: the entries after the owned ones.
+  std::size_t ghosts() const noexcept { return plan_.ghosts(); }
+  /// owned() + ghosts(): the length of every array forward and reverse take.
+  std::size_t size() const noexcept { return plan_.size(); }
+  /// Boxes the ghosts come from, per dimension (`domain::cutoff_reach`: about
+  /// `floor(cutoff / box width) + 1`, the cutoff region being closed).
+  const offset& reach() const noexcept { return reach_; }
+  /// The ghost blocks, in canonical offset order.
+  const std::vector<ghost_block>& blocks() const noexcept { return blocks_; }
+  /// Positions of owned particles and ghosts as of the plan's construction, ghosts shifted.
+  const std::vector<position>& positions() const noexcept { return positions_; }
+
+  /// Moves any per-particle quantity to the ghosts: `data[0, owned())` goes
+  /// out, `data[owned(), size())` is filled. No periodic shift is applied.
+  template <transferable T>
+  void forward(std::span<T> data) {
+    plan_.forward(data);
+  }
+  /// forward() on a whole vector, which must hold size() elements.
+  template <transferable T>
+  void forward(std::vector<T>& data) {
+    plan_.forward(std::span<T>(data));
+  }
+  /// Starts forward(data): the ghosts are filled once wait() on the handle
+  /// returns; until then the array is off-limits (see exchange_handle).
+  template <transferable T>
+  auto start_forward(std::span<T> data) {
+    return plan_.start_forward(data);
+  }
+
+  /// Starts forward(data, shift); `shift` runs on the ghosts when the exchange completes.
+  template <transferable T, class Shift>
+    requires std::invocable<Shift&, T&, const offset&>
+  auto start_forward(std::span<T> data, Shift shift) {
+    return plan_.start_forward(data, detail::shift_images<T, Shift>{blocks_, data.data(), std::move(shift)});
+  }
+  /// Moves any per-particle quantity, then calls `shift(ghost, image)` for
+  /// every ghost whose block wrapped around a periodic dimension: for
+  /// positions kept in another form (fixed point, single precision, a struct).
+  template <transferable T, class Shift>
+    requires std::invocable<Shift&, T&, const offset&>
+  void forward(std::span<T> data, Shift shift) {
+    start_forward(data, std::move(shift)).wait();
+  }
+
+  /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
+  template <coordinate_array P>
+  auto start_forward_positions(std::span<P> x) {
+    return start_forward(x, shift_array{length_});
+  }
+  /// Starts forward_positions(particles, member).
+  template <transferable T, coordinate_array P>
+  auto start_forward_positions(std::span<T> particles, P T::*member) {
+    return start_forward(particles, shift_member<T, P>{length_, member});
+  }
+  /// Moves positions and shifts each ghost by its block's periodic image times the domain
+  /// length. Positions as the code stores them: `hs::position`, `std::array<float, 3>`, a padded
+  /// `std::array<double, 4>` (the fourth entry moves unshifted); the shift is computed in double
+  /// and stored in the array's type.
+  template <coordinate_array P>
+  void forward_positions(std::span<P> x) {
+    start_forward_positions(x).wait();
+  }
+  /// forward_positions() on a whole vector, which must hold size() elements.
+  template <coordinate_array P>
+  void forward_positions(std::vector<P>& x) {
+    forward_positions(std::span<P>(x));
+  }
+  /// The same for an array of structs: `member` is the position inside each element.
+  template <transferable T, coordinate_array P>
+  void forward_positions(std::span<T> particles, P T::*member) {
+    start_forward_positions(particles, member).wait();
+  }
+  /// Starts forward_positions(x, y, z): positions as one array per coordinate, all three in one
+  /// exchange (one message per neighbour), shifted when it completes.
+  template <std::floating_point F>
+  auto start_forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
+    return plan_.start_forward_arrays_then(shift_split<F>{blocks_, {x.data(), y.data(), z.data()}, length_}, x, y, z);
+  }
+  /// forward_positions() for a structure of arrays: x, y and z, each of size() entries.
+  template <std::floating_point F>
+  void forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
+    start_forward_positions(x, y, z).wait();
+  }
+
+  /// Sums (or combines with `op`) every ghost's value onto its owner: what a
+  /// code using Newton's third law does with ghost forces. The ghost entries
+  /// are used as accumulators and hold partial sums afterwards.
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  void reverse(std::span<T> data, Op op = {}) {
+    plan_.reverse(data, op);
+  }
+  /// reverse() on a whole vector, which must hold size() elements.
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  void reverse(std::vector<T>& data, Op op = {}) {
+    plan_.reverse(std::span<T>(data), op);
+  }
+  /// Starts reverse(data, op): the owners hold the sums once wait() on the
+  /// handle returns; until then the array is off-limits.
+  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  auto start_reverse(std::span<T> data, Op op = {}) {
+    return plan_.start_reverse(data, std::move(op));
+  }
+  /// Whether an exchange of this plan is in flight.
+  bool busy() const noexcept { return plan_.busy(); }
+
+  /// Several per-particle arrays (a structure of arrays) in one exchange: one
+  /// message per neighbour carries every array's entries of its particles.
+  /// No periodic shift is applied (use forward_positions for positions).
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(std::span<Ts>... data) {
+    start_forward(data...).wait();
+  }
+  /// forward() of several whole vectors, each of size() elements.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  void forward(std::vector<Ts>&... data) {
+    start_forward(std::span<Ts>(data)...).wait();
+  }
+  /// Starts forward() of several arrays.
+  template <transferable... Ts>
+    requires(sizeof...(Ts) >= 2)
+  auto start_forward(std::span<Ts>... data) {
+    return plan_.start_forward_arrays(data...);
+  }
+  /// Reverse of several arrays in one exchange: `reverse(a, b, op)`, each
+  /// array combined with `op` (last, like the one-array reverse; it must take
+  /// every one of their element types; default `std::plus<>`). The arrays are
+  /// spans or whole vectors of size() elements.
+  template <class... Args>
+    requires detail::arrays_then_op<detail::particle_array, 2, Args...>
+  void reverse(Args&&... args) {
+    start_reverse(std::forward<Args>(args)...).wait();
+  }
+  /// Starts reverse() of several arrays.
+  template <class... Args>
+    requires detail::arrays_then_op<detail::particle_array, 2, Args...>
+  auto start_reverse(Args&&... args) {
+    return detail::call_op_first<detail::particle_array>(
+        [this](auto op, auto&&... data) { return plan_.start_reverse_arrays(std::move(op), std::span(data)...); },
+        std::forward<Args>(args)...);
+  }
+  /// Sizes the plan's staging for several arrays moved together whose element sizes add up to
+  /// `element_bytes`, so that not even their first exchange allocates.
+  void reserve_arrays(std::size_t element_bytes) { plan_.reserve_arrays(element_bytes); }
+
+  /// What this rank sends, message by message, in the order the strategy sends them: every
+  /// message of a forward (a reverse runs them backwards, summing). Local, no communication.
+  std::vector<send_list> send_lists() const {
+    detail::check_not_moved(recipe_ != nullptr, "send_lists");
+    std::vector<send_list> out;
+    const detail::program& p = plan_.details();
+    for (std::size_t r = 0; r < p.rounds.size(); ++r)
+      for (const detail::transfer_program& t : p.rounds[r].transfers) {
+        if (!t.send.exists()) continue;
+        send_list l{t.send.peer, r, t.direction, {}};
+        detail::for_each_run(p.layout, t.send, [&](std::size_t first, std::size_t count) {
+          for (std::size_t e = first; e < first + count; ++e) l.indices.push_back(e);
+        });
+        out.push_back(std::move(l));
+      }
+    return out;
+  }
+  /// Each ghost's owner and the owner's index of it, in ghost order (entry `i` for the array
+  /// entry `owned() + i`). Collective: one forward of the owned indices.
+  std::vector<ghost_origin> ghost_origins() {
+    detail::check_not_moved(recipe_ != nullptr, "ghost_origins");
+    std::vector<std::uint64_t> index(size());
+    for (std::size_t i = 0; i < owned(); ++i) index[i] = i;
+    forward(std::span<std::uint64_t>(index));
+    std::vector<ghost_origin> out(ghosts());
+    for (const ghost_block& b : blocks_)
+      for (std::size_t i = b.first; i < b.first + b.count; ++i)
+        out[i - owned()] = {b.source, static_cast<std::size_t>(index[i])};
+    return out;
+  }
+
+  /// Re-neighbouring: the same plan (grid, domain, cutoff, strategy, options) for new positions
+  /// `x`, all inside this rank's box (call migrate first). Collective. Skips everything a build
+  /// decides before it looks at positions (the strategy and its schedule, the cutoff's
+  /// thresholds, the count exchange's program, the tags) and reuses the plan's buffers: one
+  /// agreement (the positions lie in their boxes, no exchange is in flight, on every rank), the
+  /// count exchange and the rounds that move the ghosts' positions.
+  template <position_source V>
+  void rebuild(const V& x) {
+    detail::check_not_moved(recipe_ != nullptr, "rebuild");
+    mpi::agree(plan_.comm(), [&] {
+      detail::check_idle(plan_.busy(), "rebuild");
+      detail::check_components(x, recipe_->shape.ndims());
+      detail::check_in_box(recipe_->shape, recipe_->coords, dom_, x);
+    });
+    detail::selective_builder::fill(plan_, *recipe_, x, positions_);
+    adopt_blocks();
+  }
+
+ private:
+  friend struct detail::particle_builder;
+  using recipe = detail::selective_recipe<detail::within_cutoff>;
+
+  particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach,
+                std::unique_ptr<recipe> rc)
+      : plan_(std::move(plan)), positions_(std::move(x)), reach_(reach), dom_(dom), recipe_(std::move(rc)) {
+    for (int d = 0; d < max_dims; ++d) length_[d] = dom.length(d);
+    adopt_blocks();
+  }
+
+  /// The ghost blocks of the plan just built, the ghosts' positions shifted by their images.
+  void adopt_blocks() {
+    blocks_.clear();
+    for (const detail::block_slot& b : plan_.blocks())
+      blocks_.push_back({b.off, b.source.rank, b.source.image, b.first, b.count});
+    for (const ghost_block& b : blocks_)
+      for (std::size_t i = b.first; i < b.first + b.count; ++i) detail::shift_by_image(positions_[i], b.image, length_);
+    plan_.reserve(sizeof(position));  // positions, forces: no exchange of them allocates
+  }
+
+  /// A ghost's coordinates moved by its periodic image.
+  struct shift_array {
+    position length;
+    template <coordinate_array P>
+    void operator()(P& p, const offset& image) const noexcept {
+      detail::shift_by_image(p, image, length);
+    }
+  };
+  /// The same for the coordinates inside a struct.
+  template <class T, class P>
+  struct shift_member {
+    position length;
+    P T::*member;
+    void operator()(T& p, const offset& image) const noexcept { detail::shift_by_image(p.*member, image, length); }
+  };
+  /// The same for one array per coordinate, over the ghost blocks that wrapped.
+  template <class F>
+  struct shift_split {
+    std::span<const ghost_block> blocks;
+    std::array<F*, 3> c;
+    position length;
+    void operator()() const noexcept {
+      for (const ghost_block& b : blocks)
+        for (std::size_t d = 0; d < 3; ++d)
+          if (b.image[d] != 0)
+            for (std::size_t i = b.first; i < b.first + b.count; ++i)
+              c[d][i] = static_cast<F>(static_cast<double>(c[d][i]) + b.image[d] * length[d]);
+    }
+  };
+
+  selective_plan plan_;
+  std::vector<position> positions_;
+  offset reach_{0, 0, 0};
+  position length_{0, 0, 0};
+  domain dom_{};
+  std::vector<ghost_block> blocks_;
+  std::unique_ptr<recipe> recipe_;  ///< what rebuild() reuses (behind a pointer: its selector points into it)
+};
+
+}  // namespace haloshift
