@@ -28,9 +28,11 @@
 #include "../detail/exchange/neighbor_collective.hpp"
 #include "plan.hpp"
 #include "../detail/exchange/program.hpp"
+#include "../detail/exchange/remap.hpp"
 
 namespace haloshift {
 
+class field_plan;
 namespace detail {
 struct selective_builder;
 }  // namespace detail
@@ -91,18 +93,6 @@ class selective_plan {
     start_forward(data).wait();
   }
 
-  /// Starts `p`, this plan's program in other units (a field bundle's
-  /// bytes), forward on this plan's communicator (and neighbourhood
-  /// collective). `p` must outlive the exchange. The `_with` calls check on
-  /// this rank only (check_locally): their caller (a field plan) has run its
-  /// own check_call, the call's one collective.
-  template <transferable T, class Then = detail::no_epilogue>
-  forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
-    check_locally("start_forward");
-    return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
-                                   *resources_, std::move(then));
-  }
-
   /// Starts sending contributions back (see reverse); the owned entries hold
   /// the combined values once wait() on the handle returns. The whole array
   /// is off-limits until then.
@@ -118,13 +108,6 @@ class selective_plan {
     return reverse_handle<T, Op>(
         {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, true, std::move(op), engine_.get()},
         *resources_);
-  }
-  /// Starts `p` (this plan's program in other units or another layout) backwards.
-  template <transferable T, class Op = std::plus<>>
-  reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
-    check_locally("start_reverse");
-    return reverse_handle<T, Op>(
-        {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
   /// Contributions back: every ghost's value is combined with `op` onto its
   /// owner's element (forwarders combine on the way: a tree reduction). The
@@ -188,13 +171,6 @@ class selective_plan {
   arrays_forward_handle<Ts...> start_forward_arrays(std::span<Ts>... data) {
     return start_forward_arrays_then(detail::no_epilogue{}, data...);
   }
-  /// The same with `p`, this plan's program in another layout (a field view's).
-  template <transferable... Ts>
-  arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_locally("start_forward");
-    return arrays_forward_handle<Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
-  }
   /// Starts a ghost fill of several arrays, then runs `then()` once the ghosts have arrived.
   template <class Then, transferable... Ts>
   exchange_handle<detail::exchange_run<detail::arrays<Ts...>, detail::store_arrivals, detail::selected_neighbor_engine>,
@@ -227,15 +203,6 @@ class selective_plan {
          engine_.get()},
         *resources_);
   }
-  /// The same with `p`, this plan's program in another layout.
-  template <class Op, transferable... Ts>
-  arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_locally("start_reverse");
-    return arrays_reverse_handle<Op, Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
-        *resources_);
-  }
-
   /// Keeps the elements in the caller's storage instead: element `i` of the
   /// data array described above lives at `place[i]` of an array of
   /// `storage_size` elements (a grid field with its ghost layers). Messages
@@ -249,30 +216,65 @@ class selective_plan {
       if (p >= storage_size)
         throw error("relocate: place " + std::to_string(p) + " lies outside storage of " +
                     std::to_string(storage_size) + " elements");
-    for (detail::round_program& r : program_->rounds)
-      for (detail::transfer_program& t : r.transfers)
-        for (detail::message* m : {&t.send, &t.recv}) {
-          if (!m->exists()) continue;
-          std::vector<detail::element_run> runs;
-          detail::for_each_run(program_->layout, *m, [&](std::size_t first, std::size_t count) {
-            for (std::size_t e = first; e < first + count; ++e) runs.push_back({place[e], 1});
-          });
-          detail::select_pieces(*m, runs);
-        }
-    detail::assign_staging(*program_);
+    using element_runs = std::vector<detail::element_run>;
+    detail::remap(*program_, [&](const element_runs& cells, element_runs& out) {
+      for (const detail::element_run& c : cells)
+        for (std::size_t e = c.first; e < c.first + c.count; ++e) out.push_back({place[e], 1});
+    });
     resources_->reserve(*program_, element_size_);
     storage_ = storage_size;
   }
 
  private:
   friend struct detail::selective_builder;
+  // The `_with` calls run a program other than the plan's own (its cells moved onto a field's
+  // storage, a bundle's bytes, a view's layout: detail::remapped). Only field_plan, which makes
+  // those programs and checks the call first, may start them.
+  friend class field_plan;
+
+  /// Starts `p`, this plan's program in other units (a field bundle's
+  /// bytes), forward on this plan's communicator (and neighbourhood
+  /// collective). `p` must outlive the exchange. The `_with` calls check on
+  /// this rank only (check_locally): their caller (a field plan) has run its
+  /// own check_call, the call's one collective.
+  template <transferable T, class Then = detail::no_epilogue>
+  forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
+    check_locally("start_forward");
+    return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
+                                   *resources_, std::move(then));
+  }
+
+  /// Starts `p` (this plan's program in other units or another layout) backwards.
+  template <transferable T, class Op = std::plus<>>
+  reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
+    check_locally("start_reverse");
+    return reverse_handle<T, Op>(
+        {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
+  }
+
+  /// The same with `p`, this plan's program in another layout (a field view's).
+  template <transferable... Ts>
+  arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
+    check_locally("start_forward");
+    return arrays_forward_handle<Ts...>(
+        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
+  }
+
+  /// The same with `p`, this plan's program in another layout.
+  template <class Op, transferable... Ts>
+  arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
+    check_locally("start_reverse");
+    return arrays_reverse_handle<Op, Ts...>(
+        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
+        *resources_);
+  }
+
   selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)
       : context_(grid.context()),
         strategy_(strategy),
         mode_(options.mode),
         collective_checks_(detail::resolved_checks(options.checks) ==
                            static_cast<std::int64_t>(argument_checks::collective)) {}
-
 
   /// What the `_with` calls check, locally: their caller agreed the rest (and this too) in its check_call.
   void check_locally(const char* call) const {

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/exchange/remap.hpp"
 #include "../detail/op_last.hpp"
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
@@ -278,20 +279,7 @@ class field_plan {
   const detail::program& derived_program(const std::vector<std::size_t>& key, Place&& place) {
     for (const auto& [k, p] : programs_)
       if (k == key) return p;
-    detail::program p = plan_.details();
-    for (detail::round_program& r : p.rounds)
-      for (detail::transfer_program& t : r.transfers)
-        for (detail::message* m : {&t.send, &t.recv}) {
-          if (!m->exists()) continue;
-          std::vector<detail::element_run> cells, runs;
-          detail::for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) {
-            cells.push_back({first, count});
-          });
-          place(cells, runs);
-          detail::select_pieces(*m, runs);
-        }
-    detail::assign_staging(p);
-    programs_.emplace_back(key, std::move(p));
+    programs_.emplace_back(key, detail::remapped(plan_.details(), std::forward<Place>(place)));
     return programs_.back().second;
   }
 
