@@ -29,6 +29,7 @@
 #include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
+#include "../detail/exchange/plan_base.hpp"
 #include "../detail/exchange/plan_builder.hpp"
 #include "../detail/exchange/program.hpp"
 #include "plan_options.hpp"
@@ -52,14 +53,12 @@ struct copy_back {
 /// sizes. Built collectively by make_plan; forward and reverse may then be
 /// called any number of times (collectively, in the same order on all ranks).
 template <transferable T>
-class plan {
+class plan : public detail::plan_base {
  public:
-  /// Name of the strategy whose schedule this plan runs.
-  std::string_view strategy() const noexcept { return strategy_; }
   /// The neighbourhood the plan imports.
   const haloshift::range& range() const noexcept { return range_; }
   /// The protocol the plan was built with.
-  protocol mode() const noexcept { return options_.mode; }
+  using plan_base::mode;
   /// Elements this rank contributes (fixed for the plan's lifetime; 0 once moved from).
   std::size_t local_count() const noexcept {
     return program_ ? program_->layout.slots()[program_->layout.own()].count : 0;
@@ -88,8 +87,7 @@ class plan {
   /// block and sent on its way; wait() on the handle leaves every neighbour's
   /// block in `out`. `out` is off-limits until then (`mine` is not: it was copied).
   forward_handle start_forward(std::span<const T> mine, halo<T>& out) {
-    check_built("start_forward");
-    detail::check_call(comm(), collective_checks_, [&] {
+    check_call("start_forward", [&] {
       detail::check_idle(resources_->busy, "start_forward");
       check_mine(mine.size());
       check_halo(out);
@@ -115,8 +113,7 @@ class plan {
   /// off-limits until then.
   template <detail::reduction_for<T> Op = std::plus<>>
   reverse_handle<Op> start_reverse(halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
-    check_built("start_reverse");
-    detail::check_call(comm(), collective_checks_, [&] {
+    check_call("start_reverse", [&] {
       detail::check_idle(resources_->busy, "start_reverse");
       check_mine(own.size());
       check_halo(contributions);
@@ -148,19 +145,11 @@ class plan {
   friend struct detail::plan_builder;
 
   plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
-      : context_(grid.context()),
-        strategy_(strategy),
-        range_(r),
-        options_(options),
-        collective_checks_(detail::resolved_checks(options.checks) ==
-                           static_cast<std::int64_t>(argument_checks::collective)) {}
+      : plan_base(grid, strategy, options), range_(r) {}
 
-  MPI_Comm comm() const noexcept { return context_->comm.get(); }
+  MPI_Comm comm() const noexcept { return communicator(); }
 
   const detail::block_slot& own_slot() const { return program_->layout.slots()[program_->layout.own()]; }
-  void check_built(const char* call) const {
-    detail::check_not_moved(program_ != nullptr, call);
-  }
   void check_mine(std::size_t n) const {
     if (n != local_count())
       throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
@@ -171,14 +160,8 @@ class plan {
       throw error("forward/reverse: the halo was not made by this plan (use plan.make_halo())");
   }
 
-  std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
-  std::string_view strategy_;
   haloshift::range range_;
-  plan_options options_;
-  bool collective_checks_ = false;  ///< agree the arguments of every call (plan_options::checks)
   std::shared_ptr<const detail::program> program_;
-  /// Staging and requests, sized at build; behind a pointer so that moving the plan keeps them in place.
-  std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
   std::unique_ptr<detail::neighbor_engine> engine_;  ///< set for NeighborAlltoall
 };
 

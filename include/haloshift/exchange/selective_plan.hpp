@@ -27,6 +27,7 @@
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
 #include "plan.hpp"
+#include "../detail/exchange/plan_base.hpp"
 #include "../detail/exchange/program.hpp"
 #include "../detail/exchange/remap.hpp"
 
@@ -42,10 +43,12 @@ struct selective_builder;
 /// `ghosts()` it imports, block by block in canonical offset order (z
 /// slowest), each block in its owner's order, so every strategy yields the
 /// same array bit for bit. Built collectively by make_selective_plan.
-class selective_plan {
+class selective_plan : public detail::plan_base {
  public:
-  /// Name of the strategy the plan runs.
-  std::string_view strategy() const noexcept { return strategy_; }
+  /// Whether an exchange is in flight, and a call's one argument check (for the payload plans
+  /// built on this one: detail::plan_base says what each does).
+  using plan_base::busy;
+  using plan_base::check_call;
   /// Elements this rank owns: the first owned() entries of the data array.
   std::size_t owned() const noexcept {
     return program_ ? program_->layout.slots()[program_->layout.own()].count : 0;
@@ -84,7 +87,7 @@ class selective_plan {
         },
         {sizeof(T)});
     return forward_handle<T, Then>(
-        {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, false, {}, engine_.get()},
+        {*program_, comm(), options_.mode, *resources_, detail::arrays<T>{{data.data()}}, false, {}, engine_.get()},
         *resources_, std::move(then));
   }
   /// Ghost fill (start_forward(data).wait()).
@@ -106,7 +109,7 @@ class selective_plan {
         },
         {sizeof(T)});
     return reverse_handle<T, Op>(
-        {*program_, comm(), mode_, *resources_, detail::arrays<T>{{data.data()}}, true, std::move(op), engine_.get()},
+        {*program_, comm(), options_.mode, *resources_, detail::arrays<T>{{data.data()}}, true, std::move(op), engine_.get()},
         *resources_);
   }
   /// Contributions back: every ghost's value is combined with `op` onto its
@@ -117,27 +120,11 @@ class selective_plan {
     start_reverse(data, std::move(op)).wait();
   }
 
-  /// Runs `local`, a call's argument checks: on this rank, or agreed with
-  /// every rank when the plan was built with collective argument checks
-  /// (plan_options::checks), so that a failure anywhere raises everywhere.
-  /// `element_sizes`, the bytes per element of each of the call's arrays,
-  /// are agreed too, array by array. Raises if the plan was moved from (on
-  /// this rank only: it has no peers left).
-  template <class Local>
-  void check_call(const char* call, Local&& local, std::initializer_list<std::size_t> element_sizes) const {
-    check_built(call);
-    detail::check_call(comm(), collective_checks_, std::forward<Local>(local),
-                       std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()));
-  }
-
   /// The communicator the plan runs on: its grid's duplicate.
   MPI_Comm comm() const {
     check_built("comm");
-    return context_->comm.get();
+    return communicator();
   }
-
-  /// Whether an exchange of this plan is in flight (started, not yet waited for).
-  bool busy() const noexcept { return resources_ && resources_->busy; }
 
   /// Sizes the plan's staging for elements of `element_size` bytes, so that
   /// the first exchange of a type larger than the plan's keys allocates
@@ -183,7 +170,7 @@ class selective_plan {
           detail::check_idle(resources_->busy, "start_forward");
         },
         {sizeof(Ts)...});
-    return {{*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, false, {}, engine_.get()},
+    return {{*program_, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data.data()...}}, false, {}, engine_.get()},
             *resources_,
             std::move(then)};
   }
@@ -199,7 +186,7 @@ class selective_plan {
         },
         {sizeof(Ts)...});
     return arrays_reverse_handle<Op, Ts...>(
-        {*program_, comm(), mode_, *resources_, detail::arrays<Ts...>{{data.data()...}}, true, std::move(op),
+        {*program_, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data.data()...}}, true, std::move(op),
          engine_.get()},
         *resources_);
   }
@@ -240,7 +227,7 @@ class selective_plan {
   template <transferable T, class Then = detail::no_epilogue>
   forward_handle<T, Then> start_forward_with(const detail::program& p, T* data, Then then = {}) {
     check_locally("start_forward");
-    return forward_handle<T, Then>({p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
+    return forward_handle<T, Then>({p, comm(), options_.mode, *resources_, detail::arrays<T>{{data}}, false, {}, engine_.get()},
                                    *resources_, std::move(then));
   }
 
@@ -249,7 +236,7 @@ class selective_plan {
   reverse_handle<T, Op> start_reverse_with(const detail::program& p, T* data, Op op = {}) {
     check_locally("start_reverse");
     return reverse_handle<T, Op>(
-        {p, comm(), mode_, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
+        {p, comm(), options_.mode, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
 
   /// The same with `p`, this plan's program in another layout (a field view's).
@@ -257,7 +244,7 @@ class selective_plan {
   arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
     check_locally("start_forward");
     return arrays_forward_handle<Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
+        {p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
   }
 
   /// The same with `p`, this plan's program in another layout.
@@ -265,24 +252,17 @@ class selective_plan {
   arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
     check_locally("start_reverse");
     return arrays_reverse_handle<Op, Ts...>(
-        {p, comm(), mode_, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
+        {p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
         *resources_);
   }
 
   selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)
-      : context_(grid.context()),
-        strategy_(strategy),
-        mode_(options.mode),
-        collective_checks_(detail::resolved_checks(options.checks) ==
-                           static_cast<std::int64_t>(argument_checks::collective)) {}
+      : plan_base(grid, strategy, options) {}
 
   /// What the `_with` calls check, locally: their caller agreed the rest (and this too) in its check_call.
   void check_locally(const char* call) const {
     check_built(call);
     detail::check_idle(resources_->busy, call);
-  }
-  void check_built(const char* call) const {
-    detail::check_not_moved(program_ != nullptr, call);
   }
   void check_size(std::size_t n) const {
     if (n != storage_)
@@ -290,13 +270,8 @@ class selective_plan {
                   std::to_string(storage_) + " (owned and ghosts)");
   }
 
-  std::shared_ptr<detail::grid_context> context_;  ///< the grid's communicator, shared: no duplicate per plan
-  std::string_view strategy_;
-  protocol mode_ = protocol::overlapping;
-  bool collective_checks_ = false;  ///< agree the arguments of every call (plan_options::checks)
-  /// Behind pointers, so that moving the plan keeps what an exchange in flight uses in place.
+  /// Behind a pointer, so that moving the plan keeps what an exchange in flight uses in place.
   std::unique_ptr<detail::program> program_ = std::make_unique<detail::program>();
-  std::unique_ptr<detail::exchange_resources> resources_ = std::make_unique<detail::exchange_resources>();
   std::size_t element_size_ = 1;  ///< the largest element the staging is sized for
   std::vector<detail::block_slot> blocks_;
   std::size_t storage_ = 0;
