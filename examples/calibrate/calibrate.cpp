@@ -45,7 +45,7 @@ void progress_bar(std::size_t done, std::size_t total, std::size_t bytes) {
 
 /// One-way times of every repetition and size; with `loaded`, every pair (2i, 2i+1) runs at once and
 /// the slowest pair's time counts.
-std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
+std::vector<hs::detail::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
                                      bool progress) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -55,7 +55,7 @@ std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_
   std::size_t largest = 1;
   for (auto s : sizes) largest = std::max(largest, s);
   std::vector<char> a(largest), b(largest);
-  std::vector<hs::fit::sample> out;
+  std::vector<hs::detail::fit::sample> out;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const int n = static_cast<int>(sizes[i]);
     for (int rep = -3; rep < reps; ++rep) {
@@ -118,10 +118,10 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> sizes{0};
     for (std::size_t s = 4; s <= max_bytes; s *= 4) sizes.push_back(s);
     auto samples = measure(MPI_COMM_WORLD, sizes, reps, loaded, true);
-    if (fastest < 1.0) samples = hs::fit::fastest(samples, fastest);
-    const auto means_model = hs::fit::per_size_means(samples);
-    const auto line_model = hs::fit::linear_regression(samples);
-    auto [two, knee] = hs::fit::two_piece(samples);
+    if (fastest < 1.0) samples = hs::detail::fit::fastest(samples, fastest);
+    const auto means_model = hs::detail::fit::per_size_means(samples);
+    const auto line_model = hs::detail::fit::linear_regression(samples);
+    auto [two, knee] = hs::detail::fit::two_piece(samples);
     // The eager gap, its growth and the cost per round come from exchanges of every rank at once.
     const hs::exchange_terms x = hs::measure_exchange_terms(MPI_COMM_WORLD, two);
     const double gamma = x.gamma;
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     c.host = hs::detail::host_name();
     c.date = hs::detail::utc_now();
     c.ranks = size;
-    c.samples = hs::fit::means(samples);
+    c.samples = hs::detail::fit::means(samples);
     if (rank == 0) {
       std::printf("%-12s %14s %14s %14s\n", "bytes", "measured us", "per-size us", "regression us");
       for (const auto& s : c.samples)

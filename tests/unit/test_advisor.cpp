@@ -20,7 +20,7 @@ double best_team_closed(const hs::grid_shape& g, const hs::range& r, double m, c
   double best = INFINITY;
   for (int c = 2; c <= r.k[0]; ++c)
     if (g.dim(0) % c == 0)
-      best = std::min(best, hs::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
+      best = std::min(best, hs::detail::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
   return best;
 }
 }  // namespace
@@ -76,10 +76,10 @@ TEST_CASE("the Shift / TeamShift crossover is where the closed forms meet", "[ad
     CHECK(t.team_wins_first);
     const double c = t.crossovers[0];
     const auto r = hs::make_range(g, k);
-    const double shift = hs::closed_form::shift(r, c, h, hs::protocol::overlapping);
+    const double shift = hs::detail::closed_form::shift(r, c, h, hs::protocol::overlapping);
     CHECK(std::abs(best_team_closed(g, r, c, h) - shift) <= 0.01 * shift);
-    CHECK(best_team_closed(g, r, c / 1.1, h) < hs::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
-    CHECK(best_team_closed(g, r, c * 1.1, h) > hs::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c / 1.1, h) < hs::detail::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c * 1.1, h) > hs::detail::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
     // The intervals say the same as team_wins().
     const auto in = t.team_intervals(1, 1e8);
     REQUIRE(in.size() == 1);
@@ -118,7 +118,7 @@ TEST_CASE("a piece's own gamma applies to bursts of its messages", "[model][advi
     s.block_bytes = [m](int) { return m; };
     const double expected = h.alpha(m) + 25 * h.gamma(m) + 26 * h.beta(m) * m;  // SingleHop: 26 messages at once
     CHECK(hs::simulate(g, hs::SingleHop::make_schedule(g, r), s).makespan == Approx(expected));
-    CHECK(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping) == Approx(expected));
+    CHECK(hs::detail::closed_form::single_hop(r, m, h, hs::protocol::overlapping) == Approx(expected));
   }
   // NaN is "not set" (the default): the model's gamma. Infinity is no gap at all.
   CHECK(hs::hockney::piecewise({{0, 1e-6, 1e-9, NAN}}, 0.3e-6).gamma(8) == 0.3e-6);

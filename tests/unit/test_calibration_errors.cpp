@@ -121,17 +121,17 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   CHECK_THROWS_WITH(hs::explain(g, r, 8, h, static_cast<hs::protocol>(9)),
                     Catch::Contains("explain: mode") && Catch::Contains("got 9"));
 
-  CHECK_THROWS_WITH(hs::closed_form::shift(r, nan, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::shift(r, nan, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::shift: m") && Catch::Contains("nan"));
-  CHECK_THROWS_WITH(hs::closed_form::single_hop(r, -inf, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::single_hop(r, -inf, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::single_hop: m") && Catch::Contains("-inf"));
-  CHECK_THROWS_WITH(hs::closed_form::ttl_multi_hop(r, 2, -3, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::ttl_multi_hop(r, 2, -3, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::ttl_multi_hop: m") && Catch::Contains("-3"));
-  CHECK_THROWS_WITH(hs::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
                     Catch::Contains("ndims must be in [1, 3], got 0"));
-  CHECK_THROWS_WITH(hs::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::team_shift_rounds: r is empty"));
-  CHECK_THROWS_WITH(hs::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
 
   hs::simulation_setup setup;

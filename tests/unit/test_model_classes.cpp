@@ -251,8 +251,8 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
   setup.mode = hs::protocol::rendezvous;
   setup.block_bytes = [](int) { return 4096.0; };
   const auto r = hs::make_range(huge, 1);
-  const auto single = hs::closed_form::single_hop(huge, r, 4096, h, hs::protocol::rendezvous);
-  const auto ttl = hs::closed_form::ttl_multi_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  const auto single = hs::detail::closed_form::single_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  const auto ttl = hs::detail::closed_form::ttl_multi_hop(huge, r, 4096, h, hs::protocol::rendezvous);
   REQUIRE(single.has_value());
   REQUIRE(ttl.has_value());
   CHECK(near(*single, hs::simulate(huge, hs::SingleHop::make_schedule(huge, r), setup).makespan));
@@ -263,7 +263,7 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
   const auto s3 = hs::SingleHop::make_schedule(huge, r3);
   setup.cost = packing;
   setup.staging = hs::detail::staging_of(huge, s3, r3, "SingleHop");
-  const auto single3 = hs::closed_form::single_hop(huge, r3, 4096, packing, hs::protocol::rendezvous);
+  const auto single3 = hs::detail::closed_form::single_hop(huge, r3, 4096, packing, hs::protocol::rendezvous);
   REQUIRE(single3.has_value());
   CHECK(near(*single3, hs::simulate(huge, s3, setup).makespan));
 }

@@ -15,16 +15,16 @@
 namespace hs = haloshift;
 
 TEST_CASE("non_decreasing pools the values that fall and keeps the rest", "[model][fit]") {
-  CHECK(hs::fit::non_decreasing({1, 2, 3}) == std::vector<double>{1, 2, 3});
-  CHECK(hs::fit::non_decreasing({1, 3, 2, 4}) == std::vector<double>{1, 2.5, 2.5, 4});
+  CHECK(hs::detail::fit::non_decreasing({1, 2, 3}) == std::vector<double>{1, 2, 3});
+  CHECK(hs::detail::fit::non_decreasing({1, 3, 2, 4}) == std::vector<double>{1, 2.5, 2.5, 4});
   // A dip that needs two pools: 5 joins 1 and 0 (mean 2), and then 2 stays below 3.
-  CHECK(hs::fit::non_decreasing({5, 1, 0, 3}) == std::vector<double>{2, 2, 2, 3});
+  CHECK(hs::detail::fit::non_decreasing({5, 1, 0, 3}) == std::vector<double>{2, 2, 2, 3});
   const std::vector<double> noisy{3, 1, 4, 1, 5, 9, 2, 6};
-  const auto pooled = hs::fit::non_decreasing(noisy);
+  const auto pooled = hs::detail::fit::non_decreasing(noisy);
   REQUIRE(pooled.size() == noisy.size());
   CHECK(std::is_sorted(pooled.begin(), pooled.end()));
   CHECK(std::accumulate(pooled.begin(), pooled.end(), 0.0) == Approx(std::accumulate(noisy.begin(), noisy.end(), 0.0)));
-  CHECK(hs::fit::non_decreasing({}).empty());
+  CHECK(hs::detail::fit::non_decreasing({}).empty());
 }
 
 namespace {

@@ -117,12 +117,12 @@ inline announce_choice choose_announcement(const hockney& h, const announce_work
   std::vector<announce_option> options;
 
   if (const int degree = msn_smallest_degree(p, w.max_delay_steps, diameter); degree > 0)
-    options.push_back({announce_method::msn, degree, diameter(p, degree), closed_form::detail::burst(h, degree, b), true});
+    options.push_back({announce_method::msn, degree, diameter(p, degree), detail::closed_form::detail::burst(h, degree, b), true});
 
   if (w.grid.size() == p) {
     const int links = static_cast<int>(detail::ttl::neighbor_directions(w.grid.ndims()).size());
     const int hops = detail::grid_hops(w.grid);
-    options.push_back({announce_method::ttl_multi_hop, 0, hops, closed_form::detail::burst(h, links, b / links),
+    options.push_back({announce_method::ttl_multi_hop, 0, hops, detail::closed_form::detail::burst(h, links, b / links),
                        hops <= w.max_delay_steps});
   }
 

@@ -31,9 +31,9 @@ namespace haloshift {
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
   const auto samples = ping_pong(comm, sizes, 20);
-  const auto means = fit::means(fit::fastest(samples, 0.5));
+  const auto means = detail::fit::means(detail::fit::fastest(samples, 0.5));
   calibration c;
-  c.cost = fit::linear_regression(means);
+  c.cost = detail::fit::linear_regression(means);
   const exchange_terms x = measure_exchange_terms(comm, c.cost, 256, 16, 7);
   c.cost =
       hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);

@@ -40,7 +40,7 @@ struct calibration {
   std::string mpi_library, host, date;
   /// Ranks the calibration was measured with (0: unknown).
   int ranks = 0;
-  std::vector<fit::sample> samples;  ///< per-size means the fit used
+  std::vector<detail::fit::sample> samples;  ///< per-size means the fit used
   /// @var host
   /// Name of the host it was measured on.
   /// @var date

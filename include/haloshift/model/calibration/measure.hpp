@@ -22,7 +22,7 @@ namespace haloshift {
 
 /// Ping-pong between ranks 0 and 1 of `comm` (with one rank: messages to
 /// itself). Collective; every rank gets the one-way times of every round trip.
-inline std::vector<fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
+inline std::vector<detail::fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
                                           int warmup = 2) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
@@ -59,7 +59,7 @@ inline std::vector<fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::
   mpi::check(MPI_Bcast(&count, 1, MPI_INT, 0, comm), "MPI_Bcast");
   times.resize(static_cast<std::size_t>(count));
   mpi::check(MPI_Bcast(times.data(), count, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  std::vector<fit::sample> out;
+  std::vector<detail::fit::sample> out;
   std::size_t i = 0;
   for (std::size_t bytes : sizes)
     for (int rep = 0; rep < repetitions; ++rep) out.push_back({static_cast<double>(bytes), times[i++]});
@@ -211,7 +211,7 @@ struct exchange_terms {
   double gamma = 0;         ///< gap between the messages of a burst, extrapolated to a burst of 1
   double gamma_growth = 0;  ///< growth of the gap per further message in the burst
   double round_delta = 0;   ///< cost per round (dependency step) beyond its messages
-  std::vector<fit::sample> gaps;  ///< (messages - 1, measured gap): what the gap fit used
+  std::vector<detail::fit::sample> gaps;  ///< (messages - 1, measured gap): what the gap fit used
   double round_seconds = 0;       ///< measured time per round of the chain
 };
 
@@ -227,7 +227,7 @@ struct exchange_terms {
 inline exchange_terms fit_exchange_terms(exchange_terms x, const hockney& single, double bytes = 8) {
   const double alpha = single.alpha(bytes);
   if (x.gaps.size() >= 2) {
-    const auto [gamma, growth] = fit::weighted_line(x.gaps, [](const fit::sample& s) { return s.bytes * s.bytes; });
+    const auto [gamma, growth] = detail::fit::weighted_line(x.gaps, [](const detail::fit::sample& s) { return s.bytes * s.bytes; });
     x.gamma = std::clamp(gamma, 0.0, alpha);
     x.gamma_growth = std::max(growth, 0.0);
   } else {
