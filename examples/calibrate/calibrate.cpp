@@ -24,6 +24,10 @@
 // from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
 // rounds and the gap of a burst, measured on all ranks at once, with the copy
 // speed of all ranks at once: the model for nodes with more ranks than cores.
+//
+// This tool is the library's own calibrator, so it calls the measurement and
+// fit internals (haloshift::detail: ping-pong, fit::, measure_*, the round
+// table) directly; a user calibrates through this tool or quick_calibration().
 #include <cstdio>
 #include <cstdlib>
 #include <haloshift/auto.hpp>
@@ -123,24 +127,24 @@ int main(int argc, char** argv) {
     const auto line_model = hs::detail::fit::linear_regression(samples);
     auto [two, knee] = hs::detail::fit::two_piece(samples);
     // The eager gap, its growth and the cost per round come from exchanges of every rank at once.
-    const hs::exchange_terms x = hs::measure_exchange_terms(MPI_COMM_WORLD, two);
+    const hs::detail::exchange_terms x = hs::detail::measure_exchange_terms(MPI_COMM_WORLD, two);
     const double gamma = x.gamma;
     // Above the knee every message of a burst needs its own rendezvous handshake, so the gap is
     // measured again there, at twice the piece's first size (the round table measures its own gaps).
     auto pieces = two.pieces();
     for (std::size_t i = 1; i < pieces.size() && !rounds; ++i)
-      pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
+      pieces[i].gamma = hs::detail::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
     const double copy_beta =
-        loaded || rounds ? hs::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::measure_copy_beta();
-    std::vector<hs::round_point> table;
+        loaded || rounds ? hs::detail::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::detail::measure_copy_beta();
+    std::vector<hs::detail::round_point> table;
     if (rounds) {
       std::vector<std::size_t> round_sizes;
       for (std::size_t s = 8; s <= (std::size_t{16} << 20); s *= 2) round_sizes.push_back(s);
-      table = hs::measure_round_table(MPI_COMM_WORLD, round_sizes, std::min(reps, 21), [&](std::size_t i) {
+      table = hs::detail::measure_round_table(MPI_COMM_WORLD, round_sizes, std::min(reps, 21), [&](std::size_t i) {
         if (rank == 0) progress_bar(i + 1, round_sizes.size(), round_sizes[i]);
       });
-      c.cost = hs::round_table_model(table, x.gamma_growth).with_copy_beta(copy_beta);
+      c.cost = hs::detail::round_table_model(table, x.gamma_growth).with_copy_beta(copy_beta);
     } else {
       c.cost = hs::hockney::piecewise(pieces, gamma)
                    .with_copy_beta(copy_beta)

@@ -100,14 +100,14 @@ void register_model_cases() {
       [](const world&) { hs::load_calibration("/nonexistent/haloshift.json"); });
   // 100,000 levels deep: parsed without recursion, then refused as not an object (no stack overflow).
   add("model/parse-nested", {"deep.json: the top level must be a JSON object, got an array"}, [](const world&) {
-    hs::parse_calibration(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
+    hs::detail::parse_calibration(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
   });
   add("model/parse-ranks-fraction", {"field 'ranks' = 2.5 is not a whole number"}, [](const world&) {
-    hs::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "ranks": 2.5})",
+    hs::detail::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "ranks": 2.5})",
                           "f.json");
   });
   add("model/parse-host-number", {"field 'host' is not a string"}, [](const world&) {
-    hs::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "host": 7})",
+    hs::detail::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "host": 7})",
                           "f.json");
   });
   // The cost model and its entry points.

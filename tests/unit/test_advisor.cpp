@@ -234,23 +234,23 @@ TEST_CASE("calibration files keep the cost per round and the gap's growth; old f
 TEST_CASE("the exchange terms are fitted back from the gaps and the round time they imply", "[model][advisor]") {
   const hs::hockney single(1e-6, 1e-9);
   const double gamma = 0.1e-6, growth = 0.2e-9, delta = 0.7e-6, m = 8;
-  hs::exchange_terms x;
+  hs::detail::exchange_terms x;
   for (int n = 4; n <= 1024; n *= 4) x.gaps.push_back({n - 1.0, gamma + growth * (n - 1)});
   x.round_seconds = hs::hockney(1e-6, 1e-9, gamma).with_gamma_growth(growth).burst(2, m) + delta;
-  const auto fitted = hs::fit_exchange_terms(x, single, m);
+  const auto fitted = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(fitted.gamma == Approx(gamma));
   CHECK(fitted.gamma_growth == Approx(growth));
   CHECK(fitted.round_delta == Approx(delta));
   // A short burst's gap is a small time difference over n - 1: when ranks wait for the scheduler, 36 us
   // of noise on a burst of 4 (a gap 12 us too large) must not decide the line.
   x.gaps.front().seconds += 12e-6;
-  const auto noisy = hs::fit_exchange_terms(x, single, m);
+  const auto noisy = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(noisy.gamma == Approx(gamma).epsilon(0.1));
   CHECK(noisy.gamma_growth == Approx(growth).epsilon(0.05));
   // Out of range: a gap above alpha is alpha, a shrinking gap does not grow, a fast chain costs nothing extra.
   x.gaps = {{3, 2e-6}, {15, 1.5e-6}};
   x.round_seconds = 0;
-  const auto clamped = hs::fit_exchange_terms(x, single, m);
+  const auto clamped = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(clamped.gamma == single.alpha());
   CHECK(clamped.gamma_growth == 0);
   CHECK(clamped.round_delta == 0);

@@ -26,7 +26,7 @@ namespace calibration_errors_test {
 void expect_error(const std::string& text, const std::vector<std::string>& expected) {
   INFO("file text: " << text);
   try {
-    (void)hs::parse_calibration(text, "bad.json");
+    (void)hs::detail::parse_calibration(text, "bad.json");
     FAIL("accepted");
   } catch (const hs::error& e) {
     const std::string what = e.what();
@@ -85,7 +85,7 @@ TEST_CASE("wrong JSON types and values in a calibration raise haloshift::error n
   expect_error(head + R"("alpha_s": ")" + std::string(1000, 'x') + R"(", )" + rest,
                {"a string of 1000 characters"});
   // A good one still loads.
-  const hs::calibration c = hs::parse_calibration(head + R"("alpha_s": 1e-6, )" + rest, "good.json");
+  const hs::calibration c = hs::detail::parse_calibration(head + R"("alpha_s": 1e-6, )" + rest, "good.json");
   CHECK(c.cost.alpha() == 1e-6);
 }
 

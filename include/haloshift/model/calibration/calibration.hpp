@@ -30,14 +30,14 @@ namespace haloshift {
 /// short exchanges on all ranks. Collective.
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
-  const auto samples = ping_pong(comm, sizes, 20);
+  const auto samples = detail::ping_pong(comm, sizes, 20);
   const auto means = detail::fit::means(detail::fit::fastest(samples, 0.5));
   calibration c;
   c.cost = detail::fit::linear_regression(means);
-  const exchange_terms x = measure_exchange_terms(comm, c.cost, 256, 16, 7);
+  const detail::exchange_terms x = detail::measure_exchange_terms(comm, c.cost, 256, 16, 7);
   c.cost =
       hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
-  double copy = measure_copy_beta();
+  double copy = detail::measure_copy_beta();
   mpi::check(MPI_Bcast(&copy, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");  // rank 0's, like everything else
   c.cost = c.cost.with_copy_beta(copy);
   c.method = "linear-regression (quick, fastest 50 %)";

@@ -18,7 +18,7 @@
 #include "../cost/hockney.hpp"
 #include "fit.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// Ping-pong between ranks 0 and 1 of `comm` (with one rank: messages to
 /// itself). Collective; every rank gets the one-way times of every round trip.
@@ -157,7 +157,6 @@ inline double measure_copy_beta_loaded(MPI_Comm comm, std::size_t bytes = 8 << 2
   return t[static_cast<std::size_t>(repetitions / 2)] / (static_cast<double>(bytes) * passes);
 }
 
-namespace detail {
 /// `rounds` overlapping rounds back to back on every rank of `comm`, as the
 /// executor runs a round: `n` receives, then `n` sends of `bytes` (tag i for
 /// message i), then MPI_Waitall. With `spread`, message i goes to the rank
@@ -201,7 +200,6 @@ inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, i
   std::nth_element(times.begin(), times.begin() + repetitions / 2, times.end());
   return times[static_cast<std::size_t>(repetitions / 2)];
 }
-}  // namespace detail
 
 /// What an exchange pays beyond its ping-pong messages, measured from short
 /// real exchanges on every rank of `comm` (so on the rank count and
@@ -262,4 +260,4 @@ inline exchange_terms measure_exchange_terms(MPI_Comm comm, const hockney& singl
   return fit_exchange_terms(x, single, bytes);
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

@@ -41,7 +41,7 @@
 #include "fit.hpp"
 #include "measure.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// What one size of the table measured.
 struct round_point {
@@ -142,4 +142,4 @@ inline hockney round_table_model(std::vector<round_point> points, double gamma_g
   return hockney::piecewise(std::move(pieces), first_gamma).with_gamma_growth(gamma_growth);
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail
