@@ -152,7 +152,7 @@ void register_model_cases() {
     hs::advise(q);
   });
   add("model/tradeoff-bad-interval", {"team_shift_tradeoff: need 0 < low < high < inf, got low 100, high 10"},
-      [](const world&) { hs::team_shift_tradeoff(shape3, 2, 100, 10, cost, hs::protocol::overlapping); });
+      [](const world&) { hs::detail::team_shift_tradeoff(shape3, 2, 100, 10, cost, hs::protocol::overlapping); });
 }
 
 }  // namespace misuse

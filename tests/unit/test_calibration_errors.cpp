@@ -134,15 +134,15 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   CHECK_THROWS_WITH(hs::detail::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
 
-  hs::simulation_setup setup;
+  hs::detail::simulation_setup setup;
   setup.cost = h;
   setup.block_bytes = [nan](int rank) { return rank == 3 ? nan : 8.0; };
   const hs::schedule s = hs::detail::strategy_registry::instance().find("Shift").make_schedule(g, r, {});
-  CHECK_THROWS_WITH(hs::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes(3)") &&
+  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes(3)") &&
                                                    Catch::Contains("got nan"));
   CHECK_THROWS_WITH(hs::round_by_round_time(g, s, setup), Catch::Contains("round_by_round_time: setup.block_bytes(3)"));
   setup.block_bytes = nullptr;
-  CHECK_THROWS_WITH(hs::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes is empty"));
+  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes is empty"));
 
   hs::advice_request request;
   request.grid = g;
@@ -152,6 +152,6 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   CHECK_THROWS_WITH(hs::advise(request), Catch::Contains("advise: request.sizes[]") && Catch::Contains("inf"));
   request.sizes = {8, nan};
   CHECK_THROWS_WITH(hs::advise(request), Catch::Contains("advise: request.sizes[]") && Catch::Contains("nan"));
-  CHECK_THROWS_WITH(hs::team_shift_tradeoff(g, 2, 8, inf, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::team_shift_tradeoff(g, 2, 8, inf, h, hs::protocol::overlapping),
                     Catch::Contains("team_shift_tradeoff") && Catch::Contains("high inf"));
 }

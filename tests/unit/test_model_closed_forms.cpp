@@ -15,8 +15,8 @@
 namespace hs = haloshift;
 
 namespace {
-hs::simulation_setup setup_for(const hs::hockney& h, hs::protocol mode, double m) {
-  hs::simulation_setup s;
+hs::detail::simulation_setup setup_for(const hs::hockney& h, hs::protocol mode, double m) {
+  hs::detail::simulation_setup s;
   s.cost = h;
   s.mode = mode;
   s.block_bytes = [m](int) { return m; };
@@ -66,17 +66,17 @@ TEST_CASE(
               const auto shift = hs::Shift::make_schedule(g, r);
               const double shift_closed = hs::detail::closed_form::shift(r, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, shift, setup), shift_closed));
-              CHECK(close(hs::simulate(g, shift, setup).makespan, shift_closed));
+              CHECK(close(hs::detail::simulate(g, shift, setup).makespan, shift_closed));
 
               const auto single = hs::SingleHop::make_schedule(g, r);
               const double single_closed = hs::detail::closed_form::single_hop(r, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, single, setup), single_closed));
-              CHECK(close(hs::simulate(g, single, setup).makespan, single_closed));
+              CHECK(close(hs::detail::simulate(g, single, setup).makespan, single_closed));
 
               const auto ttl = hs::TtlMultiHop::make_schedule(g, r);
               const double ttl_closed = hs::detail::closed_form::ttl_multi_hop(r, nd, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, ttl, setup), ttl_closed));
-              CHECK(close(hs::simulate(g, ttl, setup).makespan, ttl_closed));
+              CHECK(close(hs::detail::simulate(g, ttl, setup).makespan, ttl_closed));
             }
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("TeamShift's closed form equals its round-by-round time and bounds the
             const auto s = hs::TeamShift::make_schedule(g, r, {.team = team});
             const double closed = hs::detail::closed_form::team_shift_rounds(g, r, team, 100.0, h, mode);
             CHECK(close(hs::round_by_round_time(g, s, setup), closed));
-            CHECK(hs::simulate(g, s, setup).makespan <= closed * (1 + 1e-12));
+            CHECK(hs::detail::simulate(g, s, setup).makespan <= closed * (1 + 1e-12));
           }
 }
 
@@ -118,8 +118,8 @@ TEST_CASE("the cost per round and the gap's growth default to 0 and add up as de
     const double shift_extra = 3 * k * (delta + growth);
     CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::overlapping),
                 hs::detail::closed_form::shift(r, m, plain, hs::protocol::overlapping) + shift_extra));
-    CHECK(close(hs::simulate(g, shift, setup_for(h, hs::protocol::overlapping, m)).makespan,
-                hs::simulate(g, shift, setup_for(plain, hs::protocol::overlapping, m)).makespan + shift_extra));
+    CHECK(close(hs::detail::simulate(g, shift, setup_for(h, hs::protocol::overlapping, m)).makespan,
+                hs::detail::simulate(g, shift, setup_for(plain, hs::protocol::overlapping, m)).makespan + shift_extra));
     // Rendezvous: every synchronous message is a step of both ends, 4 per rank and step.
     CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::rendezvous),
                 hs::detail::closed_form::shift(r, m, plain, hs::protocol::rendezvous) + 12 * k * delta));
@@ -128,7 +128,7 @@ TEST_CASE("the cost per round and the gap's growth default to 0 and add up as de
     const double single = alpha + (n - 1) * (gamma + growth * (n - 1)) + n * beta * m + delta;
     CHECK(close(hs::detail::closed_form::single_hop(r, m, h, hs::protocol::overlapping), single));
     const auto single_hop = hs::SingleHop::make_schedule(g, r);
-    CHECK(close(hs::simulate(g, single_hop, setup_for(h, hs::protocol::overlapping, m)).makespan, single));
+    CHECK(close(hs::detail::simulate(g, single_hop, setup_for(h, hs::protocol::overlapping, m)).makespan, single));
   }
 }
 
@@ -140,12 +140,12 @@ TEST_CASE("only ranks that communicate in a round pay its delta", "[model][close
   const double delta = 3e-6;
   const hs::hockney h = plain.with_round_delta(delta);
   const auto overlapping = [&](const hs::hockney& c) {
-    return hs::simulate(g, shift, setup_for(c, hs::protocol::overlapping, 64)).makespan;
+    return hs::detail::simulate(g, shift, setup_for(c, hs::protocol::overlapping, 64)).makespan;
   };
   CHECK(close(overlapping(h), overlapping(plain) + delta));
   // Rendezvous: two transfers along x, each a send and a receive per rank, one after the other.
   const auto rendezvous = [&](const hs::hockney& c) {
-    return hs::simulate(g, shift, setup_for(c, hs::protocol::rendezvous, 64)).makespan;
+    return hs::detail::simulate(g, shift, setup_for(c, hs::protocol::rendezvous, 64)).makespan;
   };
   CHECK(close(rendezvous(h), rendezvous(plain) + 4 * delta));
 }
@@ -154,7 +154,7 @@ TEST_CASE("the simulator predicts a million ranks", "[model][scale]") {
   const hs::grid_shape g({100, 100, 100}, {true, true, true});
   const auto r = hs::make_range(g, 1);
   const auto setup = setup_for(hs::hockney(2e-6, 1e-9), hs::protocol::overlapping, 1000);
-  const auto result = hs::simulate(g, hs::Shift::make_schedule(g, r), setup);
+  const auto result = hs::detail::simulate(g, hs::Shift::make_schedule(g, r), setup);
   CHECK(result.messages == 6u * 1000000u);
   CHECK(close(result.makespan, hs::detail::closed_form::shift(r, 1000, setup.cost, hs::protocol::overlapping)));
 }
@@ -246,7 +246,7 @@ TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to
                 bool odd = false;
                 for (int d = 0; d < g.ndims(); ++d) odd = odd || g.dim(d) % 2 == 1;
                 odd_rendezvous += odd && mode == hs::protocol::rendezvous && g.size() > 1;
-                CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+                CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
               };
               compare(hs::detail::closed_form::shift(g, r, m, h, mode), hs::Shift::make_schedule(g, r), "Shift");
               compare(hs::detail::closed_form::single_hop(g, r, m, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
@@ -305,7 +305,7 @@ TEST_CASE("TeamShift's exact closed form with teams larger than one box equals t
               ++compared;
               rendezvous += mode == hs::protocol::rendezvous;
               packed += packing;
-              CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+              CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
             }
   INFO("compared " << compared << ", uncovered " << uncovered << ", rendezvous " << rendezvous << ", with packing "
                    << packed);
@@ -327,7 +327,7 @@ TEST_CASE(
       const double sync = h.time(100) + h.round_delta();
       const auto full = hs::make_range(ring, k);
       CHECK(close(*hs::detail::closed_form::shift(ring, full, 100, h, hs::protocol::rendezvous), 6 * k * sync));
-      CHECK(close(hs::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
+      CHECK(close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
                       .makespan,
                   6 * k * sync));
       if (P < k + 1) continue;
@@ -338,7 +338,7 @@ TEST_CASE(
       const double eighth_time = (2 * k + seams) * sync;
       CHECK(close(*hs::detail::closed_form::shift(ring, eighth, 100, h, hs::protocol::rendezvous), eighth_time));
       CHECK(
-          close(hs::simulate(ring, hs::Shift::make_schedule(ring, eighth), setup_for(h, hs::protocol::rendezvous, 100))
+          close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, eighth), setup_for(h, hs::protocol::rendezvous, 100))
                     .makespan,
                 eighth_time));
     }
@@ -349,7 +349,7 @@ TEST_CASE(
   CHECK(close(odd, 1.5 * hs::detail::closed_form::shift(r, 4096, h, hs::protocol::rendezvous)));
   CHECK(close(
       odd,
-      hs::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096)).makespan));
+      hs::detail::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096)).makespan));
 }
 
 TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[model][closed][scale]") {
@@ -366,7 +366,7 @@ TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[m
             REQUIRE(closed);
             auto setup = setup_for(h, mode, 1000);
             if (h.copy_beta() > 0) setup.staging = hs::detail::staging_of(g, s, r, name);
-            CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+            CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
           };
           // Shift and SingleHop one ring at a time, odd (47) or even, packing or not; TtlMultiHop's unit steps
           // on odd rings without packing.
@@ -410,7 +410,7 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
     const auto s = hs::TtlMultiHop::make_schedule(grid, range);
     auto setup = setup_for(packing, hs::protocol::rendezvous, 100);
     setup.staging = hs::detail::staging_of(grid, s, range, "TtlMultiHop");
-    CHECK(close(*closed, hs::simulate(grid, s, setup).makespan));
+    CHECK(close(*closed, hs::detail::simulate(grid, s, setup).makespan));
   }
   CHECK(hs::detail::closed_form::team_shift(g, r, {2, 2, 1}, 100, h, hs::protocol::overlapping));
   CHECK(hs::detail::closed_form::team_shift(g, r, {2, 2, 1}, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
@@ -418,7 +418,7 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
   const hs::grid_shape six({6}, {true});
   const auto six_closed = hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous);
   REQUIRE(six_closed);
-  CHECK(close(*six_closed, hs::simulate(six, hs::SingleHop::make_schedule(six, hs::make_range(six, 2)),
+  CHECK(close(*six_closed, hs::detail::simulate(six, hs::SingleHop::make_schedule(six, hs::make_range(six, 2)),
                                         setup_for(h, hs::protocol::rendezvous, 100))
                                .makespan));
   CHECK(hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::overlapping));
@@ -430,7 +430,7 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
     for (int i = 0; i < 2; ++i) same_way.rounds.push_back({{hs::transfer{{1, 0, 0}, {hs::zero_offset}}}});
     const auto setup = setup_for(h, hs::protocol::rendezvous, 100);
     const double sync = h.time(100) + h.round_delta();
-    CHECK(close(hs::simulate(ring, same_way, setup).makespan, 5 * sync));
+    CHECK(close(hs::detail::simulate(ring, same_way, setup).makespan, 5 * sync));
     CHECK_FALSE(hs::detail::closed_form::detail::unit_steps_on_odd_rings(ring, same_way, hs::make_range(ring, 1), 100, h,
                                                                  hs::protocol::rendezvous, "Shift"));
     hs::schedule alternating = same_way;
@@ -439,14 +439,14 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
                                                                        h, hs::protocol::rendezvous, "Shift");
     REQUIRE(rule);
     CHECK(close(*rule, 6 * sync));
-    CHECK(close(hs::simulate(ring, alternating, setup).makespan, *rule));
+    CHECK(close(hs::detail::simulate(ring, alternating, setup).makespan, *rule));
   }
   // TtlMultiHop with a different k per dimension is covered (every rank alike): equal to the simulation.
   for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
     const hs::range mixed{{2, 1, 0}};
     const auto closed = hs::detail::closed_form::ttl_multi_hop(g, mixed, 100, h, mode);
     REQUIRE(closed);
-    CHECK(close(*closed, hs::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
+    CHECK(close(*closed, hs::detail::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
   }
 }
 
@@ -476,7 +476,7 @@ TEST_CASE("on even rings a rank's rendezvous time is a function of its parity ve
       };
       const auto parities = hs::detail::closed_form::detail::rendezvous_parities(g, rounds, h);
       REQUIRE(parities);
-      CHECK(close(*parities, hs::simulate(g, s, setup).makespan));
+      CHECK(close(*parities, hs::detail::simulate(g, s, setup).makespan));
     }
   // A direction along a dimension the grid lacks has no neighbour on any rank: no value, not a lookup of none.
   {

@@ -70,6 +70,7 @@ inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
 }
 }  // namespace detail
 
+namespace detail {
 /// How Auto finds its model; the same on all ranks.
 struct auto_settings {
   /// A calibration file made on another host, with another MPI library or
@@ -78,7 +79,6 @@ struct auto_settings {
   bool strict_calibration = false;
 };
 
-namespace detail {
 inline auto_settings& current_auto_settings() {
   static auto_settings settings;
   return settings;
@@ -108,7 +108,7 @@ inline std::string calibration_mismatch(const calibration& c, int ranks) {
 }  // namespace detail
 
 /// Settings Auto reads (change them on every rank alike, before building plans).
-inline auto_settings& auto_configuration() { return detail::current_auto_settings(); }
+inline detail::auto_settings& auto_configuration() { return detail::current_auto_settings(); }
 
 /// Forgets the models agreed so far, freeing the duplicates of their communicators: the next Auto
 /// plan reads or measures again.
@@ -120,7 +120,7 @@ inline void forget_agreed_models() { detail::model_cache().clear(); }
 /// the file at default_calibration_path() if there is one (a problem with it
 /// raises the same error everywhere) and compares its host, MPI library and
 /// rank count with this job: a mismatch is a warning through the log sink
-/// (log.hpp), or an error with auto_settings::strict_calibration. Without a
+/// (log.hpp), or an error with auto_configuration().strict_calibration. Without a
 /// file it measures once with quick_calibration() and says so (info).
 inline hockney agreed_model(MPI_Comm comm) {
   for (const detail::cached_model& c : detail::model_cache()) {
