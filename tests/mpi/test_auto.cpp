@@ -135,11 +135,12 @@ TEST_CASE("a log sink that throws is removed and cannot stop a collective; a nul
   // A sink set after one threw is kept: only the one that threw is removed.
   std::vector<std::string> lines;
   hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
-  hs::log_message(hs::log_level::warning, "kept");
+  hs::detail::log_message(hs::log_level::warning, "kept");
   CHECK(lines == std::vector<std::string>{"kept"});
   hs::set_log_sink(previous);
   hs::set_verbose(false);
-  CHECK_THROWS_WITH(hs::log_to(nullptr), Catch::Contains("log_to: stream is a null FILE*"));
+  CHECK_THROWS_WITH(hs::set_log_sink(static_cast<std::FILE*>(nullptr)),
+                    Catch::Contains("set_log_sink: stream is a null FILE*"));
 }
 
 TEST_CASE("Auto measures once per process and grid when there is no calibration file", "[auto][mpi]") {

@@ -155,7 +155,7 @@ inline hockney agreed_model(MPI_Comm comm) {
           const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
           const std::string text = "calibration file " + path + " was made for another job: " + why;
           if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
-          log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+          detail::log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
         }
       } catch (const error&) {
         throw;
@@ -168,8 +168,8 @@ inline hockney agreed_model(MPI_Comm comm) {
   } else {
     const auto start = std::chrono::steady_clock::now();
     model = quick_calibration(comm).cost;
-    if (rank == 0 && verbose())
-      log_message(log_level::info,
+    if (rank == 0 && detail::verbose())
+      detail::log_message(log_level::info,
                   "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
                       std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
                       " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
