@@ -31,6 +31,7 @@ inline const char* to_string(announce_method m) {
   return m == announce_method::msn ? "MsnAnnounce" : m == announce_method::ttl_multi_hop ? "TtlMultiHop" : "MPI_Iallgatherv";
 }
 
+namespace detail {
 /// What the application announces and how long it may wait.
 struct announce_workload {
   /// Ranks taking part.
@@ -42,11 +43,11 @@ struct announce_workload {
   /// The application's grid, for TTL multi-hop (ignored unless it has `processes` boxes).
   grid_shape grid{};
 };
+}  // namespace detail
 
 namespace detail {
 /// Diameter of the MSN of `processes` vertices and `degree` dimensions.
 using msn_diameter_function = std::function<int(int processes, int degree)>;
-}  // namespace detail
 
 /// Exact (BFS, msn_diameter) up to `exact_up_to` processes, the paper's
 /// formula (1) beyond, where all-pairs BFS is too slow (docs/networks.md
@@ -58,10 +59,11 @@ inline detail::msn_diameter_function msn_diameter_estimate(int exact_up_to = 102
     return processes <= exact_up_to ? detail::msn_diameter(net) : net.formula_diameter();
   };
 }
+}  // namespace detail
 
 /// Smallest degree (1 to 30) whose MSN diameter is at most `max_delay_steps`, or 0 if none.
 inline int msn_smallest_degree(int processes, int max_delay_steps,
-                               const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
+                               const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
   for (int degree = 1; degree <= 30; ++degree)
     if (diameter(processes, degree) <= max_delay_steps) return degree;
   return 0;
@@ -105,8 +107,8 @@ inline int grid_hops(const grid_shape& grid) {
 ///   grid's Chebyshev radius;
 /// * MPI_Iallgatherv: the cheaper of ring ((P-1) steps of B/P) and recursive
 ///   doubling (ceil(log2 P) latencies, B (P-1)/P bytes); delay 1 step.
-inline detail::announce_choice choose_announcement(const hockney& h, const announce_workload& w,
-                                           const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
+inline detail::announce_choice choose_announcement(const hockney& h, const detail::announce_workload& w,
+                                           const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
   if (w.processes < 1) throw error("announce selector: processes must be >= 1, got " + std::to_string(w.processes));
   if (w.max_delay_steps < 1)
     throw error("announce selector: max_delay_steps must be >= 1, got " + std::to_string(w.max_delay_steps));
