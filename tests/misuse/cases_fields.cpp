@@ -207,7 +207,7 @@ void register_field_cases() {
         padded<double> u(a);
         padded<float> v(a), x(a);
         if (w.first()) p.reverse(u.view);
-        else p.reverse(std::plus<>{}, v.view, x.view);
+        else p.reverse(v.view, x.view, std::plus<>{});
       }, 2);
   add("fields/bundle-permuted", {"the element size (bytes) of field 0 must be the same on all ranks, got values from 4 to 8"},
       [](const world& w) {

@@ -286,8 +286,8 @@ void register_particle_cases() {
         std::vector<double> d(p.size());
         std::vector<float> f(p.size());
         std::vector<int> i(p.size());
-        if (w.first()) p.reverse(std::plus<>{}, i, d, f);
-        else p.reverse(std::plus<>{}, i, f, d);  // 16 bytes per particle on every rank
+        if (w.first()) p.reverse(i, d, f, std::plus<>{});
+        else p.reverse(i, f, d, std::plus<>{});  // 16 bytes per particle on every rank
       }, 2);
   add("particles/arrays-count-differ-collective",
       {"the number of arrays must be the same on all ranks, got values from 2 to 3"}, [](const world& w) {
