@@ -49,8 +49,8 @@ void progress_bar(std::size_t done, std::size_t total, std::size_t bytes) {
 
 /// One-way times of every repetition and size; with `loaded`, every pair (2i, 2i+1) runs at once and
 /// the slowest pair's time counts.
-std::vector<hs::detail::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
-                                     bool progress) {
+std::vector<hs::detail::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps,
+                                             bool loaded, bool progress) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
     // measured again there, at twice the piece's first size (the round table measures its own gaps).
     auto pieces = two.pieces();
     for (std::size_t i = 1; i < pieces.size() && !rounds; ++i)
-      pieces[i].gamma = hs::detail::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
+      pieces[i].gamma =
+          hs::detail::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
     const double copy_beta =
         loaded || rounds ? hs::detail::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::detail::measure_copy_beta();

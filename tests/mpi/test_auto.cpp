@@ -371,8 +371,10 @@ TEST_CASE("the round table measures the same on every rank and builds a model", 
   CHECK(model.burst(2, 64) >= 0);
   CHECK(model.burst(26, 1 << 20) >= model.burst(26, 64));
   CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
-  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 3, 1), Catch::Contains("chain must be >= 2, got 1"));
-  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 0), Catch::Contains("repetitions must be >= 1, got 0"));
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 3, 1),
+                    Catch::Contains("chain must be >= 2, got 1"));
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 0),
+                    Catch::Contains("repetitions must be >= 1, got 0"));
   CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, std::size_t{1} << 31),
                     Catch::Contains("bytes must fit an MPI count"));
 }

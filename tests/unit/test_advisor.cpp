@@ -20,7 +20,8 @@ double best_team_closed(const hs::grid_shape& g, const hs::range& r, double m, c
   double best = INFINITY;
   for (int c = 2; c <= r.k[0]; ++c)
     if (g.dim(0) % c == 0)
-      best = std::min(best, hs::detail::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
+      best =
+          std::min(best, hs::detail::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
   return best;
 }
 }  // namespace
@@ -78,8 +79,10 @@ TEST_CASE("the Shift / TeamShift crossover is where the closed forms meet", "[ad
     const auto r = hs::make_range(g, k);
     const double shift = hs::detail::closed_form::shift(r, c, h, hs::protocol::overlapping);
     CHECK(std::abs(best_team_closed(g, r, c, h) - shift) <= 0.01 * shift);
-    CHECK(best_team_closed(g, r, c / 1.1, h) < hs::detail::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
-    CHECK(best_team_closed(g, r, c * 1.1, h) > hs::detail::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c / 1.1, h) <
+          hs::detail::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c * 1.1, h) >
+          hs::detail::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
     // The intervals say the same as team_wins().
     const auto in = t.team_intervals(1, 1e8);
     REQUIRE(in.size() == 1);
@@ -92,11 +95,13 @@ TEST_CASE("the Shift / TeamShift crossover is where the closed forms meet", "[ad
 
 TEST_CASE("pure bandwidth favours Shift, pure latency TeamShift", "[advisor]") {
   const hs::grid_shape g({8, 8, 8}, {true, true, true});
-  const auto bandwidth = hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(0, 1e-9, 0), hs::protocol::overlapping);
+  const auto bandwidth =
+      hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(0, 1e-9, 0), hs::protocol::overlapping);
   CHECK(bandwidth.applies);
   CHECK_FALSE(bandwidth.team_wins_first);
   CHECK(bandwidth.crossovers.empty());
-  const auto latency = hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(1e-6, 0), hs::protocol::overlapping);
+  const auto latency =
+      hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(1e-6, 0), hs::protocol::overlapping);
   CHECK(latency.team_wins_first);
   CHECK(latency.crossovers.empty());
   CHECK(latency.team_intervals(8, 1 << 20).size() == 1);

@@ -129,17 +129,19 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
                     Catch::Contains("closed_form::ttl_multi_hop: m") && Catch::Contains("-3"));
   CHECK_THROWS_WITH(hs::detail::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
                     Catch::Contains("ndims must be in [1, 3], got 0"));
-  CHECK_THROWS_WITH(hs::detail::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
-                    Catch::Contains("closed_form::team_shift_rounds: r is empty"));
-  CHECK_THROWS_WITH(hs::detail::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
-                    Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
+  CHECK_THROWS_WITH(
+      hs::detail::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
+      Catch::Contains("closed_form::team_shift_rounds: r is empty"));
+  CHECK_THROWS_WITH(
+      hs::detail::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
+      Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
 
   hs::detail::simulation_setup setup;
   setup.cost = h;
   setup.block_bytes = [nan](int rank) { return rank == 3 ? nan : 8.0; };
   const hs::schedule s = hs::detail::strategy_registry::instance().find("Shift").make_schedule(g, r, {});
-  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes(3)") &&
-                                                   Catch::Contains("got nan"));
+  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup),
+                    Catch::Contains("simulate: setup.block_bytes(3)") && Catch::Contains("got nan"));
   CHECK_THROWS_WITH(hs::round_by_round_time(g, s, setup), Catch::Contains("round_by_round_time: setup.block_bytes(3)"));
   setup.block_bytes = nullptr;
   CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes is empty"));

@@ -249,7 +249,8 @@ TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to
                 CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
               };
               compare(hs::detail::closed_form::shift(g, r, m, h, mode), hs::Shift::make_schedule(g, r), "Shift");
-              compare(hs::detail::closed_form::single_hop(g, r, m, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
+              compare(hs::detail::closed_form::single_hop(g, r, m, h, mode), hs::SingleHop::make_schedule(g, r),
+                      "SingleHop");
               compare(hs::detail::closed_form::ttl_multi_hop(g, r, m, h, mode), hs::TtlMultiHop::make_schedule(g, r),
                       "TtlMultiHop");
               compare(hs::detail::closed_form::team_shift(g, r, {1, 1, 1}, m, h, mode),
@@ -327,9 +328,10 @@ TEST_CASE(
       const double sync = h.time(100) + h.round_delta();
       const auto full = hs::make_range(ring, k);
       CHECK(close(*hs::detail::closed_form::shift(ring, full, 100, h, hs::protocol::rendezvous), 6 * k * sync));
-      CHECK(close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
-                      .makespan,
-                  6 * k * sync));
+      CHECK(close(
+          hs::detail::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
+              .makespan,
+          6 * k * sync));
       if (P < k + 1) continue;
       // The eighth shell: 2k + 1 once the ring holds 2k + 1 boxes; shorter rings pay the seam again every
       // (P - 1) / 2 steps (3k on a ring of 3).
@@ -337,10 +339,10 @@ TEST_CASE(
       const int seams = P >= 2 * k + 1 ? 1 : (2 * k + P - 2) / (P - 1);
       const double eighth_time = (2 * k + seams) * sync;
       CHECK(close(*hs::detail::closed_form::shift(ring, eighth, 100, h, hs::protocol::rendezvous), eighth_time));
-      CHECK(
-          close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, eighth), setup_for(h, hs::protocol::rendezvous, 100))
-                    .makespan,
-                eighth_time));
+      CHECK(close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, eighth),
+                                       setup_for(h, hs::protocol::rendezvous, 100))
+                      .makespan,
+                  eighth_time));
     }
   // 17^3: one and a half times the even ring's value, the same as 101^3 forced through the simulation.
   const hs::grid_shape g17({17, 17, 17}, {true, true, true}), g101({101, 101, 101}, {true, true, true});
@@ -348,8 +350,8 @@ TEST_CASE(
   const double odd = *hs::detail::closed_form::shift(g17, r, 4096, h, hs::protocol::rendezvous);
   CHECK(close(odd, 1.5 * hs::detail::closed_form::shift(r, 4096, h, hs::protocol::rendezvous)));
   CHECK(close(
-      odd,
-      hs::detail::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096)).makespan));
+      odd, hs::detail::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096))
+               .makespan));
 }
 
 TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[model][closed][scale]") {
@@ -371,7 +373,8 @@ TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[m
           // Shift and SingleHop one ring at a time, odd (47) or even, packing or not; TtlMultiHop's unit steps
           // on odd rings without packing.
           check(hs::detail::closed_form::shift(g, r, 1000, h, mode), hs::Shift::make_schedule(g, r), "Shift");
-          check(hs::detail::closed_form::single_hop(g, r, 1000, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
+          check(hs::detail::closed_form::single_hop(g, r, 1000, h, mode), hs::SingleHop::make_schedule(g, r),
+                "SingleHop");
           if (mode == hs::protocol::overlapping || h.copy_beta() == 0)
             check(hs::detail::closed_form::ttl_multi_hop(g, r, 1000, h, mode), hs::TtlMultiHop::make_schedule(g, r),
                   "TtlMultiHop");
@@ -400,7 +403,8 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
   // Shift stages nothing in block mode, so packing does not take its odd rings out of the formula. TtlMultiHop
   // packs and unpacks; on 7x8 its times still split by dimension, on 8x8 they are a function of the parities, on
   // 7x7 neither.
-  CHECK(hs::detail::closed_form::shift(odd, hs::make_range(odd, 2), 100, h.with_copy_beta(1e-10), hs::protocol::rendezvous));
+  CHECK(hs::detail::closed_form::shift(odd, hs::make_range(odd, 2), 100, h.with_copy_beta(1e-10),
+                                       hs::protocol::rendezvous));
   for (const auto& [grid, covered] : {std::pair{odd, true}, std::pair{g, true}, std::pair{odd_odd, false}}) {
     const hs::hockney packing = h.with_copy_beta(1e-10);
     const auto range = hs::make_range(grid, 2);
@@ -416,10 +420,11 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
   CHECK(hs::detail::closed_form::team_shift(g, r, {2, 2, 1}, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
   // SingleHop in rendezvous mode on a ring whose step-2 cycles are odd (6 / gcd(2, 6) = 3): one ring at a time.
   const hs::grid_shape six({6}, {true});
-  const auto six_closed = hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous);
+  const auto six_closed =
+      hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous);
   REQUIRE(six_closed);
   CHECK(close(*six_closed, hs::detail::simulate(six, hs::SingleHop::make_schedule(six, hs::make_range(six, 2)),
-                                        setup_for(h, hs::protocol::rendezvous, 100))
+                                                setup_for(h, hs::protocol::rendezvous, 100))
                                .makespan));
   CHECK(hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::overlapping));
   // Odd rings: three synchronous messages per transfer only while the transfers a ring colours alternate in
@@ -431,12 +436,12 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
     const auto setup = setup_for(h, hs::protocol::rendezvous, 100);
     const double sync = h.time(100) + h.round_delta();
     CHECK(close(hs::detail::simulate(ring, same_way, setup).makespan, 5 * sync));
-    CHECK_FALSE(hs::detail::closed_form::detail::unit_steps_on_odd_rings(ring, same_way, hs::make_range(ring, 1), 100, h,
-                                                                 hs::protocol::rendezvous, "Shift"));
+    CHECK_FALSE(hs::detail::closed_form::detail::unit_steps_on_odd_rings(ring, same_way, hs::make_range(ring, 1), 100,
+                                                                         h, hs::protocol::rendezvous, "Shift"));
     hs::schedule alternating = same_way;
     alternating.rounds[1].transfers[0].direction = {-1, 0, 0};
-    const auto rule = hs::detail::closed_form::detail::unit_steps_on_odd_rings(ring, alternating, hs::make_range(ring, 1), 100,
-                                                                       h, hs::protocol::rendezvous, "Shift");
+    const auto rule = hs::detail::closed_form::detail::unit_steps_on_odd_rings(
+        ring, alternating, hs::make_range(ring, 1), 100, h, hs::protocol::rendezvous, "Shift");
     REQUIRE(rule);
     CHECK(close(*rule, 6 * sync));
     CHECK(close(hs::detail::simulate(ring, alternating, setup).makespan, *rule));
@@ -446,7 +451,8 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
     const hs::range mixed{{2, 1, 0}};
     const auto closed = hs::detail::closed_form::ttl_multi_hop(g, mixed, 100, h, mode);
     REQUIRE(closed);
-    CHECK(close(*closed, hs::detail::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
+    CHECK(close(*closed,
+                hs::detail::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
   }
 }
 
@@ -484,7 +490,7 @@ TEST_CASE("on even rings a rank's rendezvous time is a function of its parity ve
     hs::schedule lifted;
     lifted.rounds.push_back({{hs::transfer{{1, 0, 1}, {hs::zero_offset}}}});
     CHECK_FALSE(hs::detail::closed_form::detail::alike_form(flat, lifted, hs::make_range(flat, 1), 100, h,
-                                                    hs::protocol::rendezvous, "Shift"));
+                                                            hs::protocol::rendezvous, "Shift"));
   }
   // An odd ring, or a step that shares a factor with its ring, has no parity classes.
   const hs::grid_shape odd({4, 3}, {true, true}), six({6}, {true});

@@ -10,7 +10,8 @@
 namespace hs = haloshift;
 
 namespace {
-std::vector<hs::detail::fit::sample> synthetic(double alpha, double beta, double knee = 0, double alpha2 = 0, double beta2 = 0) {
+std::vector<hs::detail::fit::sample> synthetic(double alpha, double beta, double knee = 0, double alpha2 = 0,
+                                               double beta2 = 0) {
   std::vector<hs::detail::fit::sample> out;
   for (double m : {0.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0})
     for (int rep = 0; rep < 10; ++rep) {

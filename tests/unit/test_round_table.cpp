@@ -81,7 +81,8 @@ TEST_CASE("the round-table model gives back the measured rounds at every size", 
 TEST_CASE("the round-table model pools noise and refuses what it cannot fit", "[model][round_table][errors]") {
   auto table = example_table();
   // A lucky measurement at 64 KiB: its time and gap fall below the smaller size's.
-  auto& lucky = *std::find_if(table.begin(), table.end(), [](const hs::detail::round_point& p) { return p.bytes == 65536; });
+  auto& lucky =
+      *std::find_if(table.begin(), table.end(), [](const hs::detail::round_point& p) { return p.bytes == 65536; });
   lucky.per_round *= 0.5;
   lucky.gap *= 0.5;
   const hs::hockney h = hs::detail::round_table_model(table);

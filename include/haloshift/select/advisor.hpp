@@ -182,8 +182,8 @@ inline advice_map advise(const advice_request& request) {
     if (m > 0) low = std::min(low, m), high = std::max(high, m);
   if (high > low)
     for (int k : request.ks)
-      map.team_boundary.push_back(detail::team_shift_tradeoff(request.grid, k, low, high, request.cost, request.mode,
-                                                      request.kind));
+      map.team_boundary.push_back(
+          detail::team_shift_tradeoff(request.grid, k, low, high, request.cost, request.mode, request.kind));
   return map;
 }
 

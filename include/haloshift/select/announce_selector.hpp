@@ -107,8 +107,9 @@ inline int grid_hops(const grid_shape& grid) {
 ///   grid's Chebyshev radius;
 /// * MPI_Iallgatherv: the cheaper of ring ((P-1) steps of B/P) and recursive
 ///   doubling (ceil(log2 P) latencies, B (P-1)/P bytes); delay 1 step.
-inline detail::announce_choice choose_announcement(const hockney& h, const detail::announce_workload& w,
-                                           const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
+inline detail::announce_choice choose_announcement(
+    const hockney& h, const detail::announce_workload& w,
+    const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
   if (w.processes < 1) throw error("announce selector: processes must be >= 1, got " + std::to_string(w.processes));
   if (w.max_delay_steps < 1)
     throw error("announce selector: max_delay_steps must be >= 1, got " + std::to_string(w.max_delay_steps));
@@ -119,7 +120,8 @@ inline detail::announce_choice choose_announcement(const hockney& h, const detai
   std::vector<detail::announce_option> options;
 
   if (const int degree = msn_smallest_degree(p, w.max_delay_steps, diameter); degree > 0)
-    options.push_back({announce_method::msn, degree, diameter(p, degree), detail::closed_form::detail::burst(h, degree, b), true});
+    options.push_back(
+        {announce_method::msn, degree, diameter(p, degree), detail::closed_form::detail::burst(h, degree, b), true});
 
   if (w.grid.size() == p) {
     const int links = static_cast<int>(detail::ttl::neighbor_directions(w.grid.ndims()).size());

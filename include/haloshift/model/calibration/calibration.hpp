@@ -155,7 +155,8 @@ inline hockney agreed_model(MPI_Comm comm) {
           const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
           const std::string text = "calibration file " + path + " was made for another job: " + why;
           if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
-          detail::log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+          detail::log_message(log_level::warning,
+                              text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
         }
       } catch (const error&) {
         throw;
@@ -169,12 +170,13 @@ inline hockney agreed_model(MPI_Comm comm) {
     const auto start = std::chrono::steady_clock::now();
     model = quick_calibration(comm).cost;
     if (rank == 0 && detail::verbose())
-      detail::log_message(log_level::info,
-                  "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
-                      std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
-                      " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
-                      std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
-                      " s, once for this process (haloshift-calibrate saves one)");
+      detail::log_message(
+          log_level::info,
+          "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
+              std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
+              " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
+              std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+              " s, once for this process (haloshift-calibrate saves one)");
   }
   model = detail::broadcast_model(comm, model);
   detail::model_cache().push_back({mpi::communicator(comm), model});

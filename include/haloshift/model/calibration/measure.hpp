@@ -23,7 +23,7 @@ namespace haloshift::detail {
 /// Ping-pong between ranks 0 and 1 of `comm` (with one rank: messages to
 /// itself). Collective; every rank gets the one-way times of every round trip.
 inline std::vector<detail::fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
-                                          int warmup = 2) {
+                                                  int warmup = 2) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -225,7 +225,8 @@ struct exchange_terms {
 inline exchange_terms fit_exchange_terms(exchange_terms x, const hockney& single, double bytes = 8) {
   const double alpha = single.alpha(bytes);
   if (x.gaps.size() >= 2) {
-    const auto [gamma, growth] = detail::fit::weighted_line(x.gaps, [](const detail::fit::sample& s) { return s.bytes * s.bytes; });
+    const auto [gamma, growth] =
+        detail::fit::weighted_line(x.gaps, [](const detail::fit::sample& s) { return s.bytes * s.bytes; });
     x.gamma = std::clamp(gamma, 0.0, alpha);
     x.gamma_growth = std::max(growth, 0.0);
   } else {
