@@ -150,12 +150,12 @@ class particle_plan {
   }
 
   /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   auto start_forward_positions(std::span<P> x) {
     return start_forward(x, shift_array{length_});
   }
   /// Starts forward_positions(particles, member).
-  template <transferable T, coordinate_array P>
+  template <transferable T, detail::coordinate_array P>
   auto start_forward_positions(std::span<T> particles, P T::*member) {
     return start_forward(particles, shift_member<T, P>{length_, member});
   }
@@ -163,17 +163,17 @@ class particle_plan {
   /// length. Positions as the code stores them: `hs::position`, `std::array<float, 3>`, a padded
   /// `std::array<double, 4>` (the fourth entry moves unshifted); the shift is computed in double
   /// and stored in the array's type.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   void forward_positions(std::span<P> x) {
     start_forward_positions(x).wait();
   }
   /// forward_positions() on a whole vector, which must hold size() elements.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   void forward_positions(std::vector<P>& x) {
     forward_positions(std::span<P>(x));
   }
   /// The same for an array of structs: `member` is the position inside each element.
-  template <transferable T, coordinate_array P>
+  template <transferable T, detail::coordinate_array P>
   void forward_positions(std::span<T> particles, P T::*member) {
     start_forward_positions(particles, member).wait();
   }
@@ -288,7 +288,7 @@ class particle_plan {
   /// thresholds, the count exchange's program, the tags) and reuses the plan's buffers: one
   /// agreement (the positions lie in their boxes, no exchange is in flight, on every rank), the
   /// count exchange and the rounds that move the ghosts' positions.
-  template <position_source V>
+  template <detail::position_source V>
   void rebuild(const V& x) {
     detail::check_not_moved(recipe_ != nullptr, "rebuild");
     mpi::agree(plan_.comm(), [&] {
@@ -324,7 +324,7 @@ class particle_plan {
   /// A ghost's coordinates moved by its periodic image.
   struct shift_array {
     position length;
-    template <coordinate_array P>
+    template <detail::coordinate_array P>
     void operator()(P& p, const offset& image) const noexcept {
       detail::shift_by_image(p, image, length);
     }
@@ -391,7 +391,7 @@ struct particle_builder {
 /// Positions: a vector or span of hs::position, or any position_source
 /// (array_positions, strided_positions, split_positions, member_positions:
 /// float or double, as the code stores them).
-template <strategy S, position_source V>
+template <strategy S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                                  plan_options options = {}) {
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, detail::entry_of<S>()});
@@ -431,7 +431,7 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 /// positions' bytes and the largest owned count, and broadcasts the choice).
 /// One plan type for every strategy, so choosing at run time instantiates
 /// the plan code once.
-template <position_source V>
+template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  const position& cutoff, const V& x, plan_options options = {}) {
   if (!detail::strategy_registry::same_name(strategy, Auto::name))
@@ -445,14 +445,14 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
-template <position_source V>
+template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  double cutoff, const V& x, plan_options options = {}) {
   return make_particle_plan(grid, strategy, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
 /// The same cutoff along every dimension.
-template <detail::strategy_or_auto S, position_source V>
+template <detail::strategy_or_auto S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff, const V& x,
                                  plan_options options = {}) {
   return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);
