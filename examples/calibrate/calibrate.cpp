@@ -24,6 +24,10 @@
 // from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
 // rounds and the gap of a burst, measured on all ranks at once, with the copy
 // speed of all ranks at once: the model for nodes with more ranks than cores.
+//
+// This tool is the library's own calibrator, so it calls the measurement and
+// fit internals (haloshift::detail: ping-pong, fit::, measure_*, the round
+// table) directly; a user calibrates through this tool or quick_calibration().
 #include <cstdio>
 #include <cstdlib>
 #include <haloshift/auto.hpp>
@@ -45,8 +49,8 @@ void progress_bar(std::size_t done, std::size_t total, std::size_t bytes) {
 
 /// One-way times of every repetition and size; with `loaded`, every pair (2i, 2i+1) runs at once and
 /// the slowest pair's time counts.
-std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps, bool loaded,
-                                     bool progress) {
+std::vector<hs::detail::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_t>& sizes, int reps,
+                                             bool loaded, bool progress) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -55,7 +59,7 @@ std::vector<hs::fit::sample> measure(MPI_Comm comm, const std::vector<std::size_
   std::size_t largest = 1;
   for (auto s : sizes) largest = std::max(largest, s);
   std::vector<char> a(largest), b(largest);
-  std::vector<hs::fit::sample> out;
+  std::vector<hs::detail::fit::sample> out;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const int n = static_cast<int>(sizes[i]);
     for (int rep = -3; rep < reps; ++rep) {
@@ -118,29 +122,30 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> sizes{0};
     for (std::size_t s = 4; s <= max_bytes; s *= 4) sizes.push_back(s);
     auto samples = measure(MPI_COMM_WORLD, sizes, reps, loaded, true);
-    if (fastest < 1.0) samples = hs::fit::fastest(samples, fastest);
-    const auto means_model = hs::fit::per_size_means(samples);
-    const auto line_model = hs::fit::linear_regression(samples);
-    auto [two, knee] = hs::fit::two_piece(samples);
+    if (fastest < 1.0) samples = hs::detail::fit::fastest(samples, fastest);
+    const auto means_model = hs::detail::fit::per_size_means(samples);
+    const auto line_model = hs::detail::fit::linear_regression(samples);
+    auto [two, knee] = hs::detail::fit::two_piece(samples);
     // The eager gap, its growth and the cost per round come from exchanges of every rank at once.
-    const hs::exchange_terms x = hs::measure_exchange_terms(MPI_COMM_WORLD, two);
+    const hs::detail::exchange_terms x = hs::detail::measure_exchange_terms(MPI_COMM_WORLD, two);
     const double gamma = x.gamma;
     // Above the knee every message of a burst needs its own rendezvous handshake, so the gap is
     // measured again there, at twice the piece's first size (the round table measures its own gaps).
     auto pieces = two.pieces();
     for (std::size_t i = 1; i < pieces.size() && !rounds; ++i)
-      pieces[i].gamma = hs::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
+      pieces[i].gamma =
+          hs::detail::measure_gamma(MPI_COMM_WORLD, two, static_cast<std::size_t>(2 * pieces[i].from_bytes));
     hs::calibration c;
     const double copy_beta =
-        loaded || rounds ? hs::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::measure_copy_beta();
-    std::vector<hs::round_point> table;
+        loaded || rounds ? hs::detail::measure_copy_beta_loaded(MPI_COMM_WORLD) : hs::detail::measure_copy_beta();
+    std::vector<hs::detail::round_point> table;
     if (rounds) {
       std::vector<std::size_t> round_sizes;
       for (std::size_t s = 8; s <= (std::size_t{16} << 20); s *= 2) round_sizes.push_back(s);
-      table = hs::measure_round_table(MPI_COMM_WORLD, round_sizes, std::min(reps, 21), [&](std::size_t i) {
+      table = hs::detail::measure_round_table(MPI_COMM_WORLD, round_sizes, std::min(reps, 21), [&](std::size_t i) {
         if (rank == 0) progress_bar(i + 1, round_sizes.size(), round_sizes[i]);
       });
-      c.cost = hs::round_table_model(table, x.gamma_growth).with_copy_beta(copy_beta);
+      c.cost = hs::detail::round_table_model(table, x.gamma_growth).with_copy_beta(copy_beta);
     } else {
       c.cost = hs::hockney::piecewise(pieces, gamma)
                    .with_copy_beta(copy_beta)
@@ -155,7 +160,7 @@ int main(int argc, char** argv) {
     c.host = hs::detail::host_name();
     c.date = hs::detail::utc_now();
     c.ranks = size;
-    c.samples = hs::fit::means(samples);
+    c.samples = hs::detail::fit::means(samples);
     if (rank == 0) {
       std::printf("%-12s %14s %14s %14s\n", "bytes", "measured us", "per-size us", "regression us");
       for (const auto& s : c.samples)

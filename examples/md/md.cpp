@@ -856,7 +856,7 @@ int run(const options& o, tool::context& ctx) {
 
 int main(int argc, char** argv) {
   // The library writes nothing itself: its warnings (a calibration made for another job) go here.
-  haloshift::set_log_sink(haloshift::log_to(stderr));
+  haloshift::set_log_sink(stderr);
   return tool::mpi_main("haloshift-md", argc, argv, [&](tool::context& ctx) {
     CLI::App app{
         "Lennard-Jones melt (LAMMPS / miniMD setup) with haloshift particle plans for the ghosts and the "

@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_flag("--no-header", [&](std::int64_t) { header = false; }, "Print the table rows only");
     if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
-    if (ctx.lead()) hs::set_log_sink(hs::log_to(stdout));  // the NeighborAlltoall fall-back's note
+    if (ctx.lead()) hs::set_log_sink(stdout);  // the NeighborAlltoall fall-back's note
 
     const std::vector<int> k_values = k_list(ks);
     const std::vector<std::size_t> byte_values = size_list(sizes);

@@ -4,6 +4,7 @@
 /// @brief The library's only voice: messages go to a sink the program sets,
 /// never to stdout or stderr on their own.
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,26 +49,24 @@ inline log_sink set_log_sink(log_sink sink) {
   return std::exchange(s.sink, std::move(sink));
 }
 
-/// A sink that writes `haloshift: <message>` lines to `stream` (stderr by
-/// default). A null `stream` raises here rather than crash at the first message.
-inline log_sink log_to(std::FILE* stream = stderr) {
-  if (!stream) throw error("log_to: stream is a null FILE* (pass stderr, stdout or a file fopen opened)");
+namespace detail {
+/// The sink of set_log_sink(FILE*): `haloshift: <message>` lines to `stream`.
+inline log_sink stream_sink(std::FILE* stream) {
+  if (!stream) throw error("set_log_sink: stream is a null FILE* (pass stderr, stdout or a file fopen opened)");
   return [stream](log_level level, std::string_view text) {
     std::fprintf(stream, "haloshift: %s%.*s\n", level == log_level::warning ? "warning: " : "",
                  static_cast<int>(text.size()), text.data());
   };
 }
+}  // namespace detail
 
-/// Whether info messages are sent: set_verbose(), else HALOSHIFT_VERBOSE=1 in the environment.
-inline bool verbose() {
-  auto& s = detail::logger();
-  std::lock_guard lock(s.mutex);
-  if (s.verbose < 0) {
-    const char* v = std::getenv("HALOSHIFT_VERBOSE");
-    s.verbose = v && std::string_view(v) == "1" ? 1 : 0;
-  }
-  return s.verbose == 1;
-}
+/// Sends messages as `haloshift: <message>` lines to `stream` (stderr by
+/// default); returns the previous sink. A null `stream` raises here rather
+/// than crash at the first message.
+inline log_sink set_log_sink(std::FILE* stream = stderr) { return set_log_sink(detail::stream_sink(stream)); }
+/// No sink: messages go nowhere (the default). Returns the previous sink.
+inline log_sink set_log_sink(std::nullptr_t) { return set_log_sink(log_sink{}); }
+
 /// Sends info messages (`on`) or only warnings, overriding HALOSHIFT_VERBOSE.
 inline void set_verbose(bool on) {
   auto& s = detail::logger();
@@ -76,6 +75,16 @@ inline void set_verbose(bool on) {
 }
 
 namespace detail {
+/// Whether info messages are sent: set_verbose(), else HALOSHIFT_VERBOSE=1 in the environment.
+inline bool verbose() {
+  auto& s = logger();
+  std::lock_guard lock(s.mutex);
+  if (s.verbose < 0) {
+    const char* v = std::getenv("HALOSHIFT_VERBOSE");
+    s.verbose = v && std::string_view(v) == "1" ? 1 : 0;
+  }
+  return s.verbose == 1;
+}
 /// What log_message does with a sink that threw: removes it (unless another
 /// was set meanwhile) and says so once on stderr, the only line the library
 /// writes on its own: the program's sink can no longer be trusted with it.
@@ -88,7 +97,6 @@ inline void drop_sink(std::uint64_t generation, const char* why) noexcept {
   }
   std::fprintf(stderr, "haloshift: the log sink threw (%s); it is removed and later messages are dropped\n", why);
 }
-}  // namespace detail
 
 /// Sends a message to the sink (info only when verbose()). The library calls
 /// it on one rank (rank 0 of the plan's grid) so a job prints each line once,
@@ -99,7 +107,7 @@ inline void log_message(log_level level, std::string_view text) noexcept {
   std::uint64_t generation = 0;
   try {
     if (level == log_level::info && !verbose()) return;
-    auto& s = detail::logger();
+    auto& s = logger();
     log_sink sink;
     {
       std::lock_guard lock(s.mutex);
@@ -108,10 +116,12 @@ inline void log_message(log_level level, std::string_view text) noexcept {
     }
     if (sink) sink(level, text);
   } catch (const std::exception& e) {
-    detail::drop_sink(generation, e.what());
+    drop_sink(generation, e.what());
   } catch (...) {
-    detail::drop_sink(generation, "an exception of unknown type");
+    drop_sink(generation, "an exception of unknown type");
   }
 }
+
+}  // namespace detail
 
 }  // namespace haloshift

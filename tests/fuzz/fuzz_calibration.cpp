@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const haloshift::calibration c = haloshift::parse_calibration(text, "fuzz.json");
+    const haloshift::calibration c = haloshift::detail::parse_calibration(text, "fuzz.json");
     // What loads must be usable: a finite, non-negative time for a few sizes.
     for (double bytes : {0.0, 1.0, 4096.0, 1e9})
       if (!(c.cost.time(bytes) >= 0)) std::abort();

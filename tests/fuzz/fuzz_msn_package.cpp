@@ -41,7 +41,7 @@ void deliver(const hs::detail::msn_wire_message& m, int ranks, int ttl, long ste
   const int remaining = m.ttl - 1;  // after this hop, as step() computes it
   const int hops = ttl - remaining;
   try {
-    const hs::announcement<T> a =
+    const hs::detail::announcement<T> a =
         hs::detail::make_announcement<T>(m.origin, m.sequence, step, hops, m.payload, MPI_COMM_NULL);
     if (a.origin < 0 || a.origin >= ranks) std::abort();          // a rank of the communicator
     if (a.hops < 1 || a.hops > ttl) std::abort();                 // at least this hop, at most the TTL

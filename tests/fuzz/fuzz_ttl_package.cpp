@@ -42,7 +42,7 @@ template <class T>
 void deliver(const hs::detail::ttl_wire_message& m, const hs::grid_shape& shape, const hs::offset& coords,
              const hs::offset& moved, int max_hops, long step) {
   try {
-    const hs::local_message<T> d = hs::detail::make_local_message<T>(m, shape, coords, step, MPI_COMM_NULL);
+    const hs::detail::local_message<T> d = hs::detail::make_local_message<T>(m, shape, coords, step, MPI_COMM_NULL);
     if (d.hops < 1 || d.hops > max_hops) std::abort();  // at least this hop, at most the TTL
     if (d.from != -m.travelled) std::abort();
     const auto poster = shape.neighbor_at(coords, d.from);

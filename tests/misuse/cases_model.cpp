@@ -47,7 +47,9 @@ void register_model_cases() {
   // The log: a null stream is refused when the sink is made (it crashed at the first message), and
   // a sink that throws cannot take rank 0 out of Auto's collectives (the job hung): the build
   // completes on every rank, which then raise the case's own error.
-  add("log/null-stream", {"log_to: stream is a null FILE*"}, [](const world&) { hs::log_to(nullptr); }, 1, true);
+  add(
+      "log/null-stream", {"set_log_sink: stream is a null FILE*"},
+      [](const world&) { hs::set_log_sink(static_cast<std::FILE*>(nullptr)); }, 1, true);
   add("log/throwing-sink-auto", {"every rank built the Auto plan"}, [](const world& w) {
     hs::set_verbose(true);
     hs::set_log_sink([](hs::log_level, std::string_view) { throw hs::error("the sink throws"); });
@@ -100,15 +102,16 @@ void register_model_cases() {
       [](const world&) { hs::load_calibration("/nonexistent/haloshift.json"); });
   // 100,000 levels deep: parsed without recursion, then refused as not an object (no stack overflow).
   add("model/parse-nested", {"deep.json: the top level must be a JSON object, got an array"}, [](const world&) {
-    hs::parse_calibration(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
+    hs::detail::parse_calibration(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
   });
   add("model/parse-ranks-fraction", {"field 'ranks' = 2.5 is not a whole number"}, [](const world&) {
-    hs::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "ranks": 2.5})",
-                          "f.json");
+    hs::detail::parse_calibration(
+        R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "ranks": 2.5})",
+        "f.json");
   });
   add("model/parse-host-number", {"field 'host' is not a string"}, [](const world&) {
-    hs::parse_calibration(R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "host": 7})",
-                          "f.json");
+    hs::detail::parse_calibration(
+        R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0, "host": 7})", "f.json");
   });
   // The cost model and its entry points.
   add("model/hockney-negative-alpha", {"hockney: alpha must be >= 0, got -1e-06"},
@@ -152,7 +155,7 @@ void register_model_cases() {
     hs::advise(q);
   });
   add("model/tradeoff-bad-interval", {"team_shift_tradeoff: need 0 < low < high < inf, got low 100, high 10"},
-      [](const world&) { hs::team_shift_tradeoff(shape3, 2, 100, 10, cost, hs::protocol::overlapping); });
+      [](const world&) { hs::detail::team_shift_tradeoff(shape3, 2, 100, 10, cost, hs::protocol::overlapping); });
 }
 
 }  // namespace misuse

@@ -135,11 +135,12 @@ TEST_CASE("a log sink that throws is removed and cannot stop a collective; a nul
   // A sink set after one threw is kept: only the one that threw is removed.
   std::vector<std::string> lines;
   hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
-  hs::log_message(hs::log_level::warning, "kept");
+  hs::detail::log_message(hs::log_level::warning, "kept");
   CHECK(lines == std::vector<std::string>{"kept"});
   hs::set_log_sink(previous);
   hs::set_verbose(false);
-  CHECK_THROWS_WITH(hs::log_to(nullptr), Catch::Contains("log_to: stream is a null FILE*"));
+  CHECK_THROWS_WITH(hs::set_log_sink(static_cast<std::FILE*>(nullptr)),
+                    Catch::Contains("set_log_sink: stream is a null FILE*"));
 }
 
 TEST_CASE("Auto measures once per process and grid when there is no calibration file", "[auto][mpi]") {
@@ -351,7 +352,7 @@ TEST_CASE("calibration files with wrong types, or a directory, fail alike on eve
 }
 
 TEST_CASE("the round table measures the same on every rank and builds a model", "[calibration][mpi]") {
-  const auto table = hs::measure_round_table(MPI_COMM_WORLD, {64, 1 << 20}, 3);
+  const auto table = hs::detail::measure_round_table(MPI_COMM_WORLD, {64, 1 << 20}, 3);
   REQUIRE(table.size() == 2);
   CHECK(table[0].burst == 32);  // short messages: the longest burst
   CHECK(table[1].burst == 32);  // 32 MiB per rank in the burst is the default cap
@@ -364,29 +365,31 @@ TEST_CASE("the round table measures the same on every rank and builds a model", 
     std::snprintf(text, sizeof text, "%a %a %d", p.per_round, p.gap, p.burst);
     CHECK(same_everywhere(text));  // every time is the max over ranks: all ranks decide alike
   }
-  const auto capped = hs::measure_round_point(MPI_COMM_WORLD, 1 << 20, 3, 2, 3 << 20);
+  const auto capped = hs::detail::measure_round_point(MPI_COMM_WORLD, 1 << 20, 3, 2, 3 << 20);
   CHECK(capped.burst == 3);
-  const hs::hockney model = hs::round_table_model(table);
+  const hs::hockney model = hs::detail::round_table_model(table);
   CHECK(model.burst(2, 64) >= 0);
   CHECK(model.burst(26, 1 << 20) >= model.burst(26, 64));
-  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
-  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 3, 1), Catch::Contains("chain must be >= 2, got 1"));
-  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, 8, 0), Catch::Contains("repetitions must be >= 1, got 0"));
-  CHECK_THROWS_WITH(hs::measure_round_point(MPI_COMM_WORLD, std::size_t{1} << 31),
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 0), Catch::Contains("bytes must be >= 1, got 0"));
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 3, 1),
+                    Catch::Contains("chain must be >= 2, got 1"));
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, 8, 0),
+                    Catch::Contains("repetitions must be >= 1, got 0"));
+  CHECK_THROWS_WITH(hs::detail::measure_round_point(MPI_COMM_WORLD, std::size_t{1} << 31),
                     Catch::Contains("bytes must fit an MPI count"));
 }
 
 TEST_CASE("the loaded copy speed is one number for all ranks", "[calibration][mpi]") {
   // Small copies keep the sweep fast; what is checked is the agreement (a node-wide span, then the
   // slowest node) and that it is a speed at all, not its value, which depends on the machine.
-  const double loaded = hs::measure_copy_beta_loaded(MPI_COMM_WORLD, 1 << 20, 2, 3);
+  const double loaded = hs::detail::measure_copy_beta_loaded(MPI_COMM_WORLD, 1 << 20, 2, 3);
   CHECK(std::isfinite(loaded));
   CHECK(loaded > 0);
   char text[32];
   std::snprintf(text, sizeof text, "%a", loaded);
   CHECK(same_everywhere(text));
-  CHECK_THROWS_WITH(hs::measure_copy_beta_loaded(MPI_COMM_WORLD, 0), Catch::Contains("got 0, 4 and 5"));
-  CHECK_THROWS_WITH(hs::measure_copy_beta(1024, 0), Catch::Contains("got 1024 and 0"));
+  CHECK_THROWS_WITH(hs::detail::measure_copy_beta_loaded(MPI_COMM_WORLD, 0), Catch::Contains("got 0, 4 and 5"));
+  CHECK_THROWS_WITH(hs::detail::measure_copy_beta(1024, 0), Catch::Contains("got 1024 and 0"));
 }
 
 namespace {

@@ -60,7 +60,7 @@ TEST_CASE("MsnAnnounce delivers every announcement exactly once within the diame
       INFO("degree " << degree << ", posts: " << name(p) << ", rank " << rank << " of " << size);
       hs::msn_announce<hs::byte_buffer> net(MPI_COMM_WORLD, degree);
       const int d = net.diameter();
-      CHECK(d == hs::msn_diameter(net.topology()));
+      CHECK(d == hs::detail::msn_diameter(net.topology()));
       CHECK(net.ttl() == d);
 
       // The oracle: (origin, sequence) -> posted step, from the pattern alone.

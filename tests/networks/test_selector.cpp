@@ -31,13 +31,13 @@ TEST_CASE("the selector ranks by Hockney cost per step among methods that fit th
   const hs::grid_shape grid({16, 16, 16}, {true, true, true});
   for (double b : {400.0, 8e3, 8e5})
     for (int delay : {1, 8, 20, 40}) {
-      const hs::announce_workload w{4096, b, delay, grid};
+      const hs::detail::announce_workload w{4096, b, delay, grid};
       const auto choice = hs::choose_announcement(h, w);
       INFO("bytes " << b << " delay " << delay);
       // MSN: smallest degree whose exact diameter fits.
       int degree = 0;
       for (int n = 1; n <= 30 && !degree; ++n)
-        if (hs::msn_diameter_estimate()(4096, n) <= delay) degree = n;
+        if (hs::detail::msn_diameter_estimate()(4096, n) <= delay) degree = n;
       const double ring = 4095 * (alpha + beta * b / 4096), doubling = 12 * alpha + beta * b * 4095 / 4096;
       for (const auto& o : choice.options) {
         switch (o.method) {

@@ -36,7 +36,7 @@ TEST_CASE("Table III: true diameters by BFS for 10,240 and 22,960 processes", "[
     if (row.processes > 22960) continue;
     for (int n = 2; n <= 10; ++n) {
       const hs::msn_topology net(row.processes, n);
-      const int bfs = hs::msn_diameter(net), paper = row.diameter[n - 2];
+      const int bfs = hs::detail::msn_diameter(net), paper = row.diameter[n - 2];
       matches += bfs == paper;
       all << row.processes << " degree " << n << ": paper " << paper << ", BFS " << bfs << "\n";
       // Where the formula is exact (regular, all sizes even) it must agree with BFS.

@@ -20,7 +20,8 @@ double best_team_closed(const hs::grid_shape& g, const hs::range& r, double m, c
   double best = INFINITY;
   for (int c = 2; c <= r.k[0]; ++c)
     if (g.dim(0) % c == 0)
-      best = std::min(best, hs::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
+      best =
+          std::min(best, hs::detail::closed_form::team_shift_rounds(g, r, {c, 1, 1}, m, h, hs::protocol::overlapping));
   return best;
 }
 }  // namespace
@@ -56,7 +57,7 @@ TEST_CASE("advise() names the bad argument", "[advisor]") {
   CHECK_THROWS_WITH(hs::advise(q), Catch::Contains("list of block sizes is empty"));
   q.sizes = {-1};
   CHECK_THROWS_WITH(hs::advise(q), Catch::Contains("must be >= 0 bytes"));
-  CHECK_THROWS_WITH(hs::team_shift_tradeoff(q.grid, 2, 100, 10, q.cost, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::team_shift_tradeoff(q.grid, 2, 100, 10, q.cost, hs::protocol::overlapping),
                     Catch::Contains("low 100"));
 }
 
@@ -66,20 +67,22 @@ TEST_CASE("the Shift / TeamShift crossover is where the closed forms meet", "[ad
   // costs 3 alpha + gamma + 9 beta m against Shift's 2 alpha + 2 gamma + 4 beta m: it never wins.)
   const hs::grid_shape g({64}, {true});
   const hs::hockney h(2e-6, 1e-9, 0.5e-6);
-  const auto two = hs::team_shift_tradeoff(g, 2, 1, 1e8, h, hs::protocol::overlapping);
+  const auto two = hs::detail::team_shift_tradeoff(g, 2, 1, 1e8, h, hs::protocol::overlapping);
   CHECK((two.applies && !two.team_wins_first && two.crossovers.empty()));
   for (int k = 3; k <= 8; ++k) {
     INFO("k " << k);
-    const auto t = hs::team_shift_tradeoff(g, k, 1, 1e8, h, hs::protocol::overlapping);
+    const auto t = hs::detail::team_shift_tradeoff(g, k, 1, 1e8, h, hs::protocol::overlapping);
     REQUIRE(t.applies);
     REQUIRE(t.crossovers.size() == 1);
     CHECK(t.team_wins_first);
     const double c = t.crossovers[0];
     const auto r = hs::make_range(g, k);
-    const double shift = hs::closed_form::shift(r, c, h, hs::protocol::overlapping);
+    const double shift = hs::detail::closed_form::shift(r, c, h, hs::protocol::overlapping);
     CHECK(std::abs(best_team_closed(g, r, c, h) - shift) <= 0.01 * shift);
-    CHECK(best_team_closed(g, r, c / 1.1, h) < hs::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
-    CHECK(best_team_closed(g, r, c * 1.1, h) > hs::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c / 1.1, h) <
+          hs::detail::closed_form::shift(r, c / 1.1, h, hs::protocol::overlapping));
+    CHECK(best_team_closed(g, r, c * 1.1, h) >
+          hs::detail::closed_form::shift(r, c * 1.1, h, hs::protocol::overlapping));
     // The intervals say the same as team_wins().
     const auto in = t.team_intervals(1, 1e8);
     REQUIRE(in.size() == 1);
@@ -92,11 +95,13 @@ TEST_CASE("the Shift / TeamShift crossover is where the closed forms meet", "[ad
 
 TEST_CASE("pure bandwidth favours Shift, pure latency TeamShift", "[advisor]") {
   const hs::grid_shape g({8, 8, 8}, {true, true, true});
-  const auto bandwidth = hs::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(0, 1e-9, 0), hs::protocol::overlapping);
+  const auto bandwidth =
+      hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(0, 1e-9, 0), hs::protocol::overlapping);
   CHECK(bandwidth.applies);
   CHECK_FALSE(bandwidth.team_wins_first);
   CHECK(bandwidth.crossovers.empty());
-  const auto latency = hs::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(1e-6, 0), hs::protocol::overlapping);
+  const auto latency =
+      hs::detail::team_shift_tradeoff(g, 4, 8, 1 << 20, hs::hockney(1e-6, 0), hs::protocol::overlapping);
   CHECK(latency.team_wins_first);
   CHECK(latency.crossovers.empty());
   CHECK(latency.team_intervals(8, 1 << 20).size() == 1);
@@ -113,12 +118,12 @@ TEST_CASE("a piece's own gamma applies to bursts of its messages", "[model][advi
   const hs::grid_shape g({8, 8, 8}, {true, true, true});
   const auto r = hs::make_range(g, 1);
   for (double m : {64.0, 65536.0}) {
-    hs::simulation_setup s;
+    hs::detail::simulation_setup s;
     s.cost = h;
     s.block_bytes = [m](int) { return m; };
     const double expected = h.alpha(m) + 25 * h.gamma(m) + 26 * h.beta(m) * m;  // SingleHop: 26 messages at once
-    CHECK(hs::simulate(g, hs::SingleHop::make_schedule(g, r), s).makespan == Approx(expected));
-    CHECK(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping) == Approx(expected));
+    CHECK(hs::detail::simulate(g, hs::SingleHop::make_schedule(g, r), s).makespan == Approx(expected));
+    CHECK(hs::detail::closed_form::single_hop(r, m, h, hs::protocol::overlapping) == Approx(expected));
   }
   // NaN is "not set" (the default): the model's gamma. Infinity is no gap at all.
   CHECK(hs::hockney::piecewise({{0, 1e-6, 1e-9, NAN}}, 0.3e-6).gamma(8) == 0.3e-6);
@@ -132,23 +137,23 @@ TEST_CASE("copies to the rank itself cost copy_beta per byte, in transfer order"
   const hs::grid_shape g({2, 1, 1}, {true, true, true});
   const auto shift = hs::Shift::make_schedule(g, hs::make_range(g, 1));
   const double m = 1000;
-  hs::simulation_setup s;
+  hs::detail::simulation_setup s;
   s.block_bytes = [m](int) { return m; };
   s.cost = hs::hockney(1e-6, 1e-9, 0.5e-6);
-  const double free_copies = hs::simulate(g, shift, s).makespan;
+  const double free_copies = hs::detail::simulate(g, shift, s).makespan;
   s.cost = s.cost.with_copy_beta(0.1e-9);
-  CHECK(hs::simulate(g, shift, s).makespan == Approx(free_copies + 0.1e-9 * m * (2 * 3 + 2 * 9)));
+  CHECK(hs::detail::simulate(g, shift, s).makespan == Approx(free_copies + 0.1e-9 * m * (2 * 3 + 2 * 9)));
   s.mode = hs::protocol::rendezvous;
-  const double rendezvous = hs::simulate(g, shift, s).makespan;
+  const double rendezvous = hs::detail::simulate(g, shift, s).makespan;
   s.cost = s.cost.with_copy_beta(0);
-  CHECK(rendezvous == Approx(hs::simulate(g, shift, s).makespan + 0.1e-9 * m * (2 * 3 + 2 * 9)));
+  CHECK(rendezvous == Approx(hs::detail::simulate(g, shift, s).makespan + 0.1e-9 * m * (2 * 3 + 2 * 9)));
   // On a grid without periodic images nothing changes.
   const hs::grid_shape wide({8, 8, 8}, {true, true, true});
   s.mode = hs::protocol::overlapping;
   const auto wide_shift = hs::Shift::make_schedule(wide, hs::make_range(wide, 1));
-  const double before = hs::simulate(wide, wide_shift, s).makespan;
+  const double before = hs::detail::simulate(wide, wide_shift, s).makespan;
   s.cost = s.cost.with_copy_beta(1e-9);
-  CHECK(hs::simulate(wide, wide_shift, s).makespan == before);
+  CHECK(hs::detail::simulate(wide, wide_shift, s).makespan == before);
   CHECK_THROWS_WITH(s.cost.with_copy_beta(-1), Catch::Contains("copy_beta must be >= 0, got -1"));
 }
 
@@ -160,7 +165,7 @@ TEST_CASE("packing and unpacking staged messages cost copy_beta per byte", "[mod
   const hs::grid_shape g({4, 4, 4}, {true, true, true});
   const auto r = hs::make_range(g, 2);
   const double m = 1000, copy = 0.25e-9;
-  hs::simulation_setup s;
+  hs::detail::simulation_setup s;
   s.block_bytes = [m](int) { return m; };
   s.cost = hs::hockney(2e-6, 0, 0).with_copy_beta(copy);
   for (const bool ttl : {true, false}) {
@@ -174,9 +179,9 @@ TEST_CASE("packing and unpacking staged messages cost copy_beta per byte", "[mod
         for (const hs::detail::message* x : {&t.send, &t.recv})
           if (!t.self && x->exists() && !x->contiguous) staged += static_cast<double>(x->count) * m;
     CHECK((staged > 0) == ttl);  // TtlMultiHop forwards gathered blocks; Shift's messages are ranges
-    const double plain = hs::simulate(g, sched, s).makespan;
+    const double plain = hs::detail::simulate(g, sched, s).makespan;
     s.staging = hs::detail::staging_of(g, sched, r, name);
-    CHECK(hs::simulate(g, sched, s).makespan == Approx(plain + copy * staged));
+    CHECK(hs::detail::simulate(g, sched, s).makespan == Approx(plain + copy * staged));
     s.staging = {};
   }
   // explain() charges it: TtlMultiHop gets dearer by the same amount, Shift not at all.
@@ -234,23 +239,23 @@ TEST_CASE("calibration files keep the cost per round and the gap's growth; old f
 TEST_CASE("the exchange terms are fitted back from the gaps and the round time they imply", "[model][advisor]") {
   const hs::hockney single(1e-6, 1e-9);
   const double gamma = 0.1e-6, growth = 0.2e-9, delta = 0.7e-6, m = 8;
-  hs::exchange_terms x;
+  hs::detail::exchange_terms x;
   for (int n = 4; n <= 1024; n *= 4) x.gaps.push_back({n - 1.0, gamma + growth * (n - 1)});
   x.round_seconds = hs::hockney(1e-6, 1e-9, gamma).with_gamma_growth(growth).burst(2, m) + delta;
-  const auto fitted = hs::fit_exchange_terms(x, single, m);
+  const auto fitted = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(fitted.gamma == Approx(gamma));
   CHECK(fitted.gamma_growth == Approx(growth));
   CHECK(fitted.round_delta == Approx(delta));
   // A short burst's gap is a small time difference over n - 1: when ranks wait for the scheduler, 36 us
   // of noise on a burst of 4 (a gap 12 us too large) must not decide the line.
   x.gaps.front().seconds += 12e-6;
-  const auto noisy = hs::fit_exchange_terms(x, single, m);
+  const auto noisy = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(noisy.gamma == Approx(gamma).epsilon(0.1));
   CHECK(noisy.gamma_growth == Approx(growth).epsilon(0.05));
   // Out of range: a gap above alpha is alpha, a shrinking gap does not grow, a fast chain costs nothing extra.
   x.gaps = {{3, 2e-6}, {15, 1.5e-6}};
   x.round_seconds = 0;
-  const auto clamped = hs::fit_exchange_terms(x, single, m);
+  const auto clamped = hs::detail::fit_exchange_terms(x, single, m);
   CHECK(clamped.gamma == single.alpha());
   CHECK(clamped.gamma_growth == 0);
   CHECK(clamped.round_delta == 0);

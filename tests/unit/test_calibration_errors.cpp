@@ -26,7 +26,7 @@ namespace calibration_errors_test {
 void expect_error(const std::string& text, const std::vector<std::string>& expected) {
   INFO("file text: " << text);
   try {
-    (void)hs::parse_calibration(text, "bad.json");
+    (void)hs::detail::parse_calibration(text, "bad.json");
     FAIL("accepted");
   } catch (const hs::error& e) {
     const std::string what = e.what();
@@ -85,7 +85,7 @@ TEST_CASE("wrong JSON types and values in a calibration raise haloshift::error n
   expect_error(head + R"("alpha_s": ")" + std::string(1000, 'x') + R"(", )" + rest,
                {"a string of 1000 characters"});
   // A good one still loads.
-  const hs::calibration c = hs::parse_calibration(head + R"("alpha_s": 1e-6, )" + rest, "good.json");
+  const hs::calibration c = hs::detail::parse_calibration(head + R"("alpha_s": 1e-6, )" + rest, "good.json");
   CHECK(c.cost.alpha() == 1e-6);
 }
 
@@ -121,28 +121,30 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   CHECK_THROWS_WITH(hs::explain(g, r, 8, h, static_cast<hs::protocol>(9)),
                     Catch::Contains("explain: mode") && Catch::Contains("got 9"));
 
-  CHECK_THROWS_WITH(hs::closed_form::shift(r, nan, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::shift(r, nan, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::shift: m") && Catch::Contains("nan"));
-  CHECK_THROWS_WITH(hs::closed_form::single_hop(r, -inf, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::single_hop(r, -inf, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::single_hop: m") && Catch::Contains("-inf"));
-  CHECK_THROWS_WITH(hs::closed_form::ttl_multi_hop(r, 2, -3, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::ttl_multi_hop(r, 2, -3, h, hs::protocol::overlapping),
                     Catch::Contains("closed_form::ttl_multi_hop: m") && Catch::Contains("-3"));
-  CHECK_THROWS_WITH(hs::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::closed_form::ttl_multi_hop(r, 0, 8, h, hs::protocol::overlapping),
                     Catch::Contains("ndims must be in [1, 3], got 0"));
-  CHECK_THROWS_WITH(hs::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
-                    Catch::Contains("closed_form::team_shift_rounds: r is empty"));
-  CHECK_THROWS_WITH(hs::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
-                    Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
+  CHECK_THROWS_WITH(
+      hs::detail::closed_form::team_shift_rounds(g, hs::range{}, {2, 2, 1}, 8, h, hs::protocol::overlapping),
+      Catch::Contains("closed_form::team_shift_rounds: r is empty"));
+  CHECK_THROWS_WITH(
+      hs::detail::closed_form::shift(hs::range{{100000, 100000, 100000}}, 8, h, hs::protocol::overlapping),
+      Catch::Contains("closed_form::shift: r = (100000,100000,100000)") && Catch::Contains("blocks"));
 
-  hs::simulation_setup setup;
+  hs::detail::simulation_setup setup;
   setup.cost = h;
   setup.block_bytes = [nan](int rank) { return rank == 3 ? nan : 8.0; };
   const hs::schedule s = hs::detail::strategy_registry::instance().find("Shift").make_schedule(g, r, {});
-  CHECK_THROWS_WITH(hs::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes(3)") &&
-                                                   Catch::Contains("got nan"));
+  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup),
+                    Catch::Contains("simulate: setup.block_bytes(3)") && Catch::Contains("got nan"));
   CHECK_THROWS_WITH(hs::round_by_round_time(g, s, setup), Catch::Contains("round_by_round_time: setup.block_bytes(3)"));
   setup.block_bytes = nullptr;
-  CHECK_THROWS_WITH(hs::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes is empty"));
+  CHECK_THROWS_WITH(hs::detail::simulate(g, s, setup), Catch::Contains("simulate: setup.block_bytes is empty"));
 
   hs::advice_request request;
   request.grid = g;
@@ -152,6 +154,6 @@ TEST_CASE("explain, the closed forms, the simulator and the advisor reject bad b
   CHECK_THROWS_WITH(hs::advise(request), Catch::Contains("advise: request.sizes[]") && Catch::Contains("inf"));
   request.sizes = {8, nan};
   CHECK_THROWS_WITH(hs::advise(request), Catch::Contains("advise: request.sizes[]") && Catch::Contains("nan"));
-  CHECK_THROWS_WITH(hs::team_shift_tradeoff(g, 2, 8, inf, h, hs::protocol::overlapping),
+  CHECK_THROWS_WITH(hs::detail::team_shift_tradeoff(g, 2, 8, inf, h, hs::protocol::overlapping),
                     Catch::Contains("team_shift_tradeoff") && Catch::Contains("high inf"));
 }

@@ -26,7 +26,7 @@ struct simulated_case {
   hs::range r;
   hs::schedule s;
   std::string strategy;
-  hs::simulation_setup setup;
+  hs::detail::simulation_setup setup;
   std::string text;
 };
 
@@ -98,8 +98,8 @@ simulated_case draw(std::mt19937& rng, int largest) {
 
 void check_same_times(const simulated_case& c) {
   INFO(c.text);
-  const hs::simulation_result every = hs::detail::simulate_every_rank(c.grid, c.s, c.setup);
-  const hs::simulation_result classes = hs::simulate(c.grid, c.s, c.setup);
+  const hs::detail::simulation_result every = hs::detail::simulate_every_rank(c.grid, c.s, c.setup);
+  const hs::detail::simulation_result classes = hs::detail::simulate(c.grid, c.s, c.setup);
   // Times bit for bit: a class performs its members' operations in their order (the byte totals are
   // summed in another order).
   CHECK(classes.makespan == every.makespan);
@@ -246,26 +246,26 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
   // (three synchronous messages per transfer coloured along an odd ring).
   const hs::grid_shape huge({101, 101, 101}, {true, true, true});
   const hs::hockney h(1e-6, 1e-9, 0.2e-6);
-  hs::simulation_setup setup;
+  hs::detail::simulation_setup setup;
   setup.cost = h;
   setup.mode = hs::protocol::rendezvous;
   setup.block_bytes = [](int) { return 4096.0; };
   const auto r = hs::make_range(huge, 1);
-  const auto single = hs::closed_form::single_hop(huge, r, 4096, h, hs::protocol::rendezvous);
-  const auto ttl = hs::closed_form::ttl_multi_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  const auto single = hs::detail::closed_form::single_hop(huge, r, 4096, h, hs::protocol::rendezvous);
+  const auto ttl = hs::detail::closed_form::ttl_multi_hop(huge, r, 4096, h, hs::protocol::rendezvous);
   REQUIRE(single.has_value());
   REQUIRE(ttl.has_value());
-  CHECK(near(*single, hs::simulate(huge, hs::SingleHop::make_schedule(huge, r), setup).makespan));
-  CHECK(near(*ttl, hs::simulate(huge, hs::TtlMultiHop::make_schedule(huge, r), setup).makespan));
+  CHECK(near(*single, hs::detail::simulate(huge, hs::SingleHop::make_schedule(huge, r), setup).makespan));
+  CHECK(near(*ttl, hs::detail::simulate(huge, hs::TtlMultiHop::make_schedule(huge, r), setup).makespan));
   // SingleHop at k = 3 with packing: steps of 1 to 3 boxes, each with its own seam, one ring at a time.
   const auto r3 = hs::make_range(huge, 3);
   const hs::hockney packing = h.with_copy_beta(0.3e-9);
   const auto s3 = hs::SingleHop::make_schedule(huge, r3);
   setup.cost = packing;
   setup.staging = hs::detail::staging_of(huge, s3, r3, "SingleHop");
-  const auto single3 = hs::closed_form::single_hop(huge, r3, 4096, packing, hs::protocol::rendezvous);
+  const auto single3 = hs::detail::closed_form::single_hop(huge, r3, 4096, packing, hs::protocol::rendezvous);
   REQUIRE(single3.has_value());
-  CHECK(near(*single3, hs::simulate(huge, s3, setup).makespan));
+  CHECK(near(*single3, hs::detail::simulate(huge, s3, setup).makespan));
 }
 
 TEST_CASE("rendezvous with packing on grids with borders: each class packs by its own program", "[model][classes]") {

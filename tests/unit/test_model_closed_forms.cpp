@@ -15,8 +15,8 @@
 namespace hs = haloshift;
 
 namespace {
-hs::simulation_setup setup_for(const hs::hockney& h, hs::protocol mode, double m) {
-  hs::simulation_setup s;
+hs::detail::simulation_setup setup_for(const hs::hockney& h, hs::protocol mode, double m) {
+  hs::detail::simulation_setup s;
   s.cost = h;
   s.mode = mode;
   s.block_bytes = [m](int) { return m; };
@@ -40,8 +40,8 @@ TEST_CASE("Shift's closed form is the paper's formula", "[model][closed]") {
   for (int k = 1; k <= 3; ++k) {
     const auto r = hs::make_range(g, k);
     const double paper = 6 * k * alpha + beta * m * (8.0 * k * k * k + 12.0 * k * k + 6.0 * k);
-    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::overlapping), paper));
-    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::rendezvous), 2 * paper));
+    CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::overlapping), paper));
+    CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::rendezvous), 2 * paper));
   }
 }
 
@@ -64,19 +64,19 @@ TEST_CASE(
               const auto setup = setup_for(h, mode, m);
 
               const auto shift = hs::Shift::make_schedule(g, r);
-              const double shift_closed = hs::closed_form::shift(r, m, h, mode);
+              const double shift_closed = hs::detail::closed_form::shift(r, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, shift, setup), shift_closed));
-              CHECK(close(hs::simulate(g, shift, setup).makespan, shift_closed));
+              CHECK(close(hs::detail::simulate(g, shift, setup).makespan, shift_closed));
 
               const auto single = hs::SingleHop::make_schedule(g, r);
-              const double single_closed = hs::closed_form::single_hop(r, m, h, mode);
+              const double single_closed = hs::detail::closed_form::single_hop(r, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, single, setup), single_closed));
-              CHECK(close(hs::simulate(g, single, setup).makespan, single_closed));
+              CHECK(close(hs::detail::simulate(g, single, setup).makespan, single_closed));
 
               const auto ttl = hs::TtlMultiHop::make_schedule(g, r);
-              const double ttl_closed = hs::closed_form::ttl_multi_hop(r, nd, m, h, mode);
+              const double ttl_closed = hs::detail::closed_form::ttl_multi_hop(r, nd, m, h, mode);
               CHECK(close(hs::round_by_round_time(g, ttl, setup), ttl_closed));
-              CHECK(close(hs::simulate(g, ttl, setup).makespan, ttl_closed));
+              CHECK(close(hs::detail::simulate(g, ttl, setup).makespan, ttl_closed));
             }
 }
 
@@ -94,9 +94,9 @@ TEST_CASE("TeamShift's closed form equals its round-by-round time and bounds the
             const hs::offset team{c, c == 3 ? 3 : 2, 1};
             const auto setup = setup_for(h, mode, 100.0);
             const auto s = hs::TeamShift::make_schedule(g, r, {.team = team});
-            const double closed = hs::closed_form::team_shift_rounds(g, r, team, 100.0, h, mode);
+            const double closed = hs::detail::closed_form::team_shift_rounds(g, r, team, 100.0, h, mode);
             CHECK(close(hs::round_by_round_time(g, s, setup), closed));
-            CHECK(hs::simulate(g, s, setup).makespan <= closed * (1 + 1e-12));
+            CHECK(hs::detail::simulate(g, s, setup).makespan <= closed * (1 + 1e-12));
           }
 }
 
@@ -116,19 +116,19 @@ TEST_CASE("the cost per round and the gap's growth default to 0 and add up as de
     // Shift: 3k rounds of 2 messages each; the growth adds to the one gap of each round.
     const auto shift = hs::Shift::make_schedule(g, r);
     const double shift_extra = 3 * k * (delta + growth);
-    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::overlapping),
-                hs::closed_form::shift(r, m, plain, hs::protocol::overlapping) + shift_extra));
-    CHECK(close(hs::simulate(g, shift, setup_for(h, hs::protocol::overlapping, m)).makespan,
-                hs::simulate(g, shift, setup_for(plain, hs::protocol::overlapping, m)).makespan + shift_extra));
+    CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::overlapping),
+                hs::detail::closed_form::shift(r, m, plain, hs::protocol::overlapping) + shift_extra));
+    CHECK(close(hs::detail::simulate(g, shift, setup_for(h, hs::protocol::overlapping, m)).makespan,
+                hs::detail::simulate(g, shift, setup_for(plain, hs::protocol::overlapping, m)).makespan + shift_extra));
     // Rendezvous: every synchronous message is a step of both ends, 4 per rank and step.
-    CHECK(close(hs::closed_form::shift(r, m, h, hs::protocol::rendezvous),
-                hs::closed_form::shift(r, m, plain, hs::protocol::rendezvous) + 12 * k * delta));
+    CHECK(close(hs::detail::closed_form::shift(r, m, h, hs::protocol::rendezvous),
+                hs::detail::closed_form::shift(r, m, plain, hs::protocol::rendezvous) + 12 * k * delta));
     // SingleHop: one round of N messages, the gap grown by N - 1 increments.
     const int n = (2 * k + 1) * (2 * k + 1) * (2 * k + 1) - 1;
     const double single = alpha + (n - 1) * (gamma + growth * (n - 1)) + n * beta * m + delta;
-    CHECK(close(hs::closed_form::single_hop(r, m, h, hs::protocol::overlapping), single));
+    CHECK(close(hs::detail::closed_form::single_hop(r, m, h, hs::protocol::overlapping), single));
     const auto single_hop = hs::SingleHop::make_schedule(g, r);
-    CHECK(close(hs::simulate(g, single_hop, setup_for(h, hs::protocol::overlapping, m)).makespan, single));
+    CHECK(close(hs::detail::simulate(g, single_hop, setup_for(h, hs::protocol::overlapping, m)).makespan, single));
   }
 }
 
@@ -140,12 +140,12 @@ TEST_CASE("only ranks that communicate in a round pay its delta", "[model][close
   const double delta = 3e-6;
   const hs::hockney h = plain.with_round_delta(delta);
   const auto overlapping = [&](const hs::hockney& c) {
-    return hs::simulate(g, shift, setup_for(c, hs::protocol::overlapping, 64)).makespan;
+    return hs::detail::simulate(g, shift, setup_for(c, hs::protocol::overlapping, 64)).makespan;
   };
   CHECK(close(overlapping(h), overlapping(plain) + delta));
   // Rendezvous: two transfers along x, each a send and a receive per rank, one after the other.
   const auto rendezvous = [&](const hs::hockney& c) {
-    return hs::simulate(g, shift, setup_for(c, hs::protocol::rendezvous, 64)).makespan;
+    return hs::detail::simulate(g, shift, setup_for(c, hs::protocol::rendezvous, 64)).makespan;
   };
   CHECK(close(rendezvous(h), rendezvous(plain) + 4 * delta));
 }
@@ -154,9 +154,9 @@ TEST_CASE("the simulator predicts a million ranks", "[model][scale]") {
   const hs::grid_shape g({100, 100, 100}, {true, true, true});
   const auto r = hs::make_range(g, 1);
   const auto setup = setup_for(hs::hockney(2e-6, 1e-9), hs::protocol::overlapping, 1000);
-  const auto result = hs::simulate(g, hs::Shift::make_schedule(g, r), setup);
+  const auto result = hs::detail::simulate(g, hs::Shift::make_schedule(g, r), setup);
   CHECK(result.messages == 6u * 1000000u);
-  CHECK(close(result.makespan, hs::closed_form::shift(r, 1000, setup.cost, hs::protocol::overlapping)));
+  CHECK(close(result.makespan, hs::detail::closed_form::shift(r, 1000, setup.cost, hs::protocol::overlapping)));
 }
 
 namespace {
@@ -246,13 +246,14 @@ TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to
                 bool odd = false;
                 for (int d = 0; d < g.ndims(); ++d) odd = odd || g.dim(d) % 2 == 1;
                 odd_rendezvous += odd && mode == hs::protocol::rendezvous && g.size() > 1;
-                CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+                CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
               };
-              compare(hs::closed_form::shift(g, r, m, h, mode), hs::Shift::make_schedule(g, r), "Shift");
-              compare(hs::closed_form::single_hop(g, r, m, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
-              compare(hs::closed_form::ttl_multi_hop(g, r, m, h, mode), hs::TtlMultiHop::make_schedule(g, r),
+              compare(hs::detail::closed_form::shift(g, r, m, h, mode), hs::Shift::make_schedule(g, r), "Shift");
+              compare(hs::detail::closed_form::single_hop(g, r, m, h, mode), hs::SingleHop::make_schedule(g, r),
+                      "SingleHop");
+              compare(hs::detail::closed_form::ttl_multi_hop(g, r, m, h, mode), hs::TtlMultiHop::make_schedule(g, r),
                       "TtlMultiHop");
-              compare(hs::closed_form::team_shift(g, r, {1, 1, 1}, m, h, mode),
+              compare(hs::detail::closed_form::team_shift(g, r, {1, 1, 1}, m, h, mode),
                       hs::TeamShift::make_schedule(g, r, {.team = {1, 1, 1}}), "TeamShift");
             }
   INFO("compared " << compared << ", uncovered " << uncovered << ", odd rendezvous " << odd_rendezvous
@@ -296,7 +297,7 @@ TEST_CASE("TeamShift's exact closed form with teams larger than one box equals t
               const auto s = hs::TeamShift::make_schedule(g, r, {.team = team});
               auto setup = setup_for(h, mode, m);
               if (packing) setup.staging = hs::detail::staging_of(g, s, r, "TeamShift");
-              const auto closed = hs::closed_form::team_shift(g, r, team, m, h, mode);
+              const auto closed = hs::detail::closed_form::team_shift(g, r, team, m, h, mode);
               if (mode == hs::protocol::overlapping || !packing) CHECK(closed.has_value());
               if (!closed) {
                 ++uncovered;
@@ -305,7 +306,7 @@ TEST_CASE("TeamShift's exact closed form with teams larger than one box equals t
               ++compared;
               rendezvous += mode == hs::protocol::rendezvous;
               packed += packing;
-              CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+              CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
             }
   INFO("compared " << compared << ", uncovered " << uncovered << ", rendezvous " << rendezvous << ", with packing "
                    << packed);
@@ -326,30 +327,31 @@ TEST_CASE(
       const hs::grid_shape ring({P}, {true});
       const double sync = h.time(100) + h.round_delta();
       const auto full = hs::make_range(ring, k);
-      CHECK(close(*hs::closed_form::shift(ring, full, 100, h, hs::protocol::rendezvous), 6 * k * sync));
-      CHECK(close(hs::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
-                      .makespan,
-                  6 * k * sync));
+      CHECK(close(*hs::detail::closed_form::shift(ring, full, 100, h, hs::protocol::rendezvous), 6 * k * sync));
+      CHECK(close(
+          hs::detail::simulate(ring, hs::Shift::make_schedule(ring, full), setup_for(h, hs::protocol::rendezvous, 100))
+              .makespan,
+          6 * k * sync));
       if (P < k + 1) continue;
       // The eighth shell: 2k + 1 once the ring holds 2k + 1 boxes; shorter rings pay the seam again every
       // (P - 1) / 2 steps (3k on a ring of 3).
       const auto eighth = hs::make_range(ring, k, hs::shell::eighth);
       const int seams = P >= 2 * k + 1 ? 1 : (2 * k + P - 2) / (P - 1);
       const double eighth_time = (2 * k + seams) * sync;
-      CHECK(close(*hs::closed_form::shift(ring, eighth, 100, h, hs::protocol::rendezvous), eighth_time));
-      CHECK(
-          close(hs::simulate(ring, hs::Shift::make_schedule(ring, eighth), setup_for(h, hs::protocol::rendezvous, 100))
-                    .makespan,
-                eighth_time));
+      CHECK(close(*hs::detail::closed_form::shift(ring, eighth, 100, h, hs::protocol::rendezvous), eighth_time));
+      CHECK(close(hs::detail::simulate(ring, hs::Shift::make_schedule(ring, eighth),
+                                       setup_for(h, hs::protocol::rendezvous, 100))
+                      .makespan,
+                  eighth_time));
     }
   // 17^3: one and a half times the even ring's value, the same as 101^3 forced through the simulation.
   const hs::grid_shape g17({17, 17, 17}, {true, true, true}), g101({101, 101, 101}, {true, true, true});
   const auto r = hs::make_range(g17, 1);
-  const double odd = *hs::closed_form::shift(g17, r, 4096, h, hs::protocol::rendezvous);
-  CHECK(close(odd, 1.5 * hs::closed_form::shift(r, 4096, h, hs::protocol::rendezvous)));
+  const double odd = *hs::detail::closed_form::shift(g17, r, 4096, h, hs::protocol::rendezvous);
+  CHECK(close(odd, 1.5 * hs::detail::closed_form::shift(r, 4096, h, hs::protocol::rendezvous)));
   CHECK(close(
-      odd,
-      hs::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096)).makespan));
+      odd, hs::detail::simulate(g101, hs::Shift::make_schedule(g101, r), setup_for(h, hs::protocol::rendezvous, 4096))
+               .makespan));
 }
 
 TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[model][closed][scale]") {
@@ -366,19 +368,20 @@ TEST_CASE("forced simulations above 1e5 ranks equal the exact closed forms", "[m
             REQUIRE(closed);
             auto setup = setup_for(h, mode, 1000);
             if (h.copy_beta() > 0) setup.staging = hs::detail::staging_of(g, s, r, name);
-            CHECK(close(*closed, hs::simulate(g, s, setup).makespan));
+            CHECK(close(*closed, hs::detail::simulate(g, s, setup).makespan));
           };
           // Shift and SingleHop one ring at a time, odd (47) or even, packing or not; TtlMultiHop's unit steps
           // on odd rings without packing.
-          check(hs::closed_form::shift(g, r, 1000, h, mode), hs::Shift::make_schedule(g, r), "Shift");
-          check(hs::closed_form::single_hop(g, r, 1000, h, mode), hs::SingleHop::make_schedule(g, r), "SingleHop");
+          check(hs::detail::closed_form::shift(g, r, 1000, h, mode), hs::Shift::make_schedule(g, r), "Shift");
+          check(hs::detail::closed_form::single_hop(g, r, 1000, h, mode), hs::SingleHop::make_schedule(g, r),
+                "SingleHop");
           if (mode == hs::protocol::overlapping || h.copy_beta() == 0)
-            check(hs::closed_form::ttl_multi_hop(g, r, 1000, h, mode), hs::TtlMultiHop::make_schedule(g, r),
+            check(hs::detail::closed_form::ttl_multi_hop(g, r, 1000, h, mode), hs::TtlMultiHop::make_schedule(g, r),
                   "TtlMultiHop");
           // TeamShift with teams of two boxes (48 = 2 x 24; 47 is prime: teams of one) without packing.
           if (h.copy_beta() == 0 && P % 2 == 0) {
             const hs::offset team{2, 2, 2};
-            check(hs::closed_form::team_shift(g, r, team, 1000, h, mode),
+            check(hs::detail::closed_form::team_shift(g, r, team, 1000, h, mode),
                   hs::TeamShift::make_schedule(g, r, {.team = team}), "TeamShift");
           }
         }
@@ -394,34 +397,36 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
   // Non-periodic grids, and TtlMultiHop's later rounds in rendezvous mode once the seams of two odd rings meet
   // (packed messages on 7x7): simulate.
   const hs::grid_shape odd({7, 8}, {true, true}), odd_odd({7, 7}, {true, true});
-  CHECK_FALSE(hs::closed_form::shift(open, hs::make_range(open, 2), 100, h, hs::protocol::overlapping));
-  CHECK(hs::closed_form::shift(g, r, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
-  CHECK(hs::closed_form::shift(odd, hs::make_range(odd, 2), 100, h, hs::protocol::rendezvous));
+  CHECK_FALSE(hs::detail::closed_form::shift(open, hs::make_range(open, 2), 100, h, hs::protocol::overlapping));
+  CHECK(hs::detail::closed_form::shift(g, r, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
+  CHECK(hs::detail::closed_form::shift(odd, hs::make_range(odd, 2), 100, h, hs::protocol::rendezvous));
   // Shift stages nothing in block mode, so packing does not take its odd rings out of the formula. TtlMultiHop
   // packs and unpacks; on 7x8 its times still split by dimension, on 8x8 they are a function of the parities, on
   // 7x7 neither.
-  CHECK(hs::closed_form::shift(odd, hs::make_range(odd, 2), 100, h.with_copy_beta(1e-10), hs::protocol::rendezvous));
+  CHECK(hs::detail::closed_form::shift(odd, hs::make_range(odd, 2), 100, h.with_copy_beta(1e-10),
+                                       hs::protocol::rendezvous));
   for (const auto& [grid, covered] : {std::pair{odd, true}, std::pair{g, true}, std::pair{odd_odd, false}}) {
     const hs::hockney packing = h.with_copy_beta(1e-10);
     const auto range = hs::make_range(grid, 2);
-    const auto closed = hs::closed_form::ttl_multi_hop(grid, range, 100, packing, hs::protocol::rendezvous);
+    const auto closed = hs::detail::closed_form::ttl_multi_hop(grid, range, 100, packing, hs::protocol::rendezvous);
     REQUIRE(closed.has_value() == covered);
     if (!closed) continue;
     const auto s = hs::TtlMultiHop::make_schedule(grid, range);
     auto setup = setup_for(packing, hs::protocol::rendezvous, 100);
     setup.staging = hs::detail::staging_of(grid, s, range, "TtlMultiHop");
-    CHECK(close(*closed, hs::simulate(grid, s, setup).makespan));
+    CHECK(close(*closed, hs::detail::simulate(grid, s, setup).makespan));
   }
-  CHECK(hs::closed_form::team_shift(g, r, {2, 2, 1}, 100, h, hs::protocol::overlapping));
-  CHECK(hs::closed_form::team_shift(g, r, {2, 2, 1}, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
+  CHECK(hs::detail::closed_form::team_shift(g, r, {2, 2, 1}, 100, h, hs::protocol::overlapping));
+  CHECK(hs::detail::closed_form::team_shift(g, r, {2, 2, 1}, 100, h.with_copy_beta(1e-10), hs::protocol::overlapping));
   // SingleHop in rendezvous mode on a ring whose step-2 cycles are odd (6 / gcd(2, 6) = 3): one ring at a time.
   const hs::grid_shape six({6}, {true});
-  const auto six_closed = hs::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous);
+  const auto six_closed =
+      hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::rendezvous);
   REQUIRE(six_closed);
-  CHECK(close(*six_closed, hs::simulate(six, hs::SingleHop::make_schedule(six, hs::make_range(six, 2)),
-                                        setup_for(h, hs::protocol::rendezvous, 100))
+  CHECK(close(*six_closed, hs::detail::simulate(six, hs::SingleHop::make_schedule(six, hs::make_range(six, 2)),
+                                                setup_for(h, hs::protocol::rendezvous, 100))
                                .makespan));
-  CHECK(hs::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::overlapping));
+  CHECK(hs::detail::closed_form::single_hop(six, hs::make_range(six, 2), 100, h, hs::protocol::overlapping));
   // Odd rings: three synchronous messages per transfer only while the transfers a ring colours alternate in
   // direction. Two steps the same way along a ring of 5 pipeline (5 messages, not 6): no value.
   {
@@ -430,23 +435,24 @@ TEST_CASE("the exact closed forms give no value where no formula covers the case
     for (int i = 0; i < 2; ++i) same_way.rounds.push_back({{hs::transfer{{1, 0, 0}, {hs::zero_offset}}}});
     const auto setup = setup_for(h, hs::protocol::rendezvous, 100);
     const double sync = h.time(100) + h.round_delta();
-    CHECK(close(hs::simulate(ring, same_way, setup).makespan, 5 * sync));
-    CHECK_FALSE(hs::closed_form::detail::unit_steps_on_odd_rings(ring, same_way, hs::make_range(ring, 1), 100, h,
-                                                                 hs::protocol::rendezvous, "Shift"));
+    CHECK(close(hs::detail::simulate(ring, same_way, setup).makespan, 5 * sync));
+    CHECK_FALSE(hs::detail::closed_form::detail::unit_steps_on_odd_rings(ring, same_way, hs::make_range(ring, 1), 100,
+                                                                         h, hs::protocol::rendezvous, "Shift"));
     hs::schedule alternating = same_way;
     alternating.rounds[1].transfers[0].direction = {-1, 0, 0};
-    const auto rule = hs::closed_form::detail::unit_steps_on_odd_rings(ring, alternating, hs::make_range(ring, 1), 100,
-                                                                       h, hs::protocol::rendezvous, "Shift");
+    const auto rule = hs::detail::closed_form::detail::unit_steps_on_odd_rings(
+        ring, alternating, hs::make_range(ring, 1), 100, h, hs::protocol::rendezvous, "Shift");
     REQUIRE(rule);
     CHECK(close(*rule, 6 * sync));
-    CHECK(close(hs::simulate(ring, alternating, setup).makespan, *rule));
+    CHECK(close(hs::detail::simulate(ring, alternating, setup).makespan, *rule));
   }
   // TtlMultiHop with a different k per dimension is covered (every rank alike): equal to the simulation.
   for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
     const hs::range mixed{{2, 1, 0}};
-    const auto closed = hs::closed_form::ttl_multi_hop(g, mixed, 100, h, mode);
+    const auto closed = hs::detail::closed_form::ttl_multi_hop(g, mixed, 100, h, mode);
     REQUIRE(closed);
-    CHECK(close(*closed, hs::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
+    CHECK(close(*closed,
+                hs::detail::simulate(g, hs::TtlMultiHop::make_schedule(g, mixed), setup_for(h, mode, 100)).makespan));
   }
 }
 
@@ -467,32 +473,32 @@ TEST_CASE("on even rings a rank's rendezvous time is a function of its parity ve
       for (const hs::offset& w : directions) s.rounds[0].transfers.push_back(hs::transfer{w, {hs::zero_offset}});
       const double m = 5000;
       const auto rounds =
-          hs::closed_form::detail::transfers_of(g, s, 0, 1, m, [](std::size_t, std::size_t) { return 2u; });
+          hs::detail::closed_form::detail::transfers_of(g, s, 0, 1, m, [](std::size_t, std::size_t) { return 2u; });
       auto setup = setup_for(h, hs::protocol::rendezvous, m);
       setup.staging = [&g, &s](int rank, std::size_t ri, std::size_t ti) {
         // a copy to the rank itself is not staged
         const auto& w = s.rounds[ri].transfers[ti].direction;
         return g.neighbor_at(g.coords_of(rank), w)->rank == rank ? 0u : 2u;
       };
-      const auto parities = hs::closed_form::detail::rendezvous_parities(g, rounds, h);
+      const auto parities = hs::detail::closed_form::detail::rendezvous_parities(g, rounds, h);
       REQUIRE(parities);
-      CHECK(close(*parities, hs::simulate(g, s, setup).makespan));
+      CHECK(close(*parities, hs::detail::simulate(g, s, setup).makespan));
     }
   // A direction along a dimension the grid lacks has no neighbour on any rank: no value, not a lookup of none.
   {
     const hs::grid_shape flat({4, 4}, {true, true});
     hs::schedule lifted;
     lifted.rounds.push_back({{hs::transfer{{1, 0, 1}, {hs::zero_offset}}}});
-    CHECK_FALSE(hs::closed_form::detail::alike_form(flat, lifted, hs::make_range(flat, 1), 100, h,
-                                                    hs::protocol::rendezvous, "Shift"));
+    CHECK_FALSE(hs::detail::closed_form::detail::alike_form(flat, lifted, hs::make_range(flat, 1), 100, h,
+                                                            hs::protocol::rendezvous, "Shift"));
   }
   // An odd ring, or a step that shares a factor with its ring, has no parity classes.
   const hs::grid_shape odd({4, 3}, {true, true}), six({6}, {true});
   hs::schedule s;
   s.rounds.push_back({{hs::transfer{{1, 1, 0}, {hs::zero_offset}}}});
-  CHECK_FALSE(hs::closed_form::detail::rendezvous_parities(
-      odd, hs::closed_form::detail::transfers_of(odd, s, 0, 1, 100, {}), h));
+  CHECK_FALSE(hs::detail::closed_form::detail::rendezvous_parities(
+      odd, hs::detail::closed_form::detail::transfers_of(odd, s, 0, 1, 100, {}), h));
   s.rounds[0].transfers[0].direction = {3, 0, 0};
-  CHECK_FALSE(hs::closed_form::detail::rendezvous_parities(
-      six, hs::closed_form::detail::transfers_of(six, s, 0, 1, 100, {}), h));
+  CHECK_FALSE(hs::detail::closed_form::detail::rendezvous_parities(
+      six, hs::detail::closed_form::detail::transfers_of(six, s, 0, 1, 100, {}), h));
 }

@@ -10,8 +10,9 @@
 namespace hs = haloshift;
 
 namespace {
-std::vector<hs::fit::sample> synthetic(double alpha, double beta, double knee = 0, double alpha2 = 0, double beta2 = 0) {
-  std::vector<hs::fit::sample> out;
+std::vector<hs::detail::fit::sample> synthetic(double alpha, double beta, double knee = 0, double alpha2 = 0,
+                                               double beta2 = 0) {
+  std::vector<hs::detail::fit::sample> out;
   for (double m : {0.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0})
     for (int rep = 0; rep < 10; ++rep) {
       const double t = (knee > 0 && m >= knee) ? alpha2 + beta2 * m : alpha + beta * m;
@@ -22,32 +23,32 @@ std::vector<hs::fit::sample> synthetic(double alpha, double beta, double knee = 
 }  // namespace
 
 TEST_CASE("linear regression and per-size means recover alpha and beta", "[model][fit]") {
-  const auto samples = hs::fit::fastest(synthetic(2e-6, 1e-9), 0.1);
-  const auto h = hs::fit::linear_regression(samples);
+  const auto samples = hs::detail::fit::fastest(synthetic(2e-6, 1e-9), 0.1);
+  const auto h = hs::detail::fit::linear_regression(samples);
   CHECK(h.alpha() == Approx(2e-6).epsilon(1e-6));
   CHECK(h.beta() == Approx(1e-9).epsilon(1e-6));
-  const auto table = hs::fit::per_size_means(samples);
+  const auto table = hs::detail::fit::per_size_means(samples);
   CHECK(table.time(0) == Approx(2e-6));
   CHECK(table.time(1024) == Approx(2e-6 + 1024e-9));
   CHECK(table.time(3000) == Approx(2e-6 + 3000e-9));  // interpolated
-  CHECK_THROWS_WITH(hs::fit::per_size_means({{8, 1e-6}}), Catch::Contains("0-byte"));
+  CHECK_THROWS_WITH(hs::detail::fit::per_size_means({{8, 1e-6}}), Catch::Contains("0-byte"));
 }
 
 TEST_CASE("the fastest-20 % filter keeps the best samples of each size", "[model][fit]") {
   const auto all = synthetic(1e-6, 1e-9);
-  const auto best = hs::fit::fastest(all, 0.2);
+  const auto best = hs::detail::fit::fastest(all, 0.2);
   CHECK(best.size() == 9 * 2);
   for (const auto& s : best) CHECK(s.seconds <= (1e-6 + 1e-9 * s.bytes) * 1.011);
-  CHECK_THROWS_WITH(hs::fit::fastest(all, 0.0), Catch::Contains("fraction must lie in (0, 1], got 0"));
+  CHECK_THROWS_WITH(hs::detail::fit::fastest(all, 0.0), Catch::Contains("fraction must lie in (0, 1], got 0"));
 }
 
 TEST_CASE("a two-piece fit finds the eager-to-rendezvous knee", "[model][fit]") {
-  const auto samples = hs::fit::fastest(synthetic(1e-6, 1e-9, 65536, 20e-6, 0.5e-9), 0.1);
-  const auto [h, knee] = hs::fit::two_piece(samples);
+  const auto samples = hs::detail::fit::fastest(synthetic(1e-6, 1e-9, 65536, 20e-6, 0.5e-9), 0.1);
+  const auto [h, knee] = hs::detail::fit::two_piece(samples);
   CHECK(knee == 65536);
   CHECK(h.time(1024) == Approx(1e-6 + 1024e-9).epsilon(1e-6));
   CHECK(h.time(262144) == Approx(20e-6 + 0.5e-9 * 262144).epsilon(1e-6));
-  const auto [one, none] = hs::fit::two_piece(hs::fit::fastest(synthetic(1e-6, 1e-9), 0.1));
+  const auto [one, none] = hs::detail::fit::two_piece(hs::detail::fit::fastest(synthetic(1e-6, 1e-9), 0.1));
   CHECK(none == 0);
   CHECK(one.pieces().size() == 1);
 }

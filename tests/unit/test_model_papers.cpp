@@ -24,11 +24,11 @@ constexpr double ns = 1e-9;
 double predict_1d_shift(int nodes, int k, double message_seconds) {
   const hs::grid_shape g({nodes}, {true});
   const hs::range r = hs::make_range(g, k);
-  hs::simulation_setup setup;
+  hs::detail::simulation_setup setup;
   setup.mode = hs::protocol::rendezvous;
   setup.block_bytes = [](int) { return 1.0; };  // one unit per block: phase x sends single blocks
   setup.cost = hs::hockney(message_seconds, 0.0);
-  return hs::simulate(g, hs::Shift::make_schedule(g, r), setup).makespan;
+  return hs::detail::simulate(g, hs::Shift::make_schedule(g, r), setup).makespan;
 }
 
 struct shift_table {
@@ -92,11 +92,11 @@ TEST_CASE("Petri-net paper Tables 1-3: the max-plus prediction from Table 4, exa
     for (int k = 1; k <= 10; ++k) {
       const hs::grid_shape g({64}, {true});
       const hs::range r = hs::make_range(g, k);
-      hs::simulation_setup setup;
+      hs::detail::simulation_setup setup;
       setup.mode = hs::protocol::rendezvous;
       setup.block_bytes = [load = load](int) { return load; };
       setup.cost = measured;
-      const double got = hs::simulate(g, hs::Shift::make_schedule(g, r), setup).makespan / ns;
+      const double got = hs::detail::simulate(g, hs::Shift::make_schedule(g, r), setup).makespan / ns;
       INFO("load " << load << " k " << k);
       CHECK(std::round(got) == predicted[k - 1]);
     }

@@ -15,23 +15,23 @@
 namespace hs = haloshift;
 
 TEST_CASE("non_decreasing pools the values that fall and keeps the rest", "[model][fit]") {
-  CHECK(hs::fit::non_decreasing({1, 2, 3}) == std::vector<double>{1, 2, 3});
-  CHECK(hs::fit::non_decreasing({1, 3, 2, 4}) == std::vector<double>{1, 2.5, 2.5, 4});
+  CHECK(hs::detail::fit::non_decreasing({1, 2, 3}) == std::vector<double>{1, 2, 3});
+  CHECK(hs::detail::fit::non_decreasing({1, 3, 2, 4}) == std::vector<double>{1, 2.5, 2.5, 4});
   // A dip that needs two pools: 5 joins 1 and 0 (mean 2), and then 2 stays below 3.
-  CHECK(hs::fit::non_decreasing({5, 1, 0, 3}) == std::vector<double>{2, 2, 2, 3});
+  CHECK(hs::detail::fit::non_decreasing({5, 1, 0, 3}) == std::vector<double>{2, 2, 2, 3});
   const std::vector<double> noisy{3, 1, 4, 1, 5, 9, 2, 6};
-  const auto pooled = hs::fit::non_decreasing(noisy);
+  const auto pooled = hs::detail::fit::non_decreasing(noisy);
   REQUIRE(pooled.size() == noisy.size());
   CHECK(std::is_sorted(pooled.begin(), pooled.end()));
   CHECK(std::accumulate(pooled.begin(), pooled.end(), 0.0) == Approx(std::accumulate(noisy.begin(), noisy.end(), 0.0)));
-  CHECK(hs::fit::non_decreasing({}).empty());
+  CHECK(hs::detail::fit::non_decreasing({}).empty());
 }
 
 namespace {
 /// A table shaped like the 8-rank one of docs/performance.md: flat below the eager limit, a step at
 /// 4 KiB, and a gap that more than doubles per doubling of the size (so pieces need negative gammas).
-std::vector<hs::round_point> example_table() {
-  std::vector<hs::round_point> t;
+std::vector<hs::detail::round_point> example_table() {
+  std::vector<hs::detail::round_point> t;
   for (double m = 8; m <= 16 << 20; m *= 2) {
     const double gap = 0.6e-6 + (m >= 4096 ? 15e-6 : 0) + 0.55e-9 * m + (m >= (1 << 20) ? 1e-15 * m * m : 0);
     const double single = 19e-6 + (m >= 4096 ? 35e-6 : 0) + 0.15e-9 * m;
@@ -45,7 +45,7 @@ std::vector<hs::round_point> example_table() {
 TEST_CASE("the round-table model gives back the measured rounds at every size", "[model][round_table]") {
   const double growth = 1.2e-9;
   const auto table = example_table();
-  const hs::hockney h = hs::round_table_model(table, growth);
+  const hs::hockney h = hs::detail::round_table_model(table, growth);
   bool negative_gamma = false;
   for (const auto& p : h.pieces()) negative_gamma |= p.gamma < 0;
   CHECK(negative_gamma);  // the case the NaN sentinel exists for
@@ -81,17 +81,18 @@ TEST_CASE("the round-table model gives back the measured rounds at every size", 
 TEST_CASE("the round-table model pools noise and refuses what it cannot fit", "[model][round_table][errors]") {
   auto table = example_table();
   // A lucky measurement at 64 KiB: its time and gap fall below the smaller size's.
-  auto& lucky = *std::find_if(table.begin(), table.end(), [](const hs::round_point& p) { return p.bytes == 65536; });
+  auto& lucky =
+      *std::find_if(table.begin(), table.end(), [](const hs::detail::round_point& p) { return p.bytes == 65536; });
   lucky.per_round *= 0.5;
   lucky.gap *= 0.5;
-  const hs::hockney h = hs::round_table_model(table);
+  const hs::hockney h = hs::detail::round_table_model(table);
   for (std::size_t i = 1; i < table.size(); ++i) {
     INFO("m = " << table[i].bytes);
     CHECK(h.burst(2, table[i].bytes) >= h.burst(2, table[i - 1].bytes) * (1 - 1e-12));
     CHECK(h.burst(32, table[i].bytes) >= h.burst(32, table[i - 1].bytes) * (1 - 1e-12));
   }
-  CHECK_THROWS_WITH(hs::round_table_model({table.front()}), Catch::Contains("need at least 2 sizes, got 1"));
-  CHECK_THROWS_WITH(hs::round_table_model({table[0], table[0]}), Catch::Contains("two points at 8"));
+  CHECK_THROWS_WITH(hs::detail::round_table_model({table.front()}), Catch::Contains("need at least 2 sizes, got 1"));
+  CHECK_THROWS_WITH(hs::detail::round_table_model({table[0], table[0]}), Catch::Contains("two points at 8"));
 }
 
 TEST_CASE("a piece whose injection would be negative is refused, in code and in files", "[model][round_table][errors]") {

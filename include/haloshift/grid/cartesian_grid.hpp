@@ -137,7 +137,7 @@ public:
   /// The box coordinates of `rank`.
   offset coords_of(int rank) const noexcept { return shape_.coords_of(rank); }
   /// The box at offset `o` from this rank's box, with its periodic image.
-  std::optional<neighbor> neighbor_at(const offset& o) const noexcept { return shape_.neighbor_at(coords_, o); }
+  std::optional<detail::neighbor> neighbor_at(const offset& o) const noexcept { return shape_.neighbor_at(coords_, o); }
 
   /// The grid's own duplicate of the user's communicator. haloshift's plans
   /// and migrate send on it with tags 0 to 32767; an application that sends

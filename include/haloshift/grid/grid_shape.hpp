@@ -16,6 +16,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// The box at some offset from a rank: its owner and how often the offset
 /// wrapped around each periodic dimension (an MD code shifts coordinates by
 /// `image[d] * box_length[d]`).
@@ -26,6 +27,7 @@ struct neighbor {
   offset image;
   friend bool operator==(const neighbor&, const neighbor&) = default;
 };
+}  // namespace detail
 
 /// The shape of a grid of boxes (dims and periodicity per dimension) and
 /// its rank numbering, without a communicator: what the schedules, the
@@ -85,7 +87,7 @@ public:
 
   /// The box at `o` from the box at `coords`, or nothing when `o` leaves a
   /// non-periodic dimension.
-  std::optional<neighbor> neighbor_at(const offset& coords, const offset& o) const noexcept {
+  std::optional<detail::neighbor> neighbor_at(const offset& coords, const offset& o) const noexcept {
     offset target{}, image{};
     for (int d = 0; d < max_dims; ++d) {
       const int x = coords[d] + o[d];
@@ -98,7 +100,7 @@ public:
         target[d] = x;
       }
     }
-    return neighbor{rank_of(target), image};
+    return detail::neighbor{rank_of(target), image};
   }
 
   /// Whether the box at `o` from the box at `coords` exists (neighbor_at() without computing it).

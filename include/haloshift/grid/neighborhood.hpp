@@ -87,12 +87,14 @@ inline range make_range(const grid_shape& grid, const offset& k, shell kind = sh
   return r;
 }
 
+namespace detail {
 /// Whether offset `o` lies in the range's box (0 included).
 inline bool contains(const range& r, const offset& o) noexcept {
   for (int d = 0; d < max_dims; ++d)
     if (o[d] < r.low(d) || o[d] > r.high(d)) return false;
   return true;
 }
+}  // namespace detail
 
 /// Every offset the range imports, in canonical order (without 0).
 inline std::vector<offset> offsets(const range& r) {

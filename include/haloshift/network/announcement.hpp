@@ -7,6 +7,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// One delivered announcement: who posted it, its number among that rank's
 /// posts, the step it was sent in, how many hops it took to get here (0 on
 /// the rank that posted it) and the message itself.
@@ -23,5 +24,6 @@ struct announcement {
   /// The message.
   T value;
 };
+}  // namespace detail
 
 }  // namespace haloshift

@@ -22,6 +22,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// The package of the box at offset `from` (owned by `source`, `image` its
 /// periodic wrap as in grid_shape::neighbor_at).
 template <class T>
@@ -35,6 +36,7 @@ struct neighbor_package {
   /// The package, as the sender passed it to step().
   std::vector<T> data;
 };
+}  // namespace detail
 
 /// Single-hop local exchange over a Cartesian grid: `step(package)` sends the
 /// package (any number of elements, none included) to the 26 (3D), 8 (2D) or
@@ -77,14 +79,14 @@ public:
 
   /// The packages of the last step, one per existing neighbour offset, in
   /// canonical offset order (z slowest, x fastest).
-  const std::vector<neighbor_package<T>>& received() const noexcept { return received_; }
+  const std::vector<detail::neighbor_package<T>>& received() const noexcept { return received_; }
 
 private:
   mpi::communicator comm_;
   detail::grid_links links_;
   std::vector<detail::link> sends_, receives_;
   std::vector<byte_buffer> arrived_;
-  std::vector<neighbor_package<T>> received_;
+  std::vector<detail::neighbor_package<T>> received_;
 };
 
 }  // namespace haloshift

@@ -106,7 +106,6 @@ announcement<T> make_announcement(int origin, std::uint32_t sequence, long step,
   return {origin, sequence, step - std::max(hops - 1, 0), hops, message_codec<T>::decode(payload, comm)};
 }
 
-}  // namespace detail
 
 /// Options of msn_announce; they must be the same on all ranks.
 struct msn_options {
@@ -115,6 +114,7 @@ struct msn_options {
   /// moment every copy has died out.
   int ttl = 0;
 };
+}  // namespace detail
 
 /// Global announcements over an MSN of `degree` dimensions spanning all ranks
 /// of a communicator.
@@ -138,7 +138,7 @@ class msn_announce {
 public:
   /// Collective over `comm`; works on a duplicate. `degree` and the options
   /// must be the same on all ranks.
-  msn_announce(MPI_Comm comm, int degree, msn_options options = {}) : comm_(comm), net_(1, 1) {
+  msn_announce(MPI_Comm comm, int degree, detail::msn_options options = {}) : comm_(comm), net_(1, 1) {
     mpi::agree(comm_.get(),
                [&] {
                  if (options.ttl < 0)
@@ -206,7 +206,7 @@ public:
   }
 
   /// What arrived in the last step(), the rank's own posts included.
-  const std::vector<announcement<T>>& delivered() const noexcept { return delivered_; }
+  const std::vector<detail::announcement<T>>& delivered() const noexcept { return delivered_; }
 
   /// Hops from the farthest rank to the farthest other: the bound on delivery.
   int diameter() const noexcept { return diameter_; }
@@ -250,7 +250,7 @@ private:
   std::vector<detail::msn_wire_message> incoming_;  // one arrived package, decoded; kept for its capacity
   byte_buffer package_;
   std::unordered_map<std::uint64_t, long> live_;
-  std::vector<announcement<T>> delivered_;
+  std::vector<detail::announcement<T>> delivered_;
   std::uint32_t next_sequence_ = 0;
   long step_ = 0;
 };

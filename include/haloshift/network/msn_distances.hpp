@@ -56,7 +56,6 @@ inline bool msn_strongly_connected(const msn_topology& net) {
   }
   return true;
 }
-}  // namespace detail
 
 /// The exact diameter: the largest eccentricity over all sources. Breadth-first
 /// searches from 256 sources at once, one bit per source, pulling frontiers
@@ -114,5 +113,6 @@ inline int msn_diameter(const msn_topology& net) {
   }
   return diameter;
 }
+}  // namespace detail
 
 }  // namespace haloshift

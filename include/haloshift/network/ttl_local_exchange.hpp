@@ -28,6 +28,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// A message of the multi-hop network as delivered: the poster's box is at
 /// offset `from` (periodic wrap `image`), `hops` = Chebyshev length of `from`.
 template <class T>
@@ -46,7 +47,6 @@ struct local_message {
   T value;
 };
 
-namespace detail {
 
 /// One message of a ttl_local_exchange package as it travels over a link.
 struct ttl_wire_message {
@@ -215,7 +215,7 @@ public:
   }
 
   /// What arrived in the last step() (not the rank's own posts).
-  const std::vector<local_message<T>>& delivered() const noexcept { return delivered_; }
+  const std::vector<detail::local_message<T>>& delivered() const noexcept { return delivered_; }
   /// The TTL: how many boxes away messages reach.
   int hops() const noexcept { return hops_; }
   /// Number of step() calls so far.
@@ -251,7 +251,7 @@ private:
   std::vector<package> outgoing_;
   std::vector<byte_buffer> posted_, arrived_;
   std::vector<detail::ttl_wire_message> incoming_;  // one arrived package, decoded; kept for its capacity
-  std::vector<local_message<T>> delivered_;
+  std::vector<detail::local_message<T>> delivered_;
   std::uint32_t next_sequence_ = 0;
   long step_ = 0;
 };

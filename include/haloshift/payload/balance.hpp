@@ -31,6 +31,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// How rebalance() moves the cuts.
 struct balance_options {
   /// The dimensions whose cuts move (default: every dimension of the grid).
@@ -44,6 +45,7 @@ struct balance_options {
   /// share of the work to within this fraction of a slab's mean work (> 0).
   double tolerance = 1e-3;
 };
+}  // namespace detail
 
 /// What rebalance() did: the imbalance factor (largest work on a rank over
 /// the mean) with the old cuts and with the new ones.
@@ -110,9 +112,9 @@ void agree_on_balance(const cartesian_grid& grid, const domain& dom, const balan
 /// migrate() with the new domain next: until then the particles are where
 /// the old cuts put them. Work O(n log n + P) per rank, O(P) memory (the
 /// counts per rank before and after).
-template <position_source V>
+template <detail::position_source V>
 balance_report rebalance(const cartesian_grid& grid, domain& dom, const V& x, std::span<const double> weights = {},
-                         const balance_options& options = {}) {
+                         const detail::balance_options& options = {}) {
   const grid_shape& shape = grid.shape();
   const std::size_t n = x.size();
   detail::agree_on_balance(grid, dom, options, [&] {
@@ -224,7 +226,7 @@ edges_per_dim balance_from_work(const cartesian_grid& grid, const edges_per_dim&
 /// old box: measure again after the next steps; repeated calls converge
 /// where the work is not even inside the boxes). Work O(P) per rank.
 inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
-                                const balance_options& options = {}) {
+                                const detail::balance_options& options = {}) {
   const grid_shape& shape = grid.shape();
   detail::agree_on_balance(grid, dom, options, [&] { detail::check_work(work); });
   detail::edges_per_dim old;
@@ -245,7 +247,7 @@ inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double 
 /// counts are agreed on every rank. Build the fields of the new split from
 /// `cuts` (field_shape, grid_field) and copy the data over.
 inline balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, const offset& global_cells, double work,
-                                const balance_options& options = {}) {
+                                const detail::balance_options& options = {}) {
   const grid_shape& shape = grid.shape();
   std::vector<mpi::agreed_value> agreed;
   static const char* names[max_dims][2] = {{"global[0]", "cuts[0] (hash of the values)"},

@@ -261,7 +261,7 @@ void move_arrays(const cartesian_grid& grid, const departures& where, std::vecto
 /// before anything moves.
 template <transferable T, class PositionOf>
   requires std::is_lvalue_reference_v<std::invoke_result_t<PositionOf, T&>> &&
-           coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
+           detail::coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
   using P = std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>;
   const std::size_t sizes[] = {sizeof(T)};
@@ -272,7 +272,7 @@ void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& part
 }
 
 /// Migration of bare positions (hs::position, `std::array<float, 3>`, ...).
-template <coordinate_array P>
+template <detail::coordinate_array P>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
   migrate(grid, dom, x, [](P& p) -> P& { return p; });
 }
@@ -283,7 +283,7 @@ void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
 /// `i`. All move together, in the order migrate gives one array of structs.
 /// Arrays of differing lengths raise the same haloshift::error on every rank
 /// before anything moves.
-template <coordinate_array P, transferable... Ts>
+template <detail::coordinate_array P, transferable... Ts>
   requires(sizeof...(Ts) >= 1)
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x, std::vector<Ts>&... more) {
   const std::size_t sizes[] = {sizeof(P), sizeof(Ts)...};

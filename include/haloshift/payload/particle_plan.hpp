@@ -148,12 +148,12 @@ class particle_plan {
   }
 
   /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   auto start_forward_positions(std::span<P> x) {
     return start_forward(x, shift_array{length_});
   }
   /// Starts forward_positions(particles, member).
-  template <transferable T, coordinate_array P>
+  template <transferable T, detail::coordinate_array P>
   auto start_forward_positions(std::span<T> particles, P T::*member) {
     return start_forward(particles, shift_member<T, P>{length_, member});
   }
@@ -161,17 +161,17 @@ class particle_plan {
   /// length. Positions as the code stores them: `hs::position`, `std::array<float, 3>`, a padded
   /// `std::array<double, 4>` (the fourth entry moves unshifted); the shift is computed in double
   /// and stored in the array's type.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   void forward_positions(std::span<P> x) {
     start_forward_positions(x).wait();
   }
   /// forward_positions() on a whole vector, which must hold size() elements.
-  template <coordinate_array P>
+  template <detail::coordinate_array P>
   void forward_positions(std::vector<P>& x) {
     forward_positions(std::span<P>(x));
   }
   /// The same for an array of structs: `member` is the position inside each element.
-  template <transferable T, coordinate_array P>
+  template <transferable T, detail::coordinate_array P>
   void forward_positions(std::span<T> particles, P T::*member) {
     start_forward_positions(particles, member).wait();
   }
@@ -286,7 +286,7 @@ class particle_plan {
   /// thresholds, the count exchange's program, the tags) and reuses the plan's buffers: one
   /// agreement (the positions lie in their boxes, no exchange is in flight, on every rank), the
   /// count exchange and the rounds that move the ghosts' positions.
-  template <position_source V>
+  template <detail::position_source V>
   void rebuild(const V& x) {
     detail::check_not_moved(recipe_ != nullptr, "rebuild");
     mpi::agree(plan_.comm(), [&] {
@@ -322,7 +322,7 @@ class particle_plan {
   /// A ghost's coordinates moved by its periodic image.
   struct shift_array {
     position length;
-    template <coordinate_array P>
+    template <detail::coordinate_array P>
     void operator()(P& p, const offset& image) const noexcept {
       detail::shift_by_image(p, image, length);
     }

@@ -29,7 +29,7 @@ namespace haloshift {
 /// Positions: a vector or span of hs::position, or any position_source
 /// (array_positions, strided_positions, split_positions, member_positions:
 /// float or double, as the code stores them).
-template <strategy S, position_source V>
+template <strategy S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                                  plan_options options = {}) {
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, detail::entry_of<S>()});
@@ -41,7 +41,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 /// positions' bytes and the largest owned count, and broadcasts the choice).
 /// One plan type for every strategy, so choosing at run time instantiates
 /// the plan code once.
-template <position_source V>
+template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  const position& cutoff, const V& x, plan_options options = {}) {
   if (!detail::strategy_registry::same_name(strategy, Auto::name))
@@ -55,14 +55,14 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
-template <position_source V>
+template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
                                  double cutoff, const V& x, plan_options options = {}) {
   return make_particle_plan(grid, strategy, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
 /// The same cutoff along every dimension.
-template <detail::strategy_or_auto S, position_source V>
+template <detail::strategy_or_auto S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff, const V& x,
                                  plan_options options = {}) {
   return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);

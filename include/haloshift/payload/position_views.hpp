@@ -37,7 +37,6 @@ struct coordinate_traits<F[N]> {
   using type = F;
   static constexpr std::size_t size = N;
 };
-}  // namespace detail
 
 /// One particle's coordinates as a code stores them: `std::array<F, N>` or
 /// `F[N]` with `F` float or double; the first `min(N, 3)` entries are x, y, z
@@ -45,7 +44,6 @@ struct coordinate_traits<F[N]> {
 template <class P>
 concept coordinate_array = requires { typename detail::coordinate_traits<std::remove_cv_t<P>>::type; };
 
-namespace detail {
 /// The coordinates of `p` as a position (entries beyond N are 0).
 template <coordinate_array P>
 position to_position(const P& p) noexcept {
@@ -56,6 +54,7 @@ position to_position(const P& p) noexcept {
 }
 }  // namespace detail
 
+namespace detail {
 /// Where positions come from when a plan is built: anything with `size()`
 /// and `operator[](i)` giving particle `i`'s position as doubles. A vector or
 /// span of positions is one; the views below read other layouts in place.
@@ -64,10 +63,11 @@ concept position_source = requires(const V& v, std::size_t i) {
   { v.size() } -> std::convertible_to<std::size_t>;
   { v[i] } -> std::convertible_to<position>;
 };
+}  // namespace detail
 
 /// Positions stored one array per particle (`std::array<float, 3>`, a padded
 /// `std::array<double, 4>`, `float[3]`).
-template <coordinate_array P>
+template <detail::coordinate_array P>
 class array_positions {
  public:
   /// Reads `x`, one entry per particle.
@@ -149,7 +149,7 @@ class split_positions {
 };
 
 /// Positions as a member of each particle's struct (`&atom::x`, a coordinate array).
-template <class S, coordinate_array P>
+template <class S, detail::coordinate_array P>
 class member_positions {
  public:
   /// Reads `particles[i].*member`.

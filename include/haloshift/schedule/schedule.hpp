@@ -10,6 +10,7 @@
 
 namespace haloshift {
 
+namespace detail {
 /// Restricts a transfer to the senders whose coordinate along `dim` is
 /// `residue` modulo `period` (TeamShift's team members); `dim < 0`: every rank.
 struct sender_class {
@@ -23,6 +24,7 @@ struct sender_class {
   bool contains(const offset& coords) const noexcept { return dim < 0 || coords[dim] % period == residue; }
   friend bool operator==(const sender_class&, const sender_class&) = default;
 };
+}  // namespace detail
 
 /// Every rank sends the blocks it holds at offsets `blocks` (relative to
 /// itself) to the rank at `direction`, and so receives from the rank at
@@ -37,7 +39,7 @@ struct transfer {
   /// The held blocks sent, as offsets relative to the sender.
   std::vector<offset> blocks;
   /// Which ranks send (default: all).
-  sender_class senders{};
+  detail::sender_class senders{};
   friend bool operator==(const transfer&, const transfer&) = default;
 };
 

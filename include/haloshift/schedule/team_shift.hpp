@@ -103,7 +103,7 @@ struct TeamShift {
     const int teams = (r.k[d] + c - 1) / c;  // K
     std::vector<int> sides{+1};
     if (r.low(d) < 0) sides.push_back(-1);
-    auto member = [&](int m) { return sender_class{d, c, m}; };
+    auto member = [&](int m) { return detail::sender_class{d, c, m}; };
     // The super-block of the team `distance` teams away, seen from member m.
     auto super_block = [&](int m, int distance) {
       return columns(held, d, distance * c - m, distance * c - m + c - 1);

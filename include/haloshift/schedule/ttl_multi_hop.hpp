@@ -38,10 +38,10 @@ struct TtlMultiHop {
       for (const offset& w : detail::ttl::neighbor_directions(grid.ndims())) {
         transfer t{w, {}};
         if (h == 1) {
-          if (contains(r, -w)) t.blocks.push_back(zero_offset);
+          if (detail::contains(r, -w)) t.blocks.push_back(zero_offset);
         } else {
           for (const offset& o : all)
-            if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && contains(r, o - w))
+            if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && detail::contains(r, o - w))
               t.blocks.push_back(o);
         }
         if (!t.blocks.empty()) step.transfers.push_back(std::move(t));

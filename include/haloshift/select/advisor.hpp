@@ -38,6 +38,7 @@ struct advice_request {
   shell kind = shell::full;
 };
 
+namespace detail {
 /// One point of the map: explain()'s ranking, cheapest first.
 struct advice_cell {
   /// The neighbourhood width of this cell.
@@ -89,17 +90,19 @@ struct team_shift_trade {
   }
 };
 
+}  // namespace detail
+
 /// The whole map: cells in k-major order (all sizes of ks[0] first), and the
 /// Shift / TeamShift crossovers inside the size range.
 struct advice_map {
   /// What was mapped.
   advice_request request;
   /// One cell per (k, size), k-major.
-  std::vector<advice_cell> cells;
-  std::vector<team_shift_trade> team_boundary;  ///< one per k, in the order of request.ks
+  std::vector<detail::advice_cell> cells;
+  std::vector<detail::team_shift_trade> team_boundary;  ///< one per k, in the order of request.ks
 
   /// The cell of `request.ks[k_index]` and `request.sizes[size_index]` (bounds-checked).
-  const advice_cell& at(std::size_t k_index, std::size_t size_index) const {
+  const detail::advice_cell& at(std::size_t k_index, std::size_t size_index) const {
     return cells.at(k_index * request.sizes.size() + size_index);
   }
 };
@@ -118,7 +121,6 @@ inline double team_shift_gain(const grid_shape& grid, const range& r, double byt
   }
   return shift - team;
 }
-}  // namespace detail
 
 /// Where TeamShift and Shift trade places for this `k` between `low` and
 /// `high` bytes: a scan at `per_octave` sizes per doubling finds each sign
@@ -158,6 +160,7 @@ inline team_shift_trade team_shift_tradeoff(const grid_shape& grid, int k, doubl
   }
   return out;
 }
+}  // namespace detail
 
 /// Runs explain() for every (k, size) of `request` and finds the Shift /
 /// TeamShift crossovers between the smallest and the largest size. Throws
@@ -179,8 +182,8 @@ inline advice_map advise(const advice_request& request) {
     if (m > 0) low = std::min(low, m), high = std::max(high, m);
   if (high > low)
     for (int k : request.ks)
-      map.team_boundary.push_back(team_shift_tradeoff(request.grid, k, low, high, request.cost, request.mode,
-                                                      request.kind));
+      map.team_boundary.push_back(
+          detail::team_shift_tradeoff(request.grid, k, low, high, request.cost, request.mode, request.kind));
   return map;
 }
 

@@ -31,6 +31,7 @@ inline const char* to_string(announce_method m) {
   return m == announce_method::msn ? "MsnAnnounce" : m == announce_method::ttl_multi_hop ? "TtlMultiHop" : "MPI_Iallgatherv";
 }
 
+namespace detail {
 /// What the application announces and how long it may wait.
 struct announce_workload {
   /// Ranks taking part.
@@ -42,11 +43,11 @@ struct announce_workload {
   /// The application's grid, for TTL multi-hop (ignored unless it has `processes` boxes).
   grid_shape grid{};
 };
+}  // namespace detail
 
 namespace detail {
 /// Diameter of the MSN of `processes` vertices and `degree` dimensions.
 using msn_diameter_function = std::function<int(int processes, int degree)>;
-}  // namespace detail
 
 /// Exact (BFS, msn_diameter) up to `exact_up_to` processes, the paper's
 /// formula (1) beyond, where all-pairs BFS is too slow (docs/networks.md
@@ -55,18 +56,20 @@ inline detail::msn_diameter_function msn_diameter_estimate(int exact_up_to = 102
   return [exact_up_to](int processes, int degree) {
     const msn_topology net(processes, degree);
     if (degree == 1) return processes - 1;  // a directed ring
-    return processes <= exact_up_to ? msn_diameter(net) : net.formula_diameter();
+    return processes <= exact_up_to ? detail::msn_diameter(net) : net.formula_diameter();
   };
 }
+}  // namespace detail
 
 /// Smallest degree (1 to 30) whose MSN diameter is at most `max_delay_steps`, or 0 if none.
 inline int msn_smallest_degree(int processes, int max_delay_steps,
-                               const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
+                               const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
   for (int degree = 1; degree <= 30; ++degree)
     if (diameter(processes, degree) <= max_delay_steps) return degree;
   return 0;
 }
 
+namespace detail {
 /// One candidate of choose_announcement(): its predicted cost and delay.
 struct announce_option {
   /// How the announcements travel.
@@ -86,7 +89,6 @@ struct announce_choice {
   std::vector<announce_option> options;  ///< every candidate, cheapest first
 };
 
-namespace detail {
 /// Hops for a TTL multi-hop message to reach every box of `grid`.
 inline int grid_hops(const grid_shape& grid) {
   int hops = 0;
@@ -105,8 +107,9 @@ inline int grid_hops(const grid_shape& grid) {
 ///   grid's Chebyshev radius;
 /// * MPI_Iallgatherv: the cheaper of ring ((P-1) steps of B/P) and recursive
 ///   doubling (ceil(log2 P) latencies, B (P-1)/P bytes); delay 1 step.
-inline announce_choice choose_announcement(const hockney& h, const announce_workload& w,
-                                           const detail::msn_diameter_function& diameter = msn_diameter_estimate()) {
+inline detail::announce_choice choose_announcement(
+    const hockney& h, const detail::announce_workload& w,
+    const detail::msn_diameter_function& diameter = detail::msn_diameter_estimate()) {
   if (w.processes < 1) throw error("announce selector: processes must be >= 1, got " + std::to_string(w.processes));
   if (w.max_delay_steps < 1)
     throw error("announce selector: max_delay_steps must be >= 1, got " + std::to_string(w.max_delay_steps));
@@ -114,15 +117,16 @@ inline announce_choice choose_announcement(const hockney& h, const announce_work
     throw error("announce selector: bytes_per_step must be >= 0, got " + std::to_string(w.bytes_per_step));
   const double b = w.bytes_per_step;
   const int p = w.processes;
-  std::vector<announce_option> options;
+  std::vector<detail::announce_option> options;
 
   if (const int degree = msn_smallest_degree(p, w.max_delay_steps, diameter); degree > 0)
-    options.push_back({announce_method::msn, degree, diameter(p, degree), closed_form::detail::burst(h, degree, b), true});
+    options.push_back(
+        {announce_method::msn, degree, diameter(p, degree), detail::closed_form::detail::burst(h, degree, b), true});
 
   if (w.grid.size() == p) {
     const int links = static_cast<int>(detail::ttl::neighbor_directions(w.grid.ndims()).size());
     const int hops = detail::grid_hops(w.grid);
-    options.push_back({announce_method::ttl_multi_hop, 0, hops, closed_form::detail::burst(h, links, b / links),
+    options.push_back({announce_method::ttl_multi_hop, 0, hops, detail::closed_form::detail::burst(h, links, b / links),
                        hops <= w.max_delay_steps});
   }
 
@@ -130,7 +134,8 @@ inline announce_choice choose_announcement(const hockney& h, const announce_work
   const double doubling = std::ceil(std::log2(static_cast<double>(p))) * h.alpha(b) + h.beta(b) * b * (p - 1) / p;
   options.push_back({announce_method::iallgatherv, 0, 1, std::min(ring, doubling), true});
 
-  std::stable_sort(options.begin(), options.end(), [](const announce_option& x, const announce_option& y) {
+  using option = detail::announce_option;
+  std::stable_sort(options.begin(), options.end(), [](const option& x, const option& y) {
     if (x.fits != y.fits) return x.fits;
     return x.seconds_per_step < y.seconds_per_step;
   });

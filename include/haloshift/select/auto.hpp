@@ -200,7 +200,7 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 /// agreed cost model, and builds the plan of the strategy rank 0 ranks first
 /// by explain_particles (positions' bytes, the largest owned count).
 /// Positions in any layout, as for every strategy (position_source).
-template <class S, position_source V>
+template <class S, detail::position_source V>
   requires std::same_as<S, Auto>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                                  plan_options options = {}) {

@@ -18,7 +18,7 @@
 #include "closed_forms_alike.hpp"
 #include "closed_forms_phases.hpp"
 
-namespace haloshift::closed_form {
+namespace haloshift::detail::closed_form {
 
 /// Shift on `grid` (periodic), exactly. Per phase `d`, `k_d` steps of two messages (one with the eighth shell)
 /// of the carried size `M_d`; a ring of one box only copies. Every rank does the same: detail::overlapping_alike,
@@ -90,4 +90,4 @@ inline std::optional<double> team_shift(const grid_shape& grid, const range& r, 
   return detail::phase_by_phase(grid, r, c, m, h, mode);
 }
 
-}  // namespace haloshift::closed_form
+}  // namespace haloshift::detail::closed_form

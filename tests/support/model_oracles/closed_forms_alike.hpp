@@ -20,7 +20,7 @@
 
 #include "closed_forms_rings.hpp"
 
-namespace haloshift::closed_form::detail {
+namespace haloshift::detail::closed_form::detail {
 
 /// What every rank does in one transfer of a schedule whose ranks all act alike (every rank sends in every
 /// transfer, on a periodic grid): the bytes of its message to another rank (0: none), the bytes it copies to
@@ -240,4 +240,4 @@ inline std::optional<double> unit_steps_on_odd_rings(const grid_shape& grid, con
   return t;
 }
 
-}  // namespace haloshift::closed_form::detail
+}  // namespace haloshift::detail::closed_form::detail

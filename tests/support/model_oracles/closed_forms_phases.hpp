@@ -17,7 +17,7 @@
 #include "closed_forms_alike.hpp"
 #include "closed_forms_rings.hpp"
 
-namespace haloshift::closed_form::detail {
+namespace haloshift::detail::closed_form::detail {
 
 /// One phase of Shift along `d` on a periodic grid whose messages are not staged, from a common start (see shift
 /// below).
@@ -231,4 +231,4 @@ inline std::optional<double> team_shift_packed(const grid_shape& grid, const ran
   return *std::max_element(T.begin(), T.end());
 }
 
-}  // namespace haloshift::closed_form::detail
+}  // namespace haloshift::detail::closed_form::detail

@@ -12,7 +12,7 @@
 #include <haloshift/grid/grid_shape.hpp>
 #include <haloshift/detail/schedule/colouring.hpp>
 
-namespace haloshift::closed_form::detail {
+namespace haloshift::detail::closed_form::detail {
 
 /// Whether the exact forms apply at all: a periodic grid (every rank holds every block, and the
 /// strategies below treat every rank alike).
@@ -61,4 +61,4 @@ inline std::vector<double> ring_transfer(const std::vector<double>& T, int P, in
   return next;
 }
 
-}  // namespace haloshift::closed_form::detail
+}  // namespace haloshift::detail::closed_form::detail

@@ -47,7 +47,7 @@ inline bool message_of(const grid_shape& grid, const offset& c, int s, const tra
 /// the slowest one, so this is an upper bound of the max-plus time, equal to
 /// it when all ranks do the same (Shift, SingleHop, TtlMultiHop on periodic
 /// grids).
-inline double round_by_round_time(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
+inline double round_by_round_time(const grid_shape& grid, const schedule& s, const detail::simulation_setup& setup) {
   detail::check_simulation_setup("round_by_round_time", grid, setup);
   const int n = grid.size();
   double total = 0;

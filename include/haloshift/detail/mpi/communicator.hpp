@@ -14,17 +14,18 @@
 
 namespace haloshift::mpi {
 
-/// Frees an owned MPI handle (`free`: MPI_Comm_free, MPI_Request_free, ...) and
+/// Frees an owned MPI handle (`release`: MPI_Comm_free, MPI_Request_free, ...) and
 /// sets it to `null`. Owners call it from destructors, which may run after
 /// MPI_Finalize (a grid or plan at the end of main): freeing then is an error,
 /// and the process is about to end anyway, so the handle is only forgotten.
 template <class Handle>
 void free_unless_finalized(Handle& handle, std::type_identity_t<Handle> null,
-                           int (*free)(std::type_identity_t<Handle>*)) noexcept {
+                           int (*release)(std::type_identity_t<Handle>*)) noexcept {
+  // Not named `free`: SimGrid's SMPI defines free() as a macro in every file it compiles.
   if (handle == null) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) free(&handle);
+  if (!finalized) release(&handle);
   handle = null;
 }
 

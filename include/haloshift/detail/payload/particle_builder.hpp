@@ -23,7 +23,7 @@ namespace haloshift::detail {
 struct particle_builder {
   /// One agreement checks the arguments on every rank (the domain, cutoff and
   /// options agree, every particle lies in its rank's box) and starts the build.
-  template <position_source V>
+  template <detail::position_source V>
   static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
                              plan_options options, const strategy_request& request) {
     offset reach{0, 0, 0};

@@ -30,14 +30,14 @@ namespace haloshift {
 /// short exchanges on all ranks. Collective.
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
-  const auto samples = ping_pong(comm, sizes, 20);
-  const auto means = fit::means(fit::fastest(samples, 0.5));
+  const auto samples = detail::ping_pong(comm, sizes, 20);
+  const auto means = detail::fit::means(detail::fit::fastest(samples, 0.5));
   calibration c;
-  c.cost = fit::linear_regression(means);
-  const exchange_terms x = measure_exchange_terms(comm, c.cost, 256, 16, 7);
+  c.cost = detail::fit::linear_regression(means);
+  const detail::exchange_terms x = detail::measure_exchange_terms(comm, c.cost, 256, 16, 7);
   c.cost =
       hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
-  double copy = measure_copy_beta();
+  double copy = detail::measure_copy_beta();
   mpi::check(MPI_Bcast(&copy, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");  // rank 0's, like everything else
   c.cost = c.cost.with_copy_beta(copy);
   c.method = "linear-regression (quick, fastest 50 %)";
@@ -70,6 +70,7 @@ inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
 }
 }  // namespace detail
 
+namespace detail {
 /// How Auto finds its model; the same on all ranks.
 struct auto_settings {
   /// A calibration file made on another host, with another MPI library or
@@ -78,7 +79,6 @@ struct auto_settings {
   bool strict_calibration = false;
 };
 
-namespace detail {
 inline auto_settings& current_auto_settings() {
   static auto_settings settings;
   return settings;
@@ -108,7 +108,7 @@ inline std::string calibration_mismatch(const calibration& c, int ranks) {
 }  // namespace detail
 
 /// Settings Auto reads (change them on every rank alike, before building plans).
-inline auto_settings& auto_configuration() { return detail::current_auto_settings(); }
+inline detail::auto_settings& auto_configuration() { return detail::current_auto_settings(); }
 
 /// Forgets the models agreed so far, freeing the duplicates of their communicators: the next Auto
 /// plan reads or measures again.
@@ -120,7 +120,7 @@ inline void forget_agreed_models() { detail::model_cache().clear(); }
 /// the file at default_calibration_path() if there is one (a problem with it
 /// raises the same error everywhere) and compares its host, MPI library and
 /// rank count with this job: a mismatch is a warning through the log sink
-/// (log.hpp), or an error with auto_settings::strict_calibration. Without a
+/// (log.hpp), or an error with auto_configuration().strict_calibration. Without a
 /// file it measures once with quick_calibration() and says so (info).
 inline hockney agreed_model(MPI_Comm comm) {
   for (const detail::cached_model& c : detail::model_cache()) {
@@ -155,7 +155,8 @@ inline hockney agreed_model(MPI_Comm comm) {
           const bool strict = auto_configuration().strict_calibration || (env && std::string(env) == "1");
           const std::string text = "calibration file " + path + " was made for another job: " + why;
           if (strict) throw error(text + " (strict_calibration is set: recalibrate with haloshift-calibrate)");
-          log_message(log_level::warning, text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
+          detail::log_message(log_level::warning,
+                              text + "; Auto uses it anyway (haloshift-calibrate makes one for this job)");
         }
       } catch (const error&) {
         throw;
@@ -168,13 +169,14 @@ inline hockney agreed_model(MPI_Comm comm) {
   } else {
     const auto start = std::chrono::steady_clock::now();
     model = quick_calibration(comm).cost;
-    if (rank == 0 && verbose())
-      log_message(log_level::info,
-                  "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
-                      std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
-                      " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
-                      std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
-                      " s, once for this process (haloshift-calibrate saves one)");
+    if (rank == 0 && detail::verbose())
+      detail::log_message(
+          log_level::info,
+          "no calibration at " + path + "; measured alpha " + std::to_string(model.alpha() * 1e6) + " us, beta " +
+              std::to_string(model.beta() * 1e9) + " ns/B, gamma " + std::to_string(model.gamma() * 1e6) +
+              " us, delta " + std::to_string(model.round_delta() * 1e6) + " us per round in " +
+              std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+              " s, once for this process (haloshift-calibrate saves one)");
   }
   model = detail::broadcast_model(comm, model);
   detail::model_cache().push_back({mpi::communicator(comm), model});

@@ -40,7 +40,7 @@ struct calibration {
   std::string mpi_library, host, date;
   /// Ranks the calibration was measured with (0: unknown).
   int ranks = 0;
-  std::vector<fit::sample> samples;  ///< per-size means the fit used
+  std::vector<detail::fit::sample> samples;  ///< per-size means the fit used
   /// @var host
   /// Name of the host it was measured on.
   /// @var date
@@ -126,7 +126,6 @@ inline std::string json_value_text(const nlohmann::json& v) {
 }
 /// Largest calibration file read (a real one is a few kilobytes).
 inline constexpr std::uintmax_t max_calibration_file_bytes = 16u << 20;
-}  // namespace detail
 
 /// The text of the calibration file at `path`. Throws haloshift::error naming
 /// the file if it is missing, a directory, unreadable or too large.
@@ -156,7 +155,6 @@ inline std::string read_calibration_text(const std::string& path) {
   return text;
 }
 
-namespace detail {
 /// The checked fields of a calibration's JSON: every error names the file (`where`) and the field.
 struct calibration_reader {
   std::string where;
@@ -256,7 +254,6 @@ inline calibration parse_calibration_unchecked(std::string_view text, const std:
   }
   return c;
 }
-}  // namespace detail
 
 /// Parses the text of a calibration file (`path` only names it in messages).
 /// Every problem raises haloshift::error naming the file and the field (and
@@ -273,11 +270,12 @@ inline calibration parse_calibration(std::string_view text, const std::string& p
     throw error("calibration file " + path + ": " + e.what());
   }
 }
+}  // namespace detail
 
 /// Reads a calibration; every problem names the file and the field. Local (not
 /// collective): agreed_model() calls it on rank 0 only and broadcasts the result.
 inline calibration load_calibration(const std::string& path) {
-  return parse_calibration(read_calibration_text(path), path);
+  return detail::parse_calibration(detail::read_calibration_text(path), path);
 }
 
 }  // namespace haloshift

@@ -16,7 +16,7 @@
 #include "../cost/hockney.hpp"
 
 /// Fitting Hockney models to timed messages.
-namespace haloshift::fit {
+namespace haloshift::detail::fit {
 
 /// One timed one-way message (half a round trip).
 struct sample {
@@ -157,4 +157,4 @@ inline std::pair<hockney, double> two_piece(const std::vector<sample>& all, doub
   return {model, knee};
 }
 
-}  // namespace haloshift::fit
+}  // namespace haloshift::detail::fit

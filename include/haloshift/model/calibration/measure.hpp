@@ -18,12 +18,12 @@
 #include "../cost/hockney.hpp"
 #include "fit.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// Ping-pong between ranks 0 and 1 of `comm` (with one rank: messages to
 /// itself). Collective; every rank gets the one-way times of every round trip.
-inline std::vector<fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
-                                          int warmup = 2) {
+inline std::vector<detail::fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
+                                                  int warmup = 2) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -59,7 +59,7 @@ inline std::vector<fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::
   mpi::check(MPI_Bcast(&count, 1, MPI_INT, 0, comm), "MPI_Bcast");
   times.resize(static_cast<std::size_t>(count));
   mpi::check(MPI_Bcast(times.data(), count, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  std::vector<fit::sample> out;
+  std::vector<detail::fit::sample> out;
   std::size_t i = 0;
   for (std::size_t bytes : sizes)
     for (int rep = 0; rep < repetitions; ++rep) out.push_back({static_cast<double>(bytes), times[i++]});
@@ -157,7 +157,6 @@ inline double measure_copy_beta_loaded(MPI_Comm comm, std::size_t bytes = 8 << 2
   return t[static_cast<std::size_t>(repetitions / 2)] / (static_cast<double>(bytes) * passes);
 }
 
-namespace detail {
 /// `rounds` overlapping rounds back to back on every rank of `comm`, as the
 /// executor runs a round: `n` receives, then `n` sends of `bytes` (tag i for
 /// message i), then MPI_Waitall. With `spread`, message i goes to the rank
@@ -201,7 +200,6 @@ inline double time_rounds(MPI_Comm comm, int n, std::size_t bytes, int rounds, i
   std::nth_element(times.begin(), times.begin() + repetitions / 2, times.end());
   return times[static_cast<std::size_t>(repetitions / 2)];
 }
-}  // namespace detail
 
 /// What an exchange pays beyond its ping-pong messages, measured from short
 /// real exchanges on every rank of `comm` (so on the rank count and
@@ -211,7 +209,7 @@ struct exchange_terms {
   double gamma = 0;         ///< gap between the messages of a burst, extrapolated to a burst of 1
   double gamma_growth = 0;  ///< growth of the gap per further message in the burst
   double round_delta = 0;   ///< cost per round (dependency step) beyond its messages
-  std::vector<fit::sample> gaps;  ///< (messages - 1, measured gap): what the gap fit used
+  std::vector<detail::fit::sample> gaps;  ///< (messages - 1, measured gap): what the gap fit used
   double round_seconds = 0;       ///< measured time per round of the chain
 };
 
@@ -227,7 +225,8 @@ struct exchange_terms {
 inline exchange_terms fit_exchange_terms(exchange_terms x, const hockney& single, double bytes = 8) {
   const double alpha = single.alpha(bytes);
   if (x.gaps.size() >= 2) {
-    const auto [gamma, growth] = fit::weighted_line(x.gaps, [](const fit::sample& s) { return s.bytes * s.bytes; });
+    const auto [gamma, growth] =
+        detail::fit::weighted_line(x.gaps, [](const detail::fit::sample& s) { return s.bytes * s.bytes; });
     x.gamma = std::clamp(gamma, 0.0, alpha);
     x.gamma_growth = std::max(growth, 0.0);
   } else {
@@ -262,4 +261,4 @@ inline exchange_terms measure_exchange_terms(MPI_Comm comm, const hockney& singl
   return fit_exchange_terms(x, single, bytes);
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

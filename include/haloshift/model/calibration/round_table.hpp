@@ -41,7 +41,7 @@
 #include "fit.hpp"
 #include "measure.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// What one size of the table measured.
 struct round_point {
@@ -99,7 +99,7 @@ inline std::vector<round_point> measure_round_table(MPI_Comm comm, const std::ve
 
 /// The piecewise model of a measured table: one piece per size, after
 /// smoothing (per_round, gap and t(m) must not fall with size;
-/// fit::non_decreasing pools the dips of noise). A burst multiplies the gap,
+/// detail::fit::non_decreasing pools the dips of noise). A burst multiplies the gap,
 /// so the gap is the one kept exact: each piece's beta is the slope of the
 /// gap to the next size (the last piece keeps the slope before it), which
 /// makes `gamma + beta m` pass through every measured gap, and alpha puts
@@ -118,14 +118,14 @@ inline hockney round_table_model(std::vector<round_point> points, double gamma_g
     per_round.push_back(points[i].per_round);
     gap.push_back(points[i].gap);
   }
-  per_round = fit::non_decreasing(per_round);
-  gap = fit::non_decreasing(gap);
+  per_round = detail::fit::non_decreasing(per_round);
+  gap = detail::fit::non_decreasing(gap);
   // t(m): a round of the chain is t(m) plus the gap of a burst of 2, which is the measured gap
   // less its growth from 2 messages to the burst's.
   std::vector<double> single;
   for (std::size_t i = 0; i < points.size(); ++i)
     single.push_back(std::max(per_round[i] - (gap[i] - gamma_growth * (points[i].burst - 2)), 0.0));
-  single = fit::non_decreasing(single);
+  single = detail::fit::non_decreasing(single);
   auto gamma_at = [&](std::size_t i, double beta) {
     return gap[i] - beta * points[i].bytes - gamma_growth * (points[i].burst - 1);
   };
@@ -142,4 +142,4 @@ inline hockney round_table_model(std::vector<round_point> points, double gamma_g
   return hockney::piecewise(std::move(pieces), first_gamma).with_gamma_growth(gamma_growth);
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

@@ -18,7 +18,7 @@
 #include "arguments.hpp"
 #include "hockney.hpp"
 
-namespace haloshift::closed_form::detail {
+namespace haloshift::detail::closed_form::detail {
 
 /// Blocks per dimension a phase multiplies the carried data by.
 inline int width(const range& r, int d) { return r.high(d) - r.low(d) + 1; }
@@ -35,10 +35,10 @@ inline double burst(const hockney& h, int n, double bytes) { return n > 0 ? h.bu
 inline double sync(const hockney& h, double bytes) { return h.time(bytes) + h.round_delta(); }
 inline bool full(const range& r) { return r.kind == shell::full; }
 
-}  // namespace haloshift::closed_form::detail
+}  // namespace haloshift::detail::closed_form::detail
 
 /// The papers' closed-form Hockney times of the built-in strategies.
-namespace haloshift::closed_form {
+namespace haloshift::detail::closed_form {
 
 /// Shift: per phase `k_d` steps; a step sends 2 messages (1 with the eighth shell) of the carried size
 /// M_d = m prod_{e<d} w_e. Overlapping `sum_d k_d (alpha + gamma + 2 beta M_d)`, i.e. the paper's
@@ -135,4 +135,4 @@ inline double team_shift_rounds(const grid_shape& grid, const range& r, const of
   return t;
 }
 
-}  // namespace haloshift::closed_form
+}  // namespace haloshift::detail::closed_form

@@ -16,7 +16,7 @@
 #include "../cost/arguments.hpp"
 #include "../cost/hockney.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
 /// What the simulation predicts.
 struct simulation_result {
@@ -47,7 +47,6 @@ struct simulation_setup {
   std::function<unsigned(int, std::size_t, std::size_t)> staging{};
 };
 
-namespace detail {
 /// The setup's protocol is an enumerator and every rank's block a finite number of bytes >= 0.
 /// Returns whether every rank's block has the same size.
 inline bool check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
@@ -64,6 +63,5 @@ inline bool check_simulation_setup(const char* where, const grid_shape& grid, co
   }
   return uniform;
 }
-}  // namespace detail
 
-}  // namespace haloshift
+}  // namespace haloshift::detail

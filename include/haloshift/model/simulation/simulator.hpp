@@ -16,9 +16,8 @@
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 
-namespace haloshift {
+namespace haloshift::detail {
 
-namespace detail {
 /// Rendezvous, on classes that follow the schedule transfer by transfer. A
 /// run of transfers coloured along one dimension (and the times it started
 /// from) tells ranks apart only by their coordinate along that dimension, and
@@ -67,7 +66,6 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
     }
   return simulation.result();
 }
-}  // namespace detail
 
 /// Predicts the time of schedule `s` on every rank of `grid`. Overlapping
 /// mode: in each round a rank posts its sends in order; the i-th leaves after
@@ -106,4 +104,4 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, false), bytes).run();
 }
 
-}  // namespace haloshift
+}  // namespace haloshift::detail
