@@ -33,14 +33,14 @@ std::string use_calibration(const std::string& json) {
   if (world_rank() == 0) std::ofstream(path) << json;
   MPI_Barrier(MPI_COMM_WORLD);
   setenv("HALOSHIFT_CALIBRATION", path.c_str(), 1);
-  hs::forget_agreed_models();  // the next Auto plan reads this file
+  hs::detail::forget_agreed_models();  // the next Auto plan reads this file
   return path;
 }
 void done_with(const std::string& path) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) std::remove(path.c_str());
   unsetenv("HALOSHIFT_CALIBRATION");
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
 }
 bool same_everywhere(const std::string& s) {
   const std::int64_t h = hs::detail::name_hash(s);
@@ -75,7 +75,7 @@ TEST_CASE("forget_agreed_models frees the communicators it duplicated", "[auto][
   const hs::hockney first = hs::agreed_model(user);
   CHECK(hs::agreed_model(user).alpha() == first.alpha());  // cached: no second duplicate
   const int before = duplicates_freed;
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
   CHECK(duplicates_freed == before + 1);
   MPI_Comm_free(&user);
   CHECK(duplicates_freed == before + 2);
@@ -145,7 +145,7 @@ TEST_CASE("a log sink that throws is removed and cannot stop a collective; a nul
 
 TEST_CASE("Auto measures once per process and grid when there is no calibration file", "[auto][mpi]") {
   setenv("HALOSHIFT_CALIBRATION", "haloshift-no-such-calibration.json", 1);
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
   std::vector<std::string> lines;
   const auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
   hs::set_verbose(true);
@@ -176,13 +176,13 @@ TEST_CASE("Auto measures once per process and grid when there is no calibration 
   hs::set_verbose(false);
   hs::set_log_sink(previous);
   unsetenv("HALOSHIFT_CALIBRATION");
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
 }
 
 TEST_CASE("Auto writes nothing to stdout or stderr unless a sink is set", "[auto][mpi]") {
   setenv("HALOSHIFT_CALIBRATION", "haloshift-no-such-calibration.json", 1);
   setenv("HALOSHIFT_VERBOSE", "1", 1);
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
   std::fflush(stdout);
   std::fflush(stderr);
   char name[] = "/tmp/haloshift-quiet-XXXXXX";
@@ -212,7 +212,7 @@ TEST_CASE("Auto writes nothing to stdout or stderr unless a sink is set", "[auto
   CHECK(written == 0);
   unsetenv("HALOSHIFT_VERBOSE");
   unsetenv("HALOSHIFT_CALIBRATION");
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
 }
 
 TEST_CASE("a calibration file from another job warns, or fails under strict_calibration", "[auto][mpi]") {
@@ -326,7 +326,7 @@ TEST_CASE("calibration files with wrong types, or a directory, fail alike on eve
   if (world_rank() == 0) std::filesystem::create_directory(dir);
   MPI_Barrier(MPI_COMM_WORLD);
   setenv("HALOSHIFT_CALIBRATION", dir.c_str(), 1);
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
   {
     const std::string what = auto_error(grid);
     CHECK(what.find(dir + ": is a directory") != std::string::npos);
@@ -341,7 +341,7 @@ TEST_CASE("calibration files with wrong types, or a directory, fail alike on eve
     CHECK(what.find("is a directory") != std::string::npos);
     CHECK(same_everywhere(what));
   }
-  hs::forget_agreed_models();
+  hs::detail::forget_agreed_models();
   setenv("HALOSHIFT_CALIBRATION", world_rank() == 0 ? good.c_str() : dir.c_str(), 1);
   CHECK(auto_error(grid).empty());
   const hs::hockney model = hs::agreed_model(grid.comm());

@@ -232,7 +232,7 @@ class fixed_calibration {
                            << R"("gamma_s": 5e-07})";
     MPI_Barrier(MPI_COMM_WORLD);
     setenv("HALOSHIFT_CALIBRATION", path_.c_str(), 1);
-    hs::forget_agreed_models();
+    hs::detail::forget_agreed_models();
   }
   ~fixed_calibration() {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -241,7 +241,7 @@ class fixed_calibration {
       setenv("HALOSHIFT_CALIBRATION", previous_.c_str(), 1);
     else
       unsetenv("HALOSHIFT_CALIBRATION");
-    hs::forget_agreed_models();
+    hs::detail::forget_agreed_models();
   }
   fixed_calibration(const fixed_calibration&) = delete;
   fixed_calibration& operator=(const fixed_calibration&) = delete;

@@ -174,7 +174,7 @@ class plan : public detail::plan_base {
 template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
   return detail::plan_builder::build<T>(
-      grid, k, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
+      grid, k, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
       {S::name, detail::entry_of<S>()});
 }
 
@@ -182,7 +182,7 @@ plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local
 template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
   return detail::plan_builder::build<T>(
-      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind); }, local_count, options,
+      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
       {S::name, detail::entry_of<S>()});
 }
 
@@ -194,7 +194,7 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const offset& k, std::size_t local_count,
                   plan_options options = {}) {
-  auto make = [&] { return make_range(grid.shape(), k, options.kind); };
+  auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, k, make, local_count, options);
   return detail::plan_builder::build<T>(grid, k, make, local_count, options, {strategy, std::nullopt});
@@ -203,7 +203,7 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const o
 template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, std::size_t local_count,
                   plan_options options = {}) {
-  auto make = [&] { return make_range(grid.shape(), k, options.kind); };
+  auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, offset{k, k, k}, make, local_count, options);
   return detail::plan_builder::build<T>(grid, offset{k, k, k}, make, local_count, options, {strategy, std::nullopt});

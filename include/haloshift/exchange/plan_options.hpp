@@ -15,6 +15,9 @@ struct plan_options {
   protocol mode = protocol::overlapping;
   /// Full neighbourhood or eighth shell.
   shell kind = shell::full;
+  /// Which neighbours to import from: all (full), faces only (a star
+  /// stencil), or faces and edges. Narrower patterns send fewer messages.
+  halo_pattern pattern = halo_pattern::full;
   /// TeamShift's team size per dimension (0: TeamShift chooses); ignored by the other strategies.
   offset team{0, 0, 0};
   /// How forward, reverse and start check their arguments: locally, or agreed

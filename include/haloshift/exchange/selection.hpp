@@ -158,7 +158,7 @@ struct selective_builder {
           if (rc.strategy.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(rc.strategy.name) +
                         " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-          rc.r = make_range(shape, k, options.kind);
+          rc.r = make_range(shape, k, options.kind, options.pattern);
           rc.sched = rc.strategy.make_schedule(shape, rc.r, strategy_parameters{options.team});
           check_away_from_source(rc.sched, rc.strategy.name);
           const detail::program unit = detail::compile(

@@ -17,12 +17,24 @@ namespace haloshift {
 /// 0 (the eighth-shell scheme; half of Shift's messages).
 enum class shell { full, eighth };
 
+/// Which neighbours a box imports from, by how many dimensions separate them:
+/// `faces` only the boxes along one dimension (a star stencil: 2 d partners at
+/// k = 1), `faces_and_edges` those along one or two (no 3D corners), `full`
+/// all of them (a box stencil, the default). A box `o` away holds exactly the
+/// ghost cells that lie outside this box's interior along the dimensions
+/// where `o` is not 0, so the pattern is also which ghost cells of a field
+/// are filled: faces leave the edge and corner regions of the padding as
+/// they are.
+enum class halo_pattern { full, faces, faces_and_edges };
+
 /// How far a box reaches, in boxes, per dimension.
 struct range {
   /// Boxes reached along each dimension (0 along dimensions the grid lacks).
   offset k{0, 0, 0};
   /// Full neighbourhood or eighth shell.
   shell kind = shell::full;
+  /// Which of the box's offsets are imported (faces, faces and edges, all).
+  halo_pattern pattern = halo_pattern::full;
 
   /// Lowest offset imported along `d` (-k, or 0 for the eighth shell).
   int low(int d) const noexcept { return kind == shell::full ? -k[d] : 0; }
@@ -44,10 +56,31 @@ inline void check_shell(shell kind) {
                 " (use shell::full or shell::eighth)");
 }
 
+/// Raises haloshift::error, naming the argument `what`, when `p` is not a valid halo_pattern.
+inline void check_pattern(halo_pattern p, const std::string& what = "halo_pattern") {
+  if (p != halo_pattern::full && p != halo_pattern::faces && p != halo_pattern::faces_and_edges)
+    throw error(what + ": invalid halo_pattern value " + std::to_string(static_cast<long long>(p)) +
+                " (use halo_pattern::full, halo_pattern::faces or halo_pattern::faces_and_edges)");
+}
+
+/// Dimensions along which `o` is not 0 (1 for a face neighbour, 2 for an edge, 3 for a corner).
+constexpr int separating_dims(const offset& o) noexcept { return (o[0] != 0) + (o[1] != 0) + (o[2] != 0); }
+
+/// The most dimensions a pattern lets an imported offset differ in.
+constexpr int pattern_dims(halo_pattern p) noexcept {
+  return p == halo_pattern::faces ? 1 : p == halo_pattern::faces_and_edges ? 2 : max_dims;
+}
+
+/// "faces", "faces_and_edges" or "full", for messages and explain().
+inline const char* pattern_name(halo_pattern p) noexcept {
+  return p == halo_pattern::faces ? "faces" : p == halo_pattern::faces_and_edges ? "faces_and_edges" : "full";
+}
+
 /// Raises haloshift::error naming `k` and the offsets it would need when the
 /// range holds more than max_range_offsets (counted without overflow).
 inline void check_range_size(const range& r) {
   check_shell(r.kind);
+  check_pattern(r.pattern);
   std::uint64_t count = 1;
   bool overflow = false;
   for (int d = 0; d < max_dims; ++d) {
@@ -62,9 +95,10 @@ inline void check_range_size(const range& r) {
 }  // namespace detail
 
 /// `k` boxes along every dimension of `grid`, 0 along dimensions it lacks.
-inline range make_range(const grid_shape& grid, int k, shell kind = shell::full) {
+inline range make_range(const grid_shape& grid, int k, shell kind = shell::full,
+                        halo_pattern pattern = halo_pattern::full) {
   if (k < 1) throw error("k must be >= 1, got " + std::to_string(k));
-  range r{{0, 0, 0}, kind};
+  range r{{0, 0, 0}, kind, pattern};
   for (int d = 0; d < grid.ndims(); ++d) r.k[d] = k;
   detail::check_range_size(r);
   return r;
@@ -72,7 +106,8 @@ inline range make_range(const grid_shape& grid, int k, shell kind = shell::full)
 
 /// Per-dimension range; entries past the grid's dimensions must be 0, and at
 /// least one entry must be positive.
-inline range make_range(const grid_shape& grid, const offset& k, shell kind = shell::full) {
+inline range make_range(const grid_shape& grid, const offset& k, shell kind = shell::full,
+                        halo_pattern pattern = halo_pattern::full) {
   bool any = false;
   for (int d = 0; d < max_dims; ++d) {
     if (k[d] < 0) throw error("k[" + std::to_string(d) + "] must be >= 0, got " + std::to_string(k[d]));
@@ -82,27 +117,28 @@ inline range make_range(const grid_shape& grid, const offset& k, shell kind = sh
     any = any || k[d] > 0;
   }
   if (!any) throw error("k must be positive in at least one dimension, got " + to_string(k));
-  const range r{k, kind};
+  const range r{k, kind, pattern};
   detail::check_range_size(r);
   return r;
 }
 
 namespace detail {
-/// Whether offset `o` lies in the range's box (0 included).
+/// Whether offset `o` lies in the range's box (0 included) and its pattern.
 inline bool contains(const range& r, const offset& o) noexcept {
   for (int d = 0; d < max_dims; ++d)
     if (o[d] < r.low(d) || o[d] > r.high(d)) return false;
-  return true;
+  return separating_dims(o) <= pattern_dims(r.pattern);
 }
 }  // namespace detail
 
-/// Every offset the range imports, in canonical order (without 0).
+/// Every offset the range imports (its box, within its pattern), in canonical order (without 0).
 inline std::vector<offset> offsets(const range& r) {
   std::vector<offset> out;
   for (int z = r.low(2); z <= r.high(2); ++z)
     for (int y = r.low(1); y <= r.high(1); ++y)
       for (int x = r.low(0); x <= r.high(0); ++x)
-        if (x || y || z) out.push_back({x, y, z});
+        if ((x || y || z) && detail::separating_dims({x, y, z}) <= detail::pattern_dims(r.pattern))
+          out.push_back({x, y, z});
   return out;
 }
 

@@ -50,7 +50,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
   const std::uint64_t largest = detail::particle_reach(grid, dom, cutoff, x, options, strategy).second;
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
   const detail::strategy_choice choice = detail::choose_automatically(
-      grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full}, .bytes = sized.bytes, .mode = options.mode,
+      grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full, options.pattern}, .bytes = sized.bytes, .mode = options.mode,
              .payload = detail::payload_kind::selective});
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
 }

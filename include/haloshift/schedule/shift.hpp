@@ -34,6 +34,15 @@ inline std::vector<offset> grown(const std::vector<offset>& held, int d, const r
   return out;
 }
 
+/// The blocks of `held` that a later phase may still move: those whose offset
+/// differs from 0 along fewer dimensions than `pattern` allows (a phase adds
+/// one more). The others are only kept, which is what makes a faces-only
+/// Shift send just its own block in every phase.
+inline std::vector<offset> forwardable(std::vector<offset> held, halo_pattern pattern) {
+  std::erase_if(held, [&](const offset& h) { return separating_dims(h) >= pattern_dims(pattern); });
+  return held;
+}
+
 /// Shift's phase along `d`: `k` steps, each to both neighbours (only towards
 /// `-` for the eighth shell); step `s` forwards what arrived at step `s-1`.
 inline void shift_phase(schedule& out, const std::vector<offset>& held, int d, const range& r) {
@@ -54,7 +63,9 @@ inline void shift_phase(schedule& out, const std::vector<offset>& held, int d, c
 /// carries everything held after phase x, phase z everything held after y, so
 /// corner blocks need no messages of their own: `6k` messages per rank.
 /// With the eighth shell only the `+` direction's blocks are wanted, so each
-/// step sends only towards `-` (3k messages).
+/// step sends only towards `-` (3k messages). A halo_pattern narrower than
+/// full carries into a phase only the blocks that may still move (faces:
+/// the own block alone, so every phase sends one face's worth).
 struct Shift {
   /// The strategy's name (make_plan(grid, "Shift", ...), the registry, explain()).
   static constexpr std::string_view name = "Shift";
@@ -65,6 +76,7 @@ struct Shift {
     std::vector<offset> held{zero_offset};
     for (int d = 0; d < max_dims; ++d) {
       if (r.k[d] == 0) continue;
+      held = detail::forwardable(std::move(held), r.pattern);
       detail::shift_phase(out, held, d, r);
       held = detail::grown(held, d, r);
     }

@@ -70,6 +70,7 @@ struct TeamShift {
     std::vector<offset> held{zero_offset};
     for (int d = 0; d < max_dims; ++d) {
       if (r.k[d] == 0) continue;
+      held = detail::forwardable(std::move(held), r.pattern);
       if (c[d] == 1)
         detail::shift_phase(out, held, d, r);
       else

@@ -50,6 +50,7 @@ inline void check_plan_options(const plan_options& options) {
   if (options.kind != shell::full && options.kind != shell::eighth)
     throw error("plan_options.kind: invalid shell value " + std::to_string(static_cast<long long>(options.kind)) +
                 " (use shell::full or shell::eighth)");
+  check_pattern(options.pattern, "plan_options.pattern");
   check_argument_checks(options.checks);
 }
 
@@ -60,6 +61,7 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"k[1]", k[1]},
           {"k[2]", k[2]},
           {"shell", static_cast<std::int64_t>(options.kind)},
+          {"pattern", static_cast<std::int64_t>(options.pattern)},
           {"protocol", static_cast<std::int64_t>(options.mode)},
           strategy_value(strategy),
           {"sizeof(T)", static_cast<std::int64_t>(element_size)},

@@ -53,7 +53,7 @@ struct field_plan_builder {
                               std::size_t element_size) {
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);
-    const range r = make_range(grid.shape(), k, options.kind);
+    const range r = make_range(grid.shape(), k, options.kind, options.pattern);
     std::uint64_t ghosts = shape.size() - static_cast<std::size_t>(shape.interior[0]) *
                                               static_cast<std::size_t>(shape.interior[1]) *
                                               static_cast<std::size_t>(shape.interior[2]);

@@ -110,9 +110,11 @@ inline std::string calibration_mismatch(const calibration& c, int ranks) {
 /// Settings Auto reads (change them on every rank alike, before building plans).
 inline detail::auto_settings& auto_configuration() { return detail::current_auto_settings(); }
 
+namespace detail {
 /// Forgets the models agreed so far, freeing the duplicates of their communicators: the next Auto
-/// plan reads or measures again.
-inline void forget_agreed_models() { detail::model_cache().clear(); }
+/// plan reads or measures again (tests that switch calibration files between plans).
+inline void forget_agreed_models() { model_cache().clear(); }
+}  // namespace detail
 
 /// The model every rank of `comm` uses (collective). Read or measured once per
 /// process and communicator group, then cached, so re-neighbouring never
