@@ -32,6 +32,11 @@ hs::plan_options with_shell(int kind) {
   o.kind = static_cast<hs::shell>(kind);
   return o;
 }
+hs::plan_options with_pattern(int pattern) {
+  hs::plan_options o;
+  o.pattern = static_cast<hs::halo_pattern>(pattern);
+  return o;
+}
 hs::plan_options with_team(hs::offset team) {
   hs::plan_options o;
   o.team = team;
@@ -103,6 +108,10 @@ void register_plan_cases() {
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, with_mode(w.first_or(0, 1))); }, 2);
   add("plan/shell-differ", {"shell must be the same on all ranks, got values from 0 to 1"},
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, with_shell(w.first_or(0, 1))); }, 2);
+  add("plan/pattern-invalid", {"plan_options.pattern: invalid halo_pattern value 4"},
+      [](const world& w) { hs::make_plan<hs::SingleHop, double>(cube(w), 1, 4, with_pattern(w.on_last(4, 0))); });
+  add("plan/pattern-differ", {"pattern must be the same on all ranks, got values from 0 to 1"},
+      [](const world& w) { hs::make_plan<hs::Shift, double>(cube(w), 1, 4, with_pattern(w.first_or(0, 1))); }, 2);
   add("plan/element-type-differ", {"sizeof(T) must be the same on all ranks, got values from 4 to 8"},
       [](const world& w) {
         const hs::cartesian_grid g = ring(w);

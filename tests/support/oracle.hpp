@@ -31,8 +31,9 @@ struct expected_block {
 
 /// Every block rank `r` must receive with per-dimension range `k`
 /// (low[d]..k[d] per dimension: low = -k for the full shell, 0 for the eighth),
-/// in z-slowest, x-fastest order.
-inline std::vector<expected_block> halo_of(const grid& g, int r, const coords& k, bool eighth) {
+/// in z-slowest, x-fastest order. `separated`: the most dimensions along which
+/// an offset may be non-zero (a halo pattern: 1 faces, 2 faces and edges, 3 all).
+inline std::vector<expected_block> halo_of(const grid& g, int r, const coords& k, bool eighth, int separated = 3) {
   std::vector<expected_block> out;
   const coords c = g.coords_of(r);
   const coords low{eighth ? 0 : -k[0], eighth ? 0 : -k[1], eighth ? 0 : -k[2]};
@@ -40,6 +41,7 @@ inline std::vector<expected_block> halo_of(const grid& g, int r, const coords& k
     for (int y = low[1]; y <= k[1]; ++y)
       for (int x = low[0]; x <= k[0]; ++x) {
         if (x == 0 && y == 0 && z == 0) continue;
+        if ((x != 0) + (y != 0) + (z != 0) > separated) continue;
         const coords o{x, y, z};
         coords t{}, image{};
         bool exists = true;

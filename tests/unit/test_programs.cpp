@@ -67,7 +67,10 @@ void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_pa
     og.periodic[d] = g.periodic(d);
   }
   for (int rank = 0; rank < g.size(); ++rank) {
-    const auto want = oracle::halo_of(og, rank, r.k, r.kind == hs::shell::eighth);
+    const int separated = r.pattern == hs::halo_pattern::faces             ? 1
+                          : r.pattern == hs::halo_pattern::faces_and_edges ? 2
+                                                                           : 3;
+    const auto want = oracle::halo_of(og, rank, r.k, r.kind == hs::shell::eighth, separated);
     std::vector<std::pair<hs::offset, int>> got;
     const auto& slots = programs[rank].layout.slots();
     for (std::size_t s2 = 0; s2 < slots.size(); ++s2)
@@ -88,13 +91,53 @@ TEMPLATE_LIST_TEST_CASE("every block reaches every holder exactly once on grids 
                         "[schedule][simulation]", strategies) {
   for (bool periodic : {true, false})
     for (int k = 1; k <= 4; ++k)
-      for (auto kind : {hs::shell::full, hs::shell::eighth}) {
-        INFO("periodic " << periodic << " k " << k << " eighth " << (kind == hs::shell::eighth));
-        const hs::grid_shape g3({6, 4, 3}, {periodic, !periodic, periodic});
-        simulate<TestType>(g3, hs::make_range(g3, k, kind), {.team = {3, 2, 1}});
-        const hs::grid_shape g2({9, 2}, {periodic, periodic});
-        simulate<TestType>(g2, hs::make_range(g2, k, kind), {.team = {3, 2, 1}});
-        const hs::grid_shape g1({11}, {periodic});
-        simulate<TestType>(g1, hs::make_range(g1, k, kind));
-      }
+      for (auto kind : {hs::shell::full, hs::shell::eighth})
+        for (auto pattern : {hs::halo_pattern::full, hs::halo_pattern::faces, hs::halo_pattern::faces_and_edges}) {
+          INFO("periodic " << periodic << " k " << k << " eighth " << (kind == hs::shell::eighth) << " pattern "
+                           << static_cast<int>(pattern));
+          const hs::grid_shape g3({6, 4, 3}, {periodic, !periodic, periodic});
+          simulate<TestType>(g3, hs::make_range(g3, k, kind, pattern), {.team = {3, 2, 1}});
+          const hs::grid_shape g2({9, 2}, {periodic, periodic});
+          simulate<TestType>(g2, hs::make_range(g2, k, kind, pattern), {.team = {3, 2, 1}});
+          const hs::grid_shape g1({11}, {periodic});
+          simulate<TestType>(g1, hs::make_range(g1, k, kind, pattern));
+        }
+}
+
+namespace {
+/// Messages and elements rank 0 sends, every block holding `m` elements.
+std::pair<std::size_t, std::size_t> sent(const hs::schedule& s, const hs::grid_shape& g, const hs::range& r,
+                                         std::size_t m) {
+  const hs::detail::program p = hs::detail::compile(s, g, hs::zero_offset, r, [&](const hs::offset&) { return m; });
+  return {p.messages_sent, p.elements_sent};
+}
+}  // namespace
+
+TEST_CASE("a halo pattern sends only what it needs: 2 d k face messages, 2 d k + 2 d (d-1) k^2 with edges",
+          "[schedule][pattern]") {
+  const std::size_t m = 5;
+  for (int k = 1; k <= 2; ++k) {
+    INFO("k " << k);
+    const hs::grid_shape g3({7, 7, 7}, {true, true, true}), g2({7, 7}, {true, true});
+    const hs::range faces3 = hs::make_range(g3, k, hs::shell::full, hs::halo_pattern::faces);
+    const hs::range edges3 = hs::make_range(g3, k, hs::shell::full, hs::halo_pattern::faces_and_edges);
+    const hs::range faces2 = hs::make_range(g2, k, hs::shell::full, hs::halo_pattern::faces);
+    const std::size_t face_messages3 = 6 * static_cast<std::size_t>(k), edge_offsets3 = 12 * k * k;
+    // Every strategy sends each face partner the own block once; Shift in k steps per side and dimension.
+    for (const auto& [name, schedule] :
+         {std::pair{"Shift", hs::Shift::make_schedule(g3, faces3)},
+          std::pair{"SingleHop", hs::SingleHop::make_schedule(g3, faces3)},
+          std::pair{"TtlMultiHop", hs::TtlMultiHop::make_schedule(g3, faces3)}}) {
+      INFO(name);
+      CHECK(sent(schedule, g3, faces3, m) == std::pair{face_messages3, face_messages3 * m});
+    }
+    CHECK(sent(hs::SingleHop::make_schedule(g2, faces2), g2, faces2, m) ==
+          std::pair{4 * static_cast<std::size_t>(k), 4 * k * m});
+    // With edges, SingleHop adds one message per edge offset; Shift keeps 6k messages, its later phases
+    // carrying the earlier phases' faces but never an edge block into a third dimension.
+    CHECK(sent(hs::SingleHop::make_schedule(g3, edges3), g3, edges3, m) ==
+          std::pair{face_messages3 + edge_offsets3, (face_messages3 + edge_offsets3) * m});
+    const std::size_t shift_blocks = 2 * k * (1 + (1 + 2 * k) + (1 + 4 * k));  // phases x, y, z carry 1, 1+2k, 1+4k
+    CHECK(sent(hs::Shift::make_schedule(g3, edges3), g3, edges3, m) == std::pair{face_messages3, shift_blocks * m});
+  }
 }
