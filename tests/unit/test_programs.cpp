@@ -93,6 +93,7 @@ TEMPLATE_LIST_TEST_CASE("every block reaches every holder exactly once on grids 
     for (int k = 1; k <= 4; ++k)
       for (auto kind : {hs::shell::full, hs::shell::eighth})
         for (auto pattern : {hs::halo_pattern::full, hs::halo_pattern::faces, hs::halo_pattern::faces_and_edges}) {
+          if (pattern != hs::halo_pattern::full && k > 2) continue;  // k = 2 already forwards along every axis
           INFO("periodic " << periodic << " k " << k << " eighth " << (kind == hs::shell::eighth) << " pattern "
                            << static_cast<int>(pattern));
           const hs::grid_shape g3({6, 4, 3}, {periodic, !periodic, periodic});
