@@ -367,6 +367,13 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
     CHECK_THROWS_WITH(plan.forward(b), Catch::Contains("the plan was built for global"));
     CHECK_THROWS_WITH(plan.forward(c), Catch::Contains("ghost (2,2,0)"));
     CHECK_THROWS_WITH(plan.reverse(b), Catch::Contains("the plan was built for"));
+    // Widths per side: the same width below but not above is another shape, and says so.
+    hs::grid_field<double> one_sided(grid, global, hs::offset{1, 1, 0}, hs::offset{2, 0, 0});
+    CHECK(one_sided.shape().padded[0] == one_sided.shape().interior[0] + 3);
+    CHECK_FALSE(one_sided.shape().same_layout_as(a.shape()));
+    CHECK_THROWS_WITH(plan.forward(one_sided),
+                      Catch::Contains("the field has global (" + std::to_string(global[0]) + "," +
+                                      std::to_string(global[1]) + ",1) ghost (1,1,0) ghost_high (2,0,0) but"));
   }
   SECTION("a view that does not fit the plan") {
     hs::grid_field<double> a(grid, global, 1);
