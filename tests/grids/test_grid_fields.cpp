@@ -410,6 +410,31 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
   }
 }
 
+TEST_CASE("a build offers exactly the shell, in storage order", "[grids][shell]") {
+  // Local shapes (one box per dimension): every interior cell within ghost_high of a low face or
+  // ghost of a high face along some dimension, found by a scan of the whole interior.
+  const hs::grid_shape cube({1, 1, 1}, {true, true, true}), plane({1, 1}, {true, false});
+  const std::vector<std::tuple<const hs::grid_shape*, hs::offset, hs::offset, hs::offset>> cases{
+      {&cube, {7, 6, 5}, {1, 1, 1}, {1, 1, 1}}, {&cube, {7, 6, 5}, {2, 0, 1}, {0, 0, 3}},
+      {&cube, {7, 6, 5}, {0, 0, 0}, {0, 0, 0}}, {&cube, {4, 3, 9}, {3, 0, 0}, {2, 0, 0}},
+      {&cube, {5, 5, 5}, {0, 2, 0}, {0, 0, 6}}, {&plane, {9, 4, 1}, {1, 0, 0}, {0, 1, 0}},
+      {&plane, {9, 4, 1}, {0, 0, 0}, {5, 0, 0}}};
+  for (const auto& [grid, global, low, high] : cases) {
+    const hs::field_shape s(*grid, {0, 0, 0}, global, low, high);
+    std::vector<hs::offset> want;
+    for (int k = 0; k < s.interior[2]; ++k)
+      for (int j = 0; j < s.interior[1]; ++j)
+        for (int i = 0; i < s.interior[0]; ++i) {
+          const hs::offset c{i, j, k};
+          bool shell = false;
+          for (int d = 0; d < grid->ndims(); ++d) shell = shell || c[d] < high[d] || c[d] >= s.interior[d] - low[d];
+          if (shell) want.push_back(c);
+        }
+    CAPTURE(hs::to_string(s));
+    CHECK(hs::detail::shell_cells(s) == want);
+  }
+}
+
 TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
   // Runs as a relocated field plan makes them: faces, rows, backward jumps, single cells.
   const std::vector<std::vector<hs::detail::element_run>> patterns{
