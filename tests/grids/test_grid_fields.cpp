@@ -4,8 +4,10 @@
 // (wrapped across periodic dimensions), non-periodic outer ghosts keep their
 // sentinel; reverse combines every holder's ghost copy onto the owner as a
 // serial loop over all ranks' padded boxes says. Swept over the grid shapes
-// of the world size, uneven sizes, ghost widths up to several boxes, and the
-// strategies that can select.
+// of the world size, uneven sizes, ghost widths up to several boxes (the same
+// on each side or per side, 0 on one side), halo patterns (a ghost cell
+// outside the pattern keeps its sentinel and contributes nothing in reverse),
+// and the strategies that can select.
 
 #include "../support/catch.hpp"
 #include <cstdint>
@@ -42,15 +44,26 @@ struct cell {  // a struct field: several members, padding included
 
 std::int64_t contribution(int holder, std::size_t index) { return holder * 100003 + static_cast<std::int64_t>(index); }
 
-/// Ghost widths to try for a world: 1, 2, and more than the narrowest interior; mixed per dimension.
-std::vector<std::array<int, 3>> ghost_sets(const world& w) {
-  std::vector<std::array<int, 3>> out{{1, 1, 1}, {2, 1, 2}};
+/// Ghost widths (below, above) and a halo pattern (box_oracle::boxes::pattern_dims) to try.
+struct widths {
+  std::array<int, 3> low, high;
+  int pattern_dims = 3;
+  bool operator==(const widths&) const = default;
+};
+
+/// Widths to try for a world: 1, 2, and more than the narrowest interior, mixed per dimension;
+/// per side with 0 on one side (faces only), and wider than the boxes next door on one side only
+/// (faces and edges).
+std::vector<widths> ghost_sets(const world& w) {
   int beyond = 0;
   for (int d = 0; d < w.ndims; ++d) beyond = std::max(beyond, w.n[d] / w.g.dims[d] + 1);
-  out.push_back({beyond, beyond, beyond});
-  if (!sweep::reduced()) out.push_back({0, 2, 1});
+  std::vector<widths> out{{{1, 1, 1}, {1, 1, 1}},
+                          {{2, 1, 2}, {2, 1, 2}},
+                          {{beyond, beyond, beyond}, {beyond, beyond, beyond}},
+                          {{beyond, 0, 1}, {1, beyond, 0}, 2}};
+  if (!sweep::reduced()) out.push_back({{0, 2, 1}, {1, 0, 2}, 1});
   for (auto& g : out)
-    for (int d = w.ndims; d < 3; ++d) g[d] = 0;
+    for (int d = w.ndims; d < 3; ++d) g.low[d] = g.high[d] = 0;
   return out;
 }
 
@@ -64,14 +77,14 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
   hs::field_view<double> z_fastest_view;
   for (hs::storage_order order : {hs::storage_order::x_fastest, hs::storage_order::z_fastest}) {
     const bool x_fastest = order == hs::storage_order::x_fastest;
-    hs::offset ghost = sh.ghost, padding{0, 0, 0};
+    hs::offset low = sh.ghost, high = sh.ghost_high, padding{0, 0, 0};
     std::size_t n = 1;
     for (int d = 0; d < 3; ++d) {
-      if (x_fastest && d < ndims) ghost[d] += 1, padding[d] = 3 - d;
-      n *= static_cast<std::size_t>(sh.interior[d] + 2 * ghost[d] + padding[d]);
+      if (x_fastest && d < ndims) low[d] += 1, high[d] += 2 - d, padding[d] = 3 - d;
+      n *= static_cast<std::size_t>(low[d] + sh.interior[d] + high[d] + padding[d]);
     }
     std::vector<double> a(n, sentinel);
-    const hs::field_view<double> v = hs::make_field_view(a.data(), sh.interior, ghost, order, padding);
+    const hs::field_view<double> v = hs::make_field_view(a.data(), sh.interior, low, high, order, padding);
     auto at = [&](int i, int j, int k) -> double& { return view_check::cell_of(v, i, j, k); };
     for (int k = 0; k < sh.interior[2]; ++k)
       for (int j = 0; j < sh.interior[1]; ++j)
@@ -108,12 +121,12 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
     if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";
   }
   // Reverse: the filled view and a field copy of u, both combined with take_max (order-independent).
-  hs::grid_field<double> field(u.grid(), sh.global, sh.ghost);
+  hs::grid_field<double> field(u.grid(), sh.global, sh.ghost, sh.ghost_high);
   std::copy(u.storage().begin(), u.storage().end(), field.storage().begin());
   for (std::size_t i = 0; i < field.storage().size(); ++i) field.storage()[i] += static_cast<double>(i % 7);
-  for (int k = -sh.ghost[2]; k < sh.interior[2] + sh.ghost[2]; ++k)
-    for (int j = -sh.ghost[1]; j < sh.interior[1] + sh.ghost[1]; ++j)
-      for (int i = -sh.ghost[0]; i < sh.interior[0] + sh.ghost[0]; ++i)
+  for (int k = -sh.ghost[2]; k < sh.interior[2] + sh.ghost_high[2]; ++k)
+    for (int j = -sh.ghost[1]; j < sh.interior[1] + sh.ghost_high[1]; ++j)
+      for (int i = -sh.ghost[0]; i < sh.interior[0] + sh.ghost_high[0]; ++i)
         view_check::cell_of(z_fastest_view, i, j, k) = field(i, j, k);
   plan.reverse(field, hs::take_max{});
   plan.reverse(z_fastest_view, hs::take_max{});
@@ -133,9 +146,10 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
                        std::optional<hs::field_plan>& plan) {
   std::ostringstream why;
   const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
-  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]};
-  hs::grid_field<double> u(grid, global, ghost, sentinel);
-  hs::field_bundle<std::int32_t, cell> both(grid, global, ghost);
+  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]},
+      ghost_high{w.ghost_high[0], w.ghost_high[1], w.ghost_high[2]};
+  hs::grid_field<double> u(grid, global, ghost, ghost_high, sentinel);
+  hs::field_bundle<std::int32_t, cell> both(grid, global, ghost, ghost_high);
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     if (!w.interior(rank, p)) {
       both.get<0>().storage()[i] = -1;
@@ -146,10 +160,10 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     both.get<0>().storage()[i] = p[0] * 7 + p[1] * 131 + p[2] * 9973;
     both.get<1>().storage()[i] = {p[2], value_at(p)};
   });
-  plan.emplace(hs::make_field_plan<Strategy>(u));
+  plan.emplace(hs::make_field_plan<Strategy>(u, {.pattern = w.pattern()}));
   for (int d = 0; d < w.ndims; ++d) {
-    const int narrowest = w.n[d] / w.g.dims[d];
-    const int k = w.ghost[d] ? (w.ghost[d] + narrowest - 1) / narrowest : 0;
+    const int narrowest = w.n[d] / w.g.dims[d], wider = std::max(w.ghost[d], w.ghost_high[d]);
+    const int k = (wider + narrowest - 1) / narrowest;
     if (plan->reach()[d] != k && !(plan->reach() == hs::offset{1, w.ndims > 1, w.ndims > 2} && k == 0))
       why << "reach[" << d << "] " << plan->reach()[d] << " expected " << k << "; ";
   }
@@ -159,7 +173,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     pending.progress();
     pending.wait();
   }
-  if (std::string(Strategy::name) != "NeighborAlltoall" && !sweep::reduced() && w.ghost == ghost_sets(w).front()) {
+  if (std::string(Strategy::name) != "NeighborAlltoall" && !sweep::reduced() && w.ghost == ghost_sets(w).front().low) {
     hs::grid_field<double> v(grid, global, ghost, sentinel);  // synchronous sends give the same ghosts
     std::copy(u.storage().begin(), u.storage().end(), v.storage().begin());
     w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
@@ -184,7 +198,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
   why << check_views(u, *plan, w.ndims);
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     std::array<int, 3> q = p;
-    const bool real = w.wrap(q);
+    const bool real = w.wrap(q) && w.in_pattern(rank, p);  // outside the pattern: the sentinel stays
     const double want = real ? value_at(q) : sentinel;
     const double got = u.storage()[i];
     const std::int32_t want_a = real ? q[0] * 7 + q[1] * 131 + q[2] * 9973 : -1;
@@ -203,9 +217,11 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
 std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int rank, int size, hs::field_plan& plan) {
   std::ostringstream why;
   const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
-  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]};
-  hs::grid_field<std::int64_t> sum(grid, global, ghost), low(grid, global, ghost), high(grid, global, ghost);
-  hs::grid_field<double> last(grid, global, ghost);
+  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]},
+      ghost_high{w.ghost_high[0], w.ghost_high[1], w.ghost_high[2]};
+  hs::grid_field<std::int64_t> sum(grid, global, ghost, ghost_high), low(grid, global, ghost, ghost_high),
+      high(grid, global, ghost, ghost_high);
+  hs::grid_field<double> last(grid, global, ghost, ghost_high);
   auto own_value = [](const std::array<int, 3>& p) { return static_cast<std::int64_t>(value_at(p)) % 50021; };
   auto fill = [&](int r, std::size_t i, const std::array<int, 3>& p, bool mine) {
     const std::int64_t v = w.interior(r, p) ? own_value(p) : contribution(r, i) % 90001;
@@ -224,7 +240,7 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
   plan.reverse(high, hs::take_max{});
   plan.reverse(last, hs::take_ghost_value{});
 
-  // The oracle: start from the owners' values, fold in every holder's ghost copies.
+  // The oracle: start from the owners' values, fold in every holder's ghost copies in the pattern.
   std::map<std::array<int, 3>, std::array<std::int64_t, 3>> expect;
   std::map<std::array<int, 3>, std::pair<std::pair<int, std::size_t>, std::int64_t>> winner;
   w.for_each_cell(rank, [&](std::size_t, std::array<int, 3> p) {
@@ -232,7 +248,7 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
   });
   for (int h = 0; h < size; ++h)
     w.for_each_cell(h, [&](std::size_t i, std::array<int, 3> p) {
-      if (w.interior(h, p)) return;
+      if (w.interior(h, p) || !w.in_pattern(h, p)) return;
       std::array<int, 3> q = p;
       if (!w.wrap(q) || !expect.count(q)) return;
       const std::int64_t v = fill(h, i, p, false);
@@ -274,11 +290,14 @@ void sweep_grids() {
     // Uneven sizes (3 P + d + 1 cells: some boxes one wider), smaller in 3D to keep runs short.
     for (int d = 0; d < w.ndims; ++d) w.n[d] = (w.ndims == 3 ? 2 : 3) * s.dims[d] + d + 1;
     w.split_evenly(w.n);
-    for (const auto& g : ghost_sets(w)) {
-      w.ghost = g;
+    for (const widths& g : ghost_sets(w)) {
+      w.ghost = g.low;
+      w.ghost_high = g.high;
+      w.pattern_dims = g.pattern_dims;
       // Streamed, not a chain of std::string +: GCC 12 -O2 warns falsely (-Warray-bounds) on that chain.
       INFO(Strategy::name << " " << s.name() << " cells " << w.n[0] << "x" << w.n[1] << "x" << w.n[2] << " ghost "
-                          << g[0] << "," << g[1] << "," << g[2]);
+                          << g.low[0] << "," << g.low[1] << "," << g.low[2] << " ghost_high " << g.high[0] << ","
+                          << g.high[1] << "," << g.high[2] << " pattern dims " << g.pattern_dims);
       std::optional<hs::field_plan> plan;
       CHECK(check_fill<Strategy>(grid, w, rank, checked, plan) == "");
       if (!sweep::reduced() || g == ghost_sets(w).front()) CHECK(check_reverse(grid, w, rank, size, *plan) == "");
@@ -348,6 +367,13 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
     CHECK_THROWS_WITH(plan.forward(b), Catch::Contains("the plan was built for global"));
     CHECK_THROWS_WITH(plan.forward(c), Catch::Contains("ghost (2,2,0)"));
     CHECK_THROWS_WITH(plan.reverse(b), Catch::Contains("the plan was built for"));
+    // Widths per side: the same width below but not above is another shape, and says so.
+    hs::grid_field<double> one_sided(grid, global, hs::offset{1, 1, 0}, hs::offset{2, 0, 0});
+    CHECK(one_sided.shape().padded[0] == one_sided.shape().interior[0] + 3);
+    CHECK_FALSE(one_sided.shape().same_layout_as(a.shape()));
+    CHECK_THROWS_WITH(plan.forward(one_sided),
+                      Catch::Contains("the field has global (" + std::to_string(global[0]) + "," +
+                                      std::to_string(global[1]) + ",1) ghost (1,1,0) ghost_high (2,0,0) but"));
   }
   SECTION("a view that does not fit the plan") {
     hs::grid_field<double> a(grid, global, 1);
@@ -381,6 +407,31 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
     CHECK_THROWS_WITH(hs::make_field_plan<hs::TeamShift>(a, {.team = {grid.dim(0), 1, 1}}),
                       Catch::Contains("TeamShift carries block payloads only"));
     CHECK_THROWS_WITH(hs::make_field_plan(grid, "TeamShift", a.shape()), Catch::Contains("block payloads only"));
+  }
+}
+
+TEST_CASE("a build offers exactly the shell, in storage order", "[grids][shell]") {
+  // Local shapes (one box per dimension): every interior cell within ghost_high of a low face or
+  // ghost of a high face along some dimension, found by a scan of the whole interior.
+  const hs::grid_shape cube({1, 1, 1}, {true, true, true}), plane({1, 1}, {true, false});
+  const std::vector<std::tuple<const hs::grid_shape*, hs::offset, hs::offset, hs::offset>> cases{
+      {&cube, {7, 6, 5}, {1, 1, 1}, {1, 1, 1}}, {&cube, {7, 6, 5}, {2, 0, 1}, {0, 0, 3}},
+      {&cube, {7, 6, 5}, {0, 0, 0}, {0, 0, 0}}, {&cube, {4, 3, 9}, {3, 0, 0}, {2, 0, 0}},
+      {&cube, {5, 5, 5}, {0, 2, 0}, {0, 0, 6}}, {&plane, {9, 4, 1}, {1, 0, 0}, {0, 1, 0}},
+      {&plane, {9, 4, 1}, {0, 0, 0}, {5, 0, 0}}};
+  for (const auto& [grid, global, low, high] : cases) {
+    const hs::field_shape s(*grid, {0, 0, 0}, global, low, high);
+    std::vector<hs::offset> want;
+    for (int k = 0; k < s.interior[2]; ++k)
+      for (int j = 0; j < s.interior[1]; ++j)
+        for (int i = 0; i < s.interior[0]; ++i) {
+          const hs::offset c{i, j, k};
+          bool shell = false;
+          for (int d = 0; d < grid->ndims(); ++d) shell = shell || c[d] < high[d] || c[d] >= s.interior[d] - low[d];
+          if (shell) want.push_back(c);
+        }
+    CAPTURE(hs::to_string(s));
+    CHECK(hs::detail::shell_cells(s) == want);
   }
 }
 

@@ -6,7 +6,9 @@
 // fewer cells than boxes; cuts along some dimensions only. Every selecting
 // strategy, forward (blocking and split phase, fields, bundles and views)
 // bit for bit, reverse (sum) against the sum of every holder's ghost copies,
-// the exact reach; and bad cuts raising the same error on every rank.
+// the exact reach; ghost widths drawn per side (0 on one side, wider than
+// the boxes next door) and halo patterns (faces, faces and edges, full); and
+// bad cuts raising the same error on every rank.
 
 #include <algorithm>
 #include <cstdint>
@@ -35,14 +37,15 @@ struct setup : box_oracle::boxes {
 
   int n(int d) const { return cells(d); }
   /// Boxes the ghosts reach along d: the farthest box owning a cell of some box's ghosts, found by
-  /// walking every ghost cell to its owner. The even split with a cell per box: ceil(g / narrowest).
+  /// walking every ghost cell (below and above) to its owner. The even split with a cell per box:
+  /// ceil(wider side / narrowest).
   int reach(int d) const {
-    const int p = g.dims[d], count = n(d);
-    if (ghost[d] == 0) return 0;
-    if (cuts[d].empty() && count >= p) return (ghost[d] + count / p - 1) / (count / p);
+    const int p = g.dims[d], count = n(d), wider = std::max(ghost[d], ghost_high[d]);
+    if (wider == 0) return 0;
+    if (cuts[d].empty() && count >= p) return (wider + count / p - 1) / (count / p);
     int k = 0;
     for (int c = 0; c < p; ++c)
-      for (int x = bounds[d][c] - ghost[d]; x < bounds[d][c + 1] + ghost[d]; ++x) {
+      for (int x = bounds[d][c] - ghost[d]; x < bounds[d][c + 1] + ghost_high[d]; ++x) {
         if (x >= bounds[d][c] && x < bounds[d][c + 1]) continue;
         if (!g.periodic[d] && (x < 0 || x >= count)) continue;
         int images = 0, w = x;
@@ -63,8 +66,9 @@ std::int64_t contribution(int holder, std::size_t index) { return holder * 10000
 
 /// Random cuts along every dimension of `s` (seeded by `rng`, so alike on every rank): widths 0
 /// (often), 1, 2 or up to 5 cells; now and then the even split instead, with fewer cells than
-/// boxes when it may. Ghost widths 0 to 3, sometimes beyond the whole domain in 1D and 2D. Redrawn
-/// until the neighbourhood stays small enough for a quick run.
+/// boxes when it may. Ghost widths 0 to 3, sometimes beyond the whole domain in 1D and 2D, half
+/// the time another width above than below (0 included); any halo pattern. Redrawn until the
+/// neighbourhood stays small enough for a quick run.
 setup draw(const sweep::shape& s, std::mt19937& rng) {
   for (;;) {
     setup w;
@@ -89,27 +93,30 @@ setup draw(const sweep::shape& s, std::mt19937& rng) {
       const int cells = b.back();
       w.ghost[d] = static_cast<int>(rng() % 4);
       if (w.ndims < 3 && rng() % 6 == 0) w.ghost[d] = cells + 1 + static_cast<int>(rng() % 3);  // wraps
+      w.ghost_high[d] = rng() % 2 ? w.ghost[d] : static_cast<int>(rng() % 4);
     }
+    w.pattern_dims = 1 + static_cast<int>(rng() % 3);
     double blocks = 1;
     for (int d = 0; d < w.ndims; ++d) blocks *= 2 * w.reach(d) + 1;
     if (blocks <= (w.ndims == 3 ? 125 : 81)) return w;
   }
 }
 
-/// A view of the caller's array, z fastest, one ghost layer more than the plan's and padded rows:
-/// filled from u's interior, forwarded by the plan, compared with u (the extra layer untouched).
+/// A view of the caller's array, z fastest, one ghost layer more than the plan's on each side and
+/// padded rows: filled from u's interior, forwarded by the plan, compared with u (the extra layers
+/// untouched).
 std::string check_view(const hs::grid_field<double>& u, hs::field_plan& plan, int ndims) {
   std::ostringstream why;
   const hs::field_shape& sh = u.shape();
-  hs::offset ghost = sh.ghost, padding{0, 0, 0};
+  hs::offset low = sh.ghost, high = sh.ghost_high, padding{0, 0, 0};
   std::size_t size = 1;
   for (int d = 0; d < 3; ++d) {
-    if (d < ndims) ghost[d] += 1, padding[d] = d;
-    size *= static_cast<std::size_t>(sh.interior[d] + 2 * ghost[d] + padding[d]);
+    if (d < ndims) low[d] += 1, high[d] += 1, padding[d] = d;
+    size *= static_cast<std::size_t>(low[d] + sh.interior[d] + high[d] + padding[d]);
   }
   std::vector<double> a(size, sentinel);
   const hs::field_view<double> v =
-      hs::make_field_view(a.data(), sh.interior, ghost, hs::storage_order::z_fastest, padding);
+      hs::make_field_view(a.data(), sh.interior, low, high, hs::storage_order::z_fastest, padding);
   for (int k = 0; k < sh.interior[2]; ++k)
     for (int j = 0; j < sh.interior[1]; ++j)
       for (int i = 0; i < sh.interior[0]; ++i) view_check::cell_of(v, i, j, k) = u(i, j, k);
@@ -122,13 +129,13 @@ std::string check_view(const hs::grid_field<double>& u, hs::field_plan& plan, in
 /// alone (even split), or from a shape (cuts along some dimensions).
 template <class T>
 hs::grid_field<T> make_field(const hs::cartesian_grid& grid, const setup& w, const T& value) {
-  const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]};
+  const hs::offset low{w.ghost[0], w.ghost[1], w.ghost[2]}, high{w.ghost_high[0], w.ghost_high[1], w.ghost_high[2]};
   int given = 0;
   for (int d = 0; d < w.ndims; ++d) given += !w.cuts[d].empty();
-  if (given == w.ndims) return hs::grid_field<T>(grid, w.cuts, ghost, value);
+  if (given == w.ndims) return hs::grid_field<T>(grid, w.cuts, low, high, value);
   const hs::offset global{w.n(0), w.n(1), w.n(2)};
-  if (given == 0) return hs::grid_field<T>(grid, global, ghost, value);
-  return hs::grid_field<T>(grid, hs::field_shape(grid.shape(), grid.coords(), global, w.cuts, ghost), value);
+  if (given == 0) return hs::grid_field<T>(grid, global, low, high, value);
+  return hs::grid_field<T>(grid, hs::field_shape(grid.shape(), grid.coords(), global, w.cuts, low, high), value);
 }
 
 template <class Strategy>
@@ -141,7 +148,7 @@ std::string check(const hs::cartesian_grid& grid, const setup& w, int rank, int 
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     if (w.interior(rank, p)) u.storage()[i] = split.storage()[i] = value_at(p);
   });
-  hs::field_plan plan = hs::make_field_plan<Strategy>(u);
+  hs::field_plan plan = hs::make_field_plan<Strategy>(u, {.pattern = w.pattern()});
   hs::offset want_reach{0, 0, 0};
   for (int d = 0; d < w.ndims; ++d) want_reach[d] = w.reach(d);
   if (want_reach == hs::offset{0, 0, 0})  // no ghosts: a plan over the direct neighbours that selects nothing
@@ -164,7 +171,7 @@ std::string check(const hs::cartesian_grid& grid, const setup& w, int rank, int 
   plan.forward(both);
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     std::array<int, 3> q = p;
-    const bool real = w.wrap(q);
+    const bool real = w.wrap(q) && w.in_pattern(rank, p);  // outside the pattern: kept as it was
     const double want = real ? value_at(q) : sentinel;
     const std::int32_t want_int = real ? static_cast<std::int32_t>(own_value(q)) : -1;
     const bool ok = std::memcmp(&u.storage()[i], &want, sizeof want) == 0 &&
@@ -178,7 +185,8 @@ std::string check(const hs::cartesian_grid& grid, const setup& w, int rank, int 
     ++checked;
   });
 
-  // Reverse (sum): the owner's value plus every holder's ghost copies of the cell, each counted once.
+  // Reverse (sum): the owner's value plus every holder's ghost copies of the cell in the pattern,
+  // each counted once.
   hs::grid_field<std::int64_t> sum = make_field(grid, w, std::int64_t{0}),
                                started = make_field(grid, w, std::int64_t{0});
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
@@ -197,7 +205,7 @@ std::string check(const hs::cartesian_grid& grid, const setup& w, int rank, int 
   const auto my_lo = w.lo(rank), my_extent = w.extent(rank);
   for (int h = 0; h < size; ++h)
     w.for_each_cell(h, [&](std::size_t i, std::array<int, 3> p) {
-      if (w.interior(h, p)) return;
+      if (w.interior(h, p) || !w.in_pattern(h, p)) return;
       std::array<int, 3> q = p;
       if (!w.wrap(q) || !w.interior(rank, q)) return;
       expect[static_cast<std::size_t>(q[0] - my_lo[0]) +
@@ -225,7 +233,8 @@ std::string describe(const sweep::shape& s, const setup& w) {
     if (w.cuts[d].empty()) o << w.n(d);
     for (std::size_t i = 0; i < w.cuts[d].size(); ++i) o << (i ? "," : "") << w.cuts[d][i];
   }
-  o << " ghost " << w.ghost[0] << "," << w.ghost[1] << "," << w.ghost[2];
+  o << " ghost " << w.ghost[0] << "," << w.ghost[1] << "," << w.ghost[2] << " ghost_high " << w.ghost_high[0] << ","
+    << w.ghost_high[1] << "," << w.ghost_high[2] << " pattern dims " << w.pattern_dims;
   return o.str();
 }
 

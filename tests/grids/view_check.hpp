@@ -25,11 +25,13 @@ template <class T>
 void compare(const haloshift::field_view<T>& v, const haloshift::grid_field<T>& u, const T& outside, const char* label,
              std::ostringstream& why) {
   const haloshift::field_shape& sh = u.shape();
-  for (int k = -v.ghost[2]; k < sh.interior[2] + v.ghost[2]; ++k)
-    for (int j = -v.ghost[1]; j < sh.interior[1] + v.ghost[1]; ++j)
-      for (int i = -v.ghost[0]; i < sh.interior[0] + v.ghost[0]; ++i) {
-        const bool in_plan = i >= -sh.ghost[0] && i < sh.interior[0] + sh.ghost[0] && j >= -sh.ghost[1] &&
-                             j < sh.interior[1] + sh.ghost[1] && k >= -sh.ghost[2] && k < sh.interior[2] + sh.ghost[2];
+  const haloshift::offset high = v.high();
+  for (int k = -v.ghost[2]; k < sh.interior[2] + high[2]; ++k)
+    for (int j = -v.ghost[1]; j < sh.interior[1] + high[1]; ++j)
+      for (int i = -v.ghost[0]; i < sh.interior[0] + high[0]; ++i) {
+        const bool in_plan = i >= -sh.ghost[0] && i < sh.interior[0] + sh.ghost_high[0] && j >= -sh.ghost[1] &&
+                             j < sh.interior[1] + sh.ghost_high[1] && k >= -sh.ghost[2] &&
+                             k < sh.interior[2] + sh.ghost_high[2];
         const T want = in_plan ? u(i, j, k) : outside;
         if (std::memcmp(&cell_of(v, i, j, k), &want, sizeof want) != 0 && why.tellp() < 300)
           why << label << " view cell (" << i << "," << j << "," << k << "): got " << cell_of(v, i, j, k)

@@ -73,6 +73,40 @@ void register_field_cases() {
       [](const world& w) { hs::grid_field<double>(field_grid(w), hs::offset{w.first_or(8, 9), 8, 8}, 1); }, 2, true);
   add("fields/ghost-differ", {"ghost[2] must be the same on all ranks, got values from 1 to 2"},
       [](const world& w) { hs::grid_field<double>(field_grid(w), eight, hs::offset{1, 1, w.first_or(1, 2)}); }, 2);
+  // Widths per side: each side checked and agreed on its own; a plan agrees them (and its pattern) too.
+  add("fields/ghost-high-negative", {"ghost_high[2] must be >= 0, got -1"}, [](const world& w) {
+    hs::grid_field<double>(field_grid(w), eight, hs::offset{1, 1, 1}, hs::offset{1, 0, -1});
+  });
+  add("fields/ghost-high-differ", {"ghost_high[1] must be the same on all ranks, got values from 0 to 1"},
+      [](const world& w) {
+        hs::grid_field<double>(field_grid(w), eight, hs::offset{1, 1, 1}, hs::offset{1, w.first_or(0, 1), 1});
+      }, 2);
+  add("fields/plan-ghost-high-differ", {"ghost_high[0] must be the same on all ranks, got values from 1 to 2"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        const hs::field_shape shape(g.shape(), g.coords(), eight, hs::offset{1, 1, 1},
+                                    hs::offset{w.first_or(2, 1), 1, 1});
+        hs::make_field_plan<hs::SingleHop>(g, shape);
+      }, 2);
+  add("fields/pattern-differ", {"pattern must be the same on all ranks"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> f(g, eight, 1);
+    hs::make_field_plan<hs::Shift>(f, {.pattern = w.first_or(hs::halo_pattern::faces, hs::halo_pattern::full)});
+  }, 2, true);
+  add("fields/view-ghost-high-negative", {"make_field_view: dimension 1 has interior 1, ghost 0, ghost_high -1"},
+      [](const world&) {
+        std::vector<double> a(10);
+        hs::make_field_view(a.data(), hs::offset{1, 1, 1}, hs::offset{0, 0, 0}, hs::offset{0, -1, 0});
+      });
+  add("fields/view-narrow-ghost-high", {"ghost_high[0] = 1 is narrower than the plan's ghost_high (2,1,1)"},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> a(g, eight, hs::offset{1, 1, 1}, hs::offset{2, 1, 1});
+        auto p = hs::make_field_plan<hs::Shift>(a);
+        const hs::offset in = a.shape().interior;
+        std::vector<double> storage(static_cast<std::size_t>((in[0] + 3) * (in[1] + 3) * (in[2] + 3)));
+        p.forward(hs::make_field_view(storage.data(), in, hs::offset{1, 1, 1}));  // 1 layer above, the plan 2
+      });
   add("fields/element-type-differ-at-construction", {"sizeof(T) must be the same on all ranks"},
       [](const world& w) {
         const auto g = field_grid(w);

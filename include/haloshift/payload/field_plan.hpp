@@ -240,7 +240,8 @@ class field_plan {
   /// Raises unless a field (or bundle) of shape `s` whose storage starts at `data` fits the plan.
   void check(const field_shape& s, const void* data, const char* what) const {
     if (!data) throw error(std::string(what) + ": the field was moved from (use the field it was moved to)");
-    if (s.global == shape_.global && s.ghost == shape_.ghost && s.lo == shape_.lo && s.interior == shape_.interior)
+    if (s.global == shape_.global && s.ghost == shape_.ghost && s.ghost_high == shape_.ghost_high &&
+        s.lo == shape_.lo && s.interior == shape_.interior)
       return;
     std::string field = to_string(s), planned = to_string(shape_);
     if (field == planned) {  // another split of the same size: this rank's cells tell them apart
@@ -295,7 +296,8 @@ class field_plan {
     });
   }
 
-  /// The cell program moved into the cells of a view with `ghost` layers and `stride`.
+  /// The cell program moved into the cells of a view with `ghost` layers below the interior and
+  /// `stride` (the layers above change no view cell's place: only the checks read them).
   const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
     const std::vector<std::size_t> key{1,
                                        static_cast<std::size_t>(ghost[0]),

@@ -50,29 +50,34 @@ inline std::string cuts_text(const std::vector<int>& cuts) {
       s += ",...";
       i = cuts.size() - 1;
     }
-    s += (i ? "," : "") + std::to_string(cuts[i]);
+    // Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on `"," + std::to_string(...)`.
+    if (i) s += ',';
+    s += std::to_string(cuts[i]);
   }
   return cuts.size() > 8 ? s + " (" + std::to_string(cuts.size()) + " values)" : s;
 }
 }  // namespace detail
 
 /// One rank's part of a global grid of `global[d]` cells split among the
-/// grid's `P_d` boxes, surrounded by `ghost[d]` layers on each side. The split
+/// grid's `P_d` boxes, with `ghost[d]` layers below its interior and
+/// `ghost_high[d]` above (equal unless given per side; either may be 0). The split
 /// is even (box `c` owns cells `[floor(c N/P), floor((c+1) N/P))`, boxes
 /// differ by at most one cell) or given by the user as cell_cuts. Storage is
 /// row-major with x fastest: local cell `(i, j, k)`, interior at `0 <= i <
 /// interior[0]`, ghosts at `-ghost[0] <= i < 0` and beyond, lives at
 /// `index(i, j, k)`. Dimensions the grid lacks have one cell and no ghosts. A
 /// box may own no cells (cuts, or fewer cells than boxes): its padded array is
-/// then `2 ghost[d]` wide, its ghosts filled from the boxes around.
+/// then `ghost[d] + ghost_high[d]` wide, its ghosts filled from the boxes around.
 struct field_shape {
   /// Global cells along each dimension (1 beyond the grid's dimensions).
   offset global{1, 1, 1};
-  /// Ghost layers on each side, per dimension.
+  /// Ghost layers below the interior (where storage starts), per dimension.
   offset ghost{0, 0, 0};
+  /// Ghost layers above the interior, per dimension (`ghost` unless the widths were given per side).
+  offset ghost_high{0, 0, 0};
   offset lo{0, 0, 0};        ///< global coordinates of local interior cell (0, 0, 0)
   offset interior{1, 1, 1};  ///< interior cells of this rank (0 for a box without cells)
-  offset padded{1, 1, 1};    ///< interior + 2 ghost
+  offset padded{1, 1, 1};    ///< ghost + interior + ghost_high
   /// Storage distance between neighbouring cells along each dimension (stride[0] = 1).
   std::size_t stride[max_dims] = {1, 1, 1};
   /// The cuts given per dimension; empty along a dimension split evenly.
@@ -82,21 +87,33 @@ struct field_shape {
 
   /// The even split of `global_cells`. Checks the arguments locally (make
   /// them agree across ranks with a collectively built field or plan).
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_width) {
-    init(grid, coords, global_cells, cell_cuts{}, ghost_width, false);
+  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_width)
+      : field_shape(grid, coords, global_cells, ghost_width, ghost_width) {}
+  /// The even split, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
+  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_low,
+              const offset& ghost_high) {
+    init(grid, coords, global_cells, cell_cuts{}, {ghost_low, ghost_high}, false);
   }
   /// The split of `split` (every dimension of the grid needs its `P_d +
   /// 1` cuts; the last one is the global cell count). Checked locally.
-  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_width) {
+  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_width)
+      : field_shape(grid, coords, split, ghost_width, ghost_width) {}
+  /// The split of `split`, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
+  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_low,
+              const offset& ghost_high) {
     offset g{1, 1, 1};
     for (int d = 0; d < grid.ndims(); ++d) g[d] = split[d].empty() ? 0 : split[d].back();
-    init(grid, coords, g, split, ghost_width, true);
+    init(grid, coords, g, split, {ghost_low, ghost_high}, true);
   }
   /// Cuts along some dimensions, the even split of `global_cells` along the
   /// others (`split[d]` empty); given cuts must end at `global_cells[d]`.
   field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& split,
-              const offset& ghost_width) {
-    init(grid, coords, global_cells, split, ghost_width, false);
+              const offset& ghost_width)
+      : field_shape(grid, coords, global_cells, split, ghost_width, ghost_width) {}
+  /// Cuts along some dimensions, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
+  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& split,
+              const offset& ghost_low, const offset& ghost_high) {
+    init(grid, coords, global_cells, split, {ghost_low, ghost_high}, false);
   }
 
   /// Elements of the padded array.
@@ -113,7 +130,7 @@ struct field_shape {
   /// Whether unwrapped global coordinates `g` fall inside this rank's padded box.
   bool holds(const offset& g) const noexcept {
     for (int d = 0; d < max_dims; ++d)
-      if (g[d] < lo[d] - ghost[d] || g[d] >= lo[d] + interior[d] + ghost[d]) return false;
+      if (g[d] < lo[d] - ghost[d] || g[d] >= lo[d] + interior[d] + ghost_high[d]) return false;
     return true;
   }
 
@@ -131,18 +148,19 @@ struct field_shape {
 
   /// Boxes along each dimension the ghosts reach: the farthest box (either
   /// side, the largest over all boxes) holding a cell of some box's ghost
-  /// layers; boxes without cells count. Periodic dimensions wrap as often as
+  /// layers (below or above); boxes without cells count. Periodic dimensions wrap as often as
   /// the ghosts do; non-periodic ones stop at the border. The even split with
-  /// at least one cell per box keeps its `ceil(ghost / narrowest box)`, which
+  /// at least one cell per box keeps its `ceil(wider side / narrowest box)`, which
   /// all ranks know without a scan (never below the exact count, sometimes
   /// above: a plan reaching farther only sends nothing to the extra boxes).
   offset reach(const grid_shape& grid) const noexcept {
     offset k{0, 0, 0};
     for (int d = 0; d < grid.ndims(); ++d) {
-      if (ghost[d] == 0) continue;
+      const int wider = std::max(ghost[d], ghost_high[d]);
+      if (wider == 0) continue;
       if (cuts[d].empty() && global[d] >= grid.dim(d)) {
         const int narrowest = global[d] / grid.dim(d);  // floor splits differ by at most one cell
-        k[d] = (ghost[d] + narrowest - 1) / narrowest;
+        k[d] = static_cast<int>((std::int64_t{wider} + narrowest - 1) / narrowest);
       } else {
         k[d] = exact_reach(grid, d);
       }
@@ -150,22 +168,25 @@ struct field_shape {
     return k;
   }
 
-  /// Same global size, ghost widths and cuts (the interior depends on the rank).
+  /// Same global size, ghost widths (both sides) and cuts (the interior depends on the rank).
   bool same_layout_as(const field_shape& o) const noexcept {
-    return global == o.global && ghost == o.ghost && cuts == o.cuts;
+    return global == o.global && ghost == o.ghost && ghost_high == o.ghost_high && cuts == o.cuts;
   }
 
  private:
+  /// Sets every member from checked arguments; `width` is {ghost below, ghost above}.
   void init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
-            const offset& ghost_width, bool cuts_required) {
+            const std::array<offset, 2>& width, bool cuts_required) {
+    static constexpr const char* side[2] = {"ghost", "ghost_high"};
     for (int d = 0; d < max_dims; ++d) {
       const std::string at = "[" + std::to_string(d) + "]";
       const std::vector<int>& c = given[d];
       if (d >= grid.ndims()) {
-        if (global_cells[d] > 1 || ghost_width[d] != 0)
-          throw error("global" + at + " = " + std::to_string(global_cells[d]) + ", ghost" + at + " = " +
-                      std::to_string(ghost_width[d]) + " but the grid has only " + std::to_string(grid.ndims()) +
-                      " dimension(s) (use 0 or 1 cells and no ghosts there)");
+        for (int s = 0; s < 2; ++s)
+          if (global_cells[d] > 1 || width[s][d] != 0)
+            throw error("global" + at + " = " + std::to_string(global_cells[d]) + ", " + side[s] + at + " = " +
+                        std::to_string(width[s][d]) + " but the grid has only " + std::to_string(grid.ndims()) +
+                        " dimension(s) (use 0 or 1 cells and no ghosts there)");
         if (!c.empty())
           throw error("cuts" + at + " must be empty: the grid has only " + std::to_string(grid.ndims()) +
                       " dimension(s), got " + std::to_string(c.size()) + " values");
@@ -173,17 +194,22 @@ struct field_shape {
       }
       if (!c.empty() || cuts_required) check_cuts(grid, d, c, global_cells[d], cuts_required);
       if (global_cells[d] < 1) throw error("global" + at + " must be >= 1, got " + std::to_string(global_cells[d]));
-      if (ghost_width[d] < 0) throw error("ghost" + at + " must be >= 0, got " + std::to_string(ghost_width[d]));
+      for (int s = 0; s < 2; ++s)
+        if (width[s][d] < 0)
+          throw error(std::string(side[s]) + at + " must be >= 0, got " + std::to_string(width[s][d]));
       global[d] = global_cells[d];
-      ghost[d] = ghost_width[d];
+      ghost[d] = width[0][d];
+      ghost_high[d] = width[1][d];
       cuts[d] = c;
       lo[d] = static_cast<int>(first_cell(grid, d, coords[d]));
       interior[d] = static_cast<int>(first_cell(grid, d, coords[d] + 1)) - lo[d];
-      const std::int64_t wide = std::int64_t{interior[d]} + 2 * std::int64_t{ghost[d]};
+      const std::int64_t wide = std::int64_t{ghost[d]} + interior[d] + ghost_high[d];
       if (wide > INT_MAX)
-        throw error("ghost" + at + " = " + std::to_string(ghost[d]) + " makes the padded extent " +
-                    std::to_string(interior[d]) + " + 2 * " + std::to_string(ghost[d]) + " = " + std::to_string(wide) +
-                    " cells, more than INT_MAX");
+        throw error("ghost" + at + " = " + std::to_string(ghost[d]) +
+                    (ghost_high[d] == ghost[d] ? "" : ", ghost_high" + at + " = " + std::to_string(ghost_high[d])) +
+                    " makes the padded extent " + std::to_string(ghost[d]) + " + " +
+                    std::to_string(interior[d]) + " + " + std::to_string(ghost_high[d]) + " = " +
+                    std::to_string(wide) + " cells, more than INT_MAX");
       padded[d] = static_cast<int>(wide);
     }
     const std::string what = "field " + to_string_short() + ": padded cells";
@@ -217,7 +243,7 @@ struct field_shape {
 
   /// reach() along `d` from the split itself: per box, the boxes owning its outermost ghost cells.
   int exact_reach(const grid_shape& grid, int d) const noexcept {
-    const std::int64_t n = global[d], p = grid.dim(d), g = ghost[d];
+    const std::int64_t n = global[d], p = grid.dim(d), below_width = ghost[d], above_width = ghost_high[d];
     const bool wrap = grid.periodic(d);
     // The box owning global cell x (unwrapped): the last box of x's image starting at or before it.
     auto owner = [&](std::int64_t x) {
@@ -235,20 +261,26 @@ struct field_shape {
     std::int64_t k = 0;
     for (std::int64_t c = 0; c < p; ++c) {
       const std::int64_t first = first_cell(grid, d, c), end = first_cell(grid, d, c + 1);
-      const std::int64_t below = wrap ? first - g : std::max<std::int64_t>(first - g, 0);
+      // The lowest ghost cell below the box (ghost layers) and the highest above it (ghost_high).
+      const std::int64_t below = wrap ? first - below_width : std::max<std::int64_t>(first - below_width, 0);
       if (below < first) k = std::max(k, c - owner(below));
-      const std::int64_t above = wrap ? end + g - 1 : std::min(end + g - 1, n - 1);
+      const std::int64_t above = wrap ? end + above_width - 1 : std::min(end + above_width - 1, n - 1);
       if (above >= end) k = std::max(k, owner(above) - c);
     }
     return static_cast<int>(std::min<std::int64_t>(k, INT_MAX));
   }
 
-  std::string to_string_short() const { return "global " + to_string(global) + " ghost " + to_string(ghost); }
+  std::string to_string_short() const {
+    return "global " + to_string(global) + " ghost " + to_string(ghost) +
+           (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high));
+  }
+  friend std::string to_string(const field_shape& s);
 };
 
-/// "global (gx,gy,gz) ghost (wx,wy,wz)", then " cuts[d] 0,3,..." for each dimension with cuts, for messages.
+/// "global (gx,gy,gz) ghost (wx,wy,wz)" (then " ghost_high (..)" where the widths above differ),
+/// then " cuts[d] 0,3,..." for each dimension with cuts, for messages.
 inline std::string to_string(const field_shape& s) {
-  std::string text = "global " + to_string(s.global) + " ghost " + to_string(s.ghost);
+  std::string text = s.to_string_short();
   for (int d = 0; d < max_dims; ++d)
     if (!s.cuts[d].empty()) text += " cuts[" + std::to_string(d) + "] " + detail::cuts_text(s.cuts[d]);
   return text;

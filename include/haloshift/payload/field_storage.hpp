@@ -38,7 +38,7 @@ inline arena make_arena(std::size_t bytes) {
 inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / arena_alignment * arena_alignment; }
 
 /// Validates a field's shape on every rank (`make` builds it locally, checking
-/// the arguments) and that its global size, cuts and ghost widths agree: a
+/// the arguments) and that its global size, cuts and ghost widths (both sides) agree: a
 /// mistake on one rank raises the same error on all. Cuts that differ between
 /// ranks are found by their count and a hash of their values per dimension.
 /// `element_sizes` (one per field of a bundle; none for a plan) agree field by
@@ -46,7 +46,8 @@ inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / 
 /// `strategy` is a plan's strategy (mpi::text_value), else none.
 template <class Make>
 field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offset& global, const cell_cuts& cuts,
-                            const offset& ghost, std::initializer_list<std::size_t> element_sizes,
+                            const offset& ghost, const offset& ghost_high,
+                            std::initializer_list<std::size_t> element_sizes,
                             const mpi::agreed_value& strategy) {
   static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
                                                    "cuts[2] (number of values)"};
@@ -60,7 +61,10 @@ field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offse
                                {"global[2]", global[2]},
                                {"ghost[0]", ghost[0]},
                                {"ghost[1]", ghost[1]},
-                               {"ghost[2]", ghost[2]}});
+                               {"ghost[2]", ghost[2]},
+                               {"ghost_high[0]", ghost_high[0]},
+                               {"ghost_high[1]", ghost_high[1]},
+                               {"ghost_high[2]", ghost_high[2]}});
   mpi::append_element_sizes(std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()), values,
                             {"the number of fields", "sizeof(T)", "the element size (bytes) of field"});
   std::size_t element_size = 0;
@@ -80,31 +84,36 @@ field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offse
 /// What a field (no plan) agrees as its strategy: nothing, the same on every rank.
 inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
 
-/// The even split of `global`, agreed (agreed_shape_of).
+/// The even split of `global`, `ghost` layers below the interior and `ghost_high` above, agreed
+/// (agreed_shape_of).
 inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
-                                std::initializer_list<std::size_t> element_sizes,
+                                const offset& ghost_high, std::initializer_list<std::size_t> element_sizes,
                                 const mpi::agreed_value& strategy = no_strategy) {
   return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost); }, global, cell_cuts{}, ghost,
-      element_sizes, strategy);
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost, ghost_high); }, global, cell_cuts{},
+      ghost, ghost_high, element_sizes, strategy);
 }
 /// The split of `cuts` (global size: the last cuts), agreed.
 inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost,
-                                std::initializer_list<std::size_t> element_sizes,
+                                const offset& ghost_high, std::initializer_list<std::size_t> element_sizes,
                                 const mpi::agreed_value& strategy = no_strategy) {
   offset global{1, 1, 1};
   for (int d = 0; d < grid.ndims(); ++d) global[d] = cuts[d].empty() ? 0 : cuts[d].back();
   return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost); }, global, cuts, ghost, element_sizes,
-      strategy);
+      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost, ghost_high); }, global, cuts, ghost,
+      ghost_high, element_sizes, strategy);
 }
-/// Cuts where given, the even split of `global` elsewhere, agreed.
-inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const cell_cuts& cuts,
-                                const offset& ghost, std::initializer_list<std::size_t> element_sizes,
+/// A shape's split (cuts where given, the even split of its global size elsewhere) and widths,
+/// agreed: a shape may come from anywhere, not only from a collectively built field.
+inline field_shape agreed_shape(const cartesian_grid& grid, const field_shape& shape,
+                                std::initializer_list<std::size_t> element_sizes,
                                 const mpi::agreed_value& strategy = no_strategy) {
   return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, cuts, ghost); }, global, cuts, ghost,
-      element_sizes, strategy);
+      grid,
+      [&] {
+        return field_shape(grid.shape(), grid.coords(), shape.global, shape.cuts, shape.ghost, shape.ghost_high);
+      },
+      shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy);
 }
 
 /// The same width along every dimension of the grid.
@@ -116,7 +125,8 @@ inline offset along_grid(const cartesian_grid& grid, int width) {
 }  // namespace detail
 
 /// A rank's part of a global structured array of `T`: its interior cells and
-/// `ghost[d]` layers on each side (see field_shape for the split and the
+/// ghost layers below and above, the same width on each side or given per
+/// side (see field_shape for the split and the
 /// storage order, x fastest). Construction is collective (all ranks check the
 /// arguments together); cells start as `value`. Movable, not copyable.
 template <transferable T>
@@ -133,7 +143,12 @@ class grid_field {
   /// widths are invalid or differ between ranks. The field keeps a copy of `grid` (which shares
   /// the grid's communicator), so the grid may go first.
   grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, global, ghost, {sizeof(T)}), value, adopt) {}
+      : grid_field(grid, global, ghost, ghost, value) {}
+  /// Widths per side: `ghost_low[d]` layers below the interior, `ghost_high[d]` above (either may be
+  /// 0: one-sided stencils, upwind schemes). Collective, checked like the constructor above.
+  grid_field(const cartesian_grid& grid, const offset& global, const offset& ghost_low, const offset& ghost_high,
+             const T& value = T{})
+      : grid_field(grid, detail::agreed_shape(grid, global, ghost_low, ghost_high, {sizeof(T)}), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
   grid_field(const cartesian_grid& grid, const offset& global, int ghost, const T& value = T{})
       : grid_field(grid, global, detail::along_grid(grid, ghost), value) {}
@@ -142,14 +157,18 @@ class grid_field {
   /// Collective, checked like the constructor from a global size; cuts that are invalid or differ
   /// between ranks raise the same haloshift::error on every rank.
   grid_field(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, cuts, ghost, {sizeof(T)}), value, adopt) {}
+      : grid_field(grid, cuts, ghost, ghost, value) {}
+  /// The split of `cuts`, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
+  grid_field(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost_low, const offset& ghost_high,
+             const T& value = T{})
+      : grid_field(grid, detail::agreed_shape(grid, cuts, ghost_low, ghost_high, {sizeof(T)}), value, adopt) {}
   /// Ghost width `ghost` along every dimension of the grid.
   grid_field(const cartesian_grid& grid, const cell_cuts& cuts, int ghost, const T& value = T{})
       : grid_field(grid, cuts, detail::along_grid(grid, ghost), value) {}
   /// A field of `shape` (any split: even, cuts, or cuts along some dimensions only). Collective:
   /// the shape is checked again on every rank together.
   grid_field(const cartesian_grid& grid, const field_shape& shape, const T& value = T{})
-      : grid_field(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {sizeof(T)}), value, adopt) {}
+      : grid_field(grid, detail::agreed_shape(grid, shape, {sizeof(T)}), value, adopt) {}
 
   /// Takes over the storage; the moved-from field may only be assigned to or destroyed (it keeps no
   /// storage: a plan's forward or reverse of it raises instead of writing into the field it moved to).
@@ -220,21 +239,27 @@ class field_bundle {
   /// One field per element type, each the local part of a `global` array with `ghost[d]`
   /// layers per side, value-initialized. Collective, checked like grid_field's constructor.
   field_bundle(const cartesian_grid& grid, const offset& global, const offset& ghost)
-      : field_bundle(grid, detail::agreed_shape(grid, global, ghost, {sizeof(Ts)...}),
+      : field_bundle(grid, global, ghost, ghost) {}
+  /// Widths per side: `ghost_low[d]` layers below the interior, `ghost_high[d]` above.
+  field_bundle(const cartesian_grid& grid, const offset& global, const offset& ghost_low, const offset& ghost_high)
+      : field_bundle(grid, detail::agreed_shape(grid, global, ghost_low, ghost_high, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
   /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const offset& global, int ghost)
       : field_bundle(grid, global, detail::along_grid(grid, ghost)) {}
   /// One field per element type over the split of `cuts` (see grid_field's constructor from cuts).
   field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost)
-      : field_bundle(grid, detail::agreed_shape(grid, cuts, ghost, {sizeof(Ts)...}),
+      : field_bundle(grid, cuts, ghost, ghost) {}
+  /// The split of `cuts`, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
+  field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost_low, const offset& ghost_high)
+      : field_bundle(grid, detail::agreed_shape(grid, cuts, ghost_low, ghost_high, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
   /// Ghost width `ghost` along every dimension of the grid.
   field_bundle(const cartesian_grid& grid, const cell_cuts& cuts, int ghost)
       : field_bundle(grid, cuts, detail::along_grid(grid, ghost)) {}
   /// One field per element type of `shape` (any split), checked again on every rank together.
   field_bundle(const cartesian_grid& grid, const field_shape& shape)
-      : field_bundle(grid, detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {sizeof(Ts)...}),
+      : field_bundle(grid, detail::agreed_shape(grid, shape, {sizeof(Ts)...}),
                      std::index_sequence_for<Ts...>{}) {}
 
   /// The `I`-th field, a grid_field of the `I`-th element type.

@@ -28,32 +28,49 @@ enum class storage_order {
 };
 
 /// The caller's array holding this rank's interior cells and ghost layers.
-/// Cell `(i, j, k)` of the interior (from 0; ghosts from `-ghost[d]`) lives at
+/// Cell `(i, j, k)` of the interior (from 0; ghosts from `-ghost[d]` up to
+/// `interior[d] + high()[d]`) lives at
 /// `data[(i + ghost[0]) * stride[0] + (j + ghost[1]) * stride[1] + (k + ghost[2]) * stride[2]]`.
 template <transferable T>
 struct field_view {
   T* data = nullptr;          ///< the array (its first element, at the lowest ghost cell when the strides are positive)
   offset interior{1, 1, 1};  ///< this rank's interior cells (as the plan's shape gives them)
-  offset ghost{0, 0, 0};     ///< ghost layers the array holds on each side (at least the plan's)
+  /// Ghost layers the array holds below the interior (at least the plan's `ghost`), and above
+  /// too unless `ghost_high` says otherwise.
+  offset ghost{0, 0, 0};
   std::array<std::size_t, 3> stride{1, 1, 1};  ///< elements between neighbouring cells along x, y, z
+  /// Ghost layers above the interior (at least the plan's `ghost_high`); -1: as `ghost` (last, so
+  /// that a view written as `{data, interior, ghost, stride}` keeps its meaning).
+  offset ghost_high{-1, -1, -1};
+
+  /// The ghost layers above the interior: `ghost_high`, or `ghost` where that is -1.
+  offset high() const noexcept {
+    offset h = ghost_high;
+    for (int d = 0; d < 3; ++d)
+      if (h[d] == -1) h[d] = ghost[d];
+    return h;
+  }
 };
 
-/// A view of a padded array in `order`: `padding[d]` unused elements after
-/// each line of `interior[d] + 2 ghost[d]` cells along `d` (row pitch, plane
-/// pitch), 0 for a dense array. `interior` may be 0 along a dimension (a box
-/// of an uneven split that owns no cells; its ghosts are still filled).
+/// A view of a padded array in `order`, `ghost_low[d]` layers below the
+/// interior and `ghost_high[d]` above: `padding[d]` unused elements after each
+/// line of `ghost_low[d] + interior[d] + ghost_high[d]` cells along `d` (row
+/// pitch, plane pitch), 0 for a dense array. `interior` may be 0 along a
+/// dimension (a box of an uneven split that owns no cells; its ghosts are
+/// still filled).
 template <transferable T>
-field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost,
+field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost_low, const offset& ghost_high,
                               storage_order order = storage_order::x_fastest, const offset& padding = {0, 0, 0}) {
-  field_view<T> v{data, interior, ghost, {1, 1, 1}};
+  field_view<T> v{data, interior, ghost_low, {1, 1, 1}, ghost_high};
   std::size_t extent[3];
   for (int d = 0; d < 3; ++d) {
-    if (interior[d] < 0 || ghost[d] < 0 || padding[d] < 0)
+    if (interior[d] < 0 || ghost_low[d] < 0 || ghost_high[d] < 0 || padding[d] < 0)
       throw error("make_field_view: dimension " + std::to_string(d) + " has interior " + std::to_string(interior[d]) +
-                  ", ghost " + std::to_string(ghost[d]) + ", padding " + std::to_string(padding[d]) +
-                  " (need interior >= 0, ghost >= 0, padding >= 0)");
-    extent[d] = static_cast<std::size_t>(interior[d]) + 2 * static_cast<std::size_t>(ghost[d]) +
-                static_cast<std::size_t>(padding[d]);
+                  ", ghost " + std::to_string(ghost_low[d]) + ", ghost_high " + std::to_string(ghost_high[d]) +
+                  ", padding " + std::to_string(padding[d]) +
+                  " (need interior >= 0, ghost >= 0, ghost_high >= 0, padding >= 0)");
+    extent[d] = static_cast<std::size_t>(ghost_low[d]) + static_cast<std::size_t>(interior[d]) +
+                static_cast<std::size_t>(ghost_high[d]) + static_cast<std::size_t>(padding[d]);
   }
   if (order == storage_order::x_fastest) {
     v.stride = {1, extent[0], extent[0] * extent[1]};
@@ -65,11 +82,19 @@ field_view<T> make_field_view(T* data, const offset& interior, const offset& gho
   return v;
 }
 
+/// A view of a padded array in `order` with `ghost[d]` layers on each side of the interior (see
+/// above).
+template <transferable T>
+field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost,
+                              storage_order order = storage_order::x_fastest, const offset& padding = {0, 0, 0}) {
+  return make_field_view(data, interior, ghost, ghost, order, padding);
+}
+
 /// A view of the caller's array laid out exactly as haloshift's own fields of `shape` (a dense
-/// x-fastest array with the plan's ghost widths).
+/// x-fastest array with the plan's ghost widths on each side).
 template <transferable T>
 field_view<T> make_field_view(T* data, const field_shape& shape) {
-  return make_field_view(data, shape.interior, shape.ghost);
+  return make_field_view(data, shape.interior, shape.ghost, shape.ghost_high);
 }
 
 namespace detail {
@@ -87,9 +112,9 @@ struct is_field_view<field_view<T>> : std::true_type {
 template <class T>
 std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const char* call) {
   const std::string where = std::string(call) + ": field_view ";
+  const offset high = v.high();
+  std::size_t extent[3];
   bool cells = true;
-  for (int d = 0; d < 3; ++d) cells = cells && std::int64_t{v.interior[d]} + 2 * std::int64_t{v.ghost[d]} > 0;
-  if (!v.data && cells) throw error(where + "has no data (null pointer)");
   for (int d = 0; d < 3; ++d) {
     const std::string at = "[" + std::to_string(d) + "]";
     if (v.interior[d] != shape.interior[d])
@@ -98,9 +123,20 @@ std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const
     if (v.ghost[d] < shape.ghost[d])
       throw error(where + "ghost" + at + " = " + std::to_string(v.ghost[d]) + " is narrower than the plan's ghost " +
                   to_string(shape.ghost));
-    if (v.stride[d] == 0 && cells) throw error(where + "stride" + at + " is 0");
+    if (v.ghost_high[d] < -1)
+      throw error(where + "ghost_high" + at + " = " + std::to_string(v.ghost_high[d]) +
+                  " is negative (-1 stands for ghost" + at + ")");
+    if (high[d] < shape.ghost_high[d])
+      throw error(where + "ghost_high" + at + " = " + std::to_string(high[d]) +
+                  " is narrower than the plan's ghost_high " + to_string(shape.ghost_high));
+    extent[d] = static_cast<std::size_t>(v.ghost[d]) + static_cast<std::size_t>(v.interior[d]) +
+                static_cast<std::size_t>(high[d]);
+    cells = cells && extent[d] > 0;
   }
+  if (!v.data && cells) throw error(where + "has no data (null pointer)");
   if (!cells) return 0;
+  for (int d = 0; d < 3; ++d)
+    if (v.stride[d] == 0) throw error(where + "stride[" + std::to_string(d) + "] is 0");
   // No two cells may share an element: along the dimensions taken by increasing stride, each stride
   // clears the whole extent of the one before it.
   int by_stride[3] = {0, 1, 2};
@@ -108,12 +144,11 @@ std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const
   std::size_t span = 1;
   for (int n = 0; n < 3; ++n) {
     const int d = by_stride[n];
-    const std::size_t extent = static_cast<std::size_t>(v.interior[d]) + 2 * static_cast<std::size_t>(v.ghost[d]);
-    if (extent > 1 && v.stride[d] < span)
+    if (extent[d] > 1 && v.stride[d] < span)
       throw error(where + "stride " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
                   std::to_string(v.stride[2]) + " makes cells overlap (interior " + to_string(v.interior) +
-                  ", ghost " + to_string(v.ghost) + ")");
-    span = std::max(span, v.stride[d] * (extent - 1) + span);
+                  ", ghost " + to_string(v.ghost) + ", ghost_high " + to_string(high) + ")");
+    span = std::max(span, v.stride[d] * (extent[d] - 1) + span);
   }
   return span;
 }

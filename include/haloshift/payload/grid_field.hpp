@@ -36,8 +36,7 @@ namespace haloshift {
 template <strategy S>
 field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {}) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
-  const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {}, detail::strategy_value(S::name));
+  const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(S::name));
   return detail::field_plan_builder::build(grid, checked, options, {S::name, detail::entry_of<S>()});
 }
 
@@ -46,8 +45,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
 /// informs Auto's cost model.
 inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
                                   plan_options options = {}, std::size_t element_size = sizeof(double)) {
-  const field_shape checked =
-      detail::agreed_shape(grid, shape.global, shape.cuts, shape.ghost, {}, detail::strategy_value(strategy));
+  const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(strategy));
   if (detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
