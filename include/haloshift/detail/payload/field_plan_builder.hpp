@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -47,6 +48,22 @@ struct field_plan_builder {
     return field_plan(std::move(plan), shape, k);
   }
 
+  /// The ghost cells a plan of `pattern` fills: per set of dimensions along which a ghost region
+  /// lies outside the interior (a face, an edge, a corner region), no more than the pattern allows,
+  /// the product of the ghost widths along those dimensions and the interior along the others.
+  static std::uint64_t ghost_cells(const field_shape& shape, halo_pattern pattern) {
+    std::uint64_t cells = 0;
+    for (unsigned outside = 1; outside < (1u << max_dims); ++outside) {
+      if (std::popcount(outside) > pattern_dims(pattern)) continue;
+      std::uint64_t region = 1;
+      for (int d = 0; d < max_dims; ++d)
+        region *= outside >> d & 1u ? static_cast<std::uint64_t>(shape.ghost[d] + shape.ghost_high[d])
+                                    : static_cast<std::uint64_t>(shape.interior[d]);
+      cells += region;
+    }
+    return cells;
+  }
+
   /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
   /// the largest box; the model layer ranks the strategies that can select.
   static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, plan_options options,
@@ -54,9 +71,7 @@ struct field_plan_builder {
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);
     const range r = make_range(grid.shape(), k, options.kind, options.pattern);
-    std::uint64_t ghosts = shape.size() - static_cast<std::size_t>(shape.interior[0]) *
-                                              static_cast<std::size_t>(shape.interior[1]) *
-                                              static_cast<std::size_t>(shape.interior[2]);
+    std::uint64_t ghosts = ghost_cells(shape, options.pattern);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
     const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
     const detail::strategy_choice choice = detail::choose_automatically(
