@@ -87,7 +87,8 @@ class field_plan {
   const detail::program& details() const { return plan_.details(); }
   /// This rank's interior split for overlap with a stencil of `reach[d]` cells on each side
   /// along `d`: `inner`, the cells whose stencil stays inside the interior along every
-  /// dimension with ghosts (free to update while start_forward's exchange is in flight), and
+  /// dimension with ghosts (their update may run while start_forward's exchange is in flight,
+  /// written to another array: the exchange reads the cells near the faces), and
   /// `rim`, disjoint boxes (none empty) that with `inner` cover the interior once. Boxes are
   /// half-open local cell ranges (`lo` to `hi`, interior from 0); take the result with `auto`.
   detail::interior_partition interior_regions(const offset& reach) const {
@@ -113,8 +114,8 @@ class field_plan {
   /// Starts forward(f): the ghost layers are filled once wait() on the
   /// handle returns. Until then the interior cells next to the ghosts (the
   /// ones neighbours import) must not change and the ghost cells must not be
-  /// read; cells deeper inside are free to compute on (interior_regions
-  /// gives them; docs/overlap.md, "Buffer rules").
+  /// read; cells deeper inside are free to compute on (interior_regions gives
+  /// the cells whose stencil reads no ghost; docs/overlap.md, "Buffer rules").
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
     check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
