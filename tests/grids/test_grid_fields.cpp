@@ -602,6 +602,13 @@ TEST_CASE("a field plan's strategy errors list only the strategies that can carr
                         !Catch::Contains("TeamShift"));
   CHECK_THROWS_WITH(hs::make_field_plan(grid, "teamshift", u.shape()),
                     Catch::Contains("use Shift, SingleHop, TtlMultiHop, NeighborAlltoall or Auto"));
+  // A (custom) strategy whose schedule moves a block back towards its source: the others are offered.
+  hs::schedule back;
+  back.rounds.push_back({{hs::transfer{{1, 0, 0}, {hs::offset{1, 0, 0}}}}});
+  CHECK_THROWS_WITH(hs::detail::check_away_from_source(back, "Mine"),
+                    Catch::EndsWith("; use Shift, SingleHop, TtlMultiHop, NeighborAlltoall"));
+  CHECK_THROWS_WITH(hs::detail::check_away_from_source(back, "singlehop"),
+                    Catch::EndsWith("; use Shift, TtlMultiHop, NeighborAlltoall"));
   // A block plan still offers every strategy.
   CHECK_THROWS_WITH(hs::make_plan<double>(grid, "Stencil", 1, 4),
                     Catch::Contains("known strategies: Shift, SingleHop, TtlMultiHop, TeamShift, NeighborAlltoall"));
