@@ -93,16 +93,7 @@ class field_plan {
   /// half-open local cell ranges (`lo` to `hi`, interior from 0); take the result with `auto`.
   detail::interior_partition interior_regions(const offset& reach) const {
     plan_.check_built("interior_regions");
-    offset low{0, 0, 0}, high{0, 0, 0};
-    for (int d = 0; d < max_dims; ++d) {
-      if (reach[d] < 0)
-        throw error("interior_regions: reach[" + std::to_string(d) + "] = " + std::to_string(reach[d]) +
-                    " must be >= 0");
-      // A side without ghost layers has nothing to wait for: its cells stay inner.
-      low[d] = shape_.ghost[d] > 0 ? reach[d] : 0;
-      high[d] = shape_.ghost[d] > 0 ? reach[d] : 0;
-    }
-    return detail::partition_interior(shape_.interior, low, high);
+    return detail::partition_interior(shape_, reach);
   }
 
   /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
+#include "../../error.hpp"
 #include "../../grid/offset.hpp"
+#include "../../payload/field_shape.hpp"
 
 namespace haloshift::detail {
 
@@ -80,6 +83,21 @@ inline interior_partition partition_interior(const offset& interior, const offse
       if (!b.empty()) p.rim.push_back(b);
   }
   return p;
+}
+
+/// The partition of the interior of `shape` for a stencil of `reach[d]` cells on each side along
+/// `d` (field_plan::interior_regions): the inner box leaves out `reach[d]` cells at each side that
+/// has ghost layers; a side without them has nothing to wait for, its cells stay inner.
+inline interior_partition partition_interior(const field_shape& shape, const offset& reach) {
+  offset low{0, 0, 0}, high{0, 0, 0};
+  for (int d = 0; d < max_dims; ++d) {
+    if (reach[d] < 0)
+      throw error("interior_regions: reach[" + std::to_string(d) + "] = " + std::to_string(reach[d]) +
+                  " must be >= 0");
+    low[d] = shape.ghost[d] > 0 ? reach[d] : 0;
+    high[d] = shape.ghost[d] > 0 ? reach[d] : 0;
+  }
+  return partition_interior(shape.interior, low, high);
 }
 
 }  // namespace haloshift::detail
