@@ -6,7 +6,7 @@
 // layer less far out. Prints the residual (max |u_new - u|, exact under any
 // split) and the time per sweep split into compute, exchange and reduction.
 // --overlap computes the cells that need no ghosts while the ghosts travel
-// (start_forward, progress() between slabs of z planes, wait, then the boundary shell),
+// (interior_regions: start_forward, progress() between slabs of z planes, wait, then the rim),
 // runs the same sweeps blocking, and reports the hidden share of the exchange
 // and whether both runs agree bit for bit. --cuts and --uneven split the cells
 // unevenly (user-given cell cuts, docs/grids.md "Uneven splits"), boxes
@@ -123,6 +123,25 @@ outcome run(const options& o, bool gather) {
             residual = std::max(residual, std::abs(next - *c));
         }
   };
+  // The cells [from, to) outside the interior (the ghost layers a sweep recomputes when g > 1), as
+  // slabs below and above the interior along z, then y, then x; all of them when the box owns none.
+  auto sweep_beyond_interior = [&](const int* from, const int* to) {
+    if (s.interior[0] == 0 || s.interior[1] == 0 || s.interior[2] == 0) return sweep_box(from, to);
+    for (int d = 2; d >= 0; --d) {
+      int lo[3], hi[3];
+      for (int e = 0; e < 3; ++e) {  // dimensions above d span the interior, below d the whole region
+        lo[e] = e > d ? 0 : from[e];
+        hi[e] = e > d ? s.interior[e] : to[e];
+      }
+      hi[d] = 0;
+      sweep_box(lo, hi);
+      lo[d] = s.interior[d];
+      hi[d] = to[d];
+      sweep_box(lo, hi);
+    }
+  };
+  // Overlap: the interior cells whose 1-cell stencil reads no ghost, and the rim around them.
+  const auto parts = plan.interior_regions({1, 1, 1});
   for (int it = 0; it < o.iters; ++it) {
     // Cells valid after this sweep: the interior grown by the ghost layers not yet consumed,
     // never beyond a non-periodic edge (the fixed boundary).
@@ -139,49 +158,29 @@ outcome run(const options& o, bool gather) {
     residual = 0;
     double t0 = MPI_Wtime(), t1 = t0;
     if (it % o.ghost == 0 && o.overlap) {
-      // The cells whose stencil reads no ghost (one cell in from every face) are computed while the
-      // ghosts travel, a z plane at a time with progress() in between (multi-round strategies post
-      // their next round there); then the shell around them, which reads the ghosts.
+      // The cells whose stencil reads no ghost (parts.inner) are computed while the ghosts travel, a
+      // slab of z planes at a time with progress() in between (multi-round strategies post their
+      // next round there); then the rim around them, and the ghost layers this sweep recomputes
+      // (g > 1), which read the ghosts.
       auto pending = plan.start_forward(u);
-      int in_from[3], in_to[3];
-      bool inner = true;
-      for (int d = 0; d < 3; ++d) {
-        in_from[d] = std::max(from[d], 1);
-        in_to[d] = std::min(to[d], s.interior[d] - 1);
-        inner = inner && in_from[d] < in_to[d];
-      }
+      const auto& inner = parts.inner;
       double exposed = MPI_Wtime() - t0;
       // About 8 progress() calls per sweep: enough to move every round of a multi-round strategy and
       // the large messages' rendezvous along, few enough that their own cost stays small.
-      if (inner)
-        for (int k = in_from[2], chunk = std::max(1, (in_to[2] - in_from[2]) / 8); k < in_to[2]; k += chunk) {
-          const int plane_from[3] = {in_from[0], in_from[1], k};
-          const int plane_to[3] = {in_to[0], in_to[1], std::min(k + chunk, in_to[2])};
-          sweep_box(plane_from, plane_to);
-          const double c1 = MPI_Wtime();
-          pending.progress();
-          exposed += MPI_Wtime() - c1;
-        }
+      for (int k = inner.lo[2], chunk = std::max(1, (inner.hi[2] - inner.lo[2]) / 8); k < inner.hi[2]; k += chunk) {
+        const int plane_from[3] = {inner.lo[0], inner.lo[1], k};
+        const int plane_to[3] = {inner.hi[0], inner.hi[1], std::min(k + chunk, inner.hi[2])};
+        sweep_box(plane_from, plane_to);
+        const double c1 = MPI_Wtime();
+        pending.progress();
+        exposed += MPI_Wtime() - c1;
+      }
       const double w0 = MPI_Wtime();
       pending.wait();
       exposed += MPI_Wtime() - w0;
       t1 = t0 + exposed;
-      if (!inner) {
-        sweep_box(from, to);
-      } else {  // the shell: below and above the inner box in z, then in y, then in x
-        for (int d = 2; d >= 0; --d) {
-          int lo[3], hi[3];
-          for (int e = 0; e < 3; ++e) {  // dimensions above d span the inner box, below d the whole region
-            lo[e] = e > d ? in_from[e] : from[e];
-            hi[e] = e > d ? in_to[e] : to[e];
-          }
-          hi[d] = in_from[d];
-          sweep_box(lo, hi);
-          lo[d] = in_to[d];
-          hi[d] = to[d];
-          sweep_box(lo, hi);
-        }
-      }
+      for (const auto& box : parts.rim) sweep_box(box.lo.data(), box.hi.data());
+      sweep_beyond_interior(from, to);
     } else {
       if (it % o.ghost == 0) plan.forward(u);
       t1 = MPI_Wtime();

@@ -81,19 +81,28 @@ class strategy_registry {
     entries_.push_back(e);
   }
 
-  /// The entry named `name` (any case), or an error listing the known names.
-  strategy_entry find(std::string_view name) const {
+  /// The entry named `name` (any case), or an error listing the known names: for a `selective`
+  /// lookup (a particle, field or selective plan) only those that carry such payloads, so that
+  /// the list never offers a strategy the plan would refuse.
+  strategy_entry find(std::string_view name, bool selective = false) const {
     std::lock_guard lock(mutex_);
     for (const strategy_entry& e : entries_)
       if (same_name(e.name, name)) return e;
-    std::string known;
-    for (const strategy_entry& e : entries_) known += (known.empty() ? "" : ", ") + std::string(e.name);
     // Auto is not an entry: make_plan, make_particle_plan and make_field_plan ask the model layer for it
     // before they look a name up, so a lookup of "Auto" comes from a plan kind that cannot take it.
-    throw error("strategy \"" + std::string(name) + "\" is not known; known strategies: " + known +
+    throw error("strategy \"" + std::string(name) + "\" is not known; " +
+                (selective ? "strategies for particle, field and selective plans: " : "known strategies: ") +
+                listed(selective, {}) +
                 (same_name(name, "Auto") ? " (Auto chooses among these for make_plan, make_particle_plan and "
                                            "make_field_plan; make_selective_plan needs a strategy named)"
                                          : ""));
+  }
+
+  /// The names, ", "-separated, of every strategy (`selective`: of those that carry particle
+  /// and field payloads) but `except`: what an error offers instead.
+  std::string names(bool selective, std::string_view except = {}) const {
+    std::lock_guard lock(mutex_);
+    return listed(selective, except);
   }
 
   /// A copy of every entry, built-in ones first, then in the order added.
@@ -118,6 +127,15 @@ class strategy_registry {
     team.team_sizes = true;
     entries_.push_back(team);
     entries_.push_back(entry_of<NeighborAlltoall>(false));  // no model of MPI's own algorithm
+  }
+
+  /// names() under the caller's lock.
+  std::string listed(bool selective, std::string_view except) const {
+    std::string known;
+    for (const strategy_entry& e : entries_)
+      if ((e.selective_payloads || !selective) && !same_name(e.name, except))
+        known += (known.empty() ? "" : ", ") + std::string(e.name);
+    return known;
   }
 
   mutable std::mutex mutex_;

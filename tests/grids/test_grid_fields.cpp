@@ -538,3 +538,129 @@ TEST_CASE("a grid field keeps its grid: the grid may be moved from and destroyed
         wrong += u(i, j, k) != value_at({wrapped(0, s.lo[0] + i), wrapped(1, s.lo[1] + j), wrapped(2, s.lo[2] + k)});
   CHECK(wrong == 0);
 }
+
+TEST_CASE("an empty field plan raises on every call until a built plan is assigned", "[grid_field][empty]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  hs::grid_field<double> u(grid, {7, 5}, 1, sentinel), filled(grid, {7, 5}, 1, sentinel);
+  hs::field_bundle<double, float> bundle(grid, {7, 5}, 1);
+  std::vector<double> a(u.storage().size()), b(u.storage().size());
+  const hs::field_view<double> va = hs::make_field_view(a.data(), u.shape());
+  const hs::field_view<double> vb = hs::make_field_view(b.data(), u.shape());
+  hs::field_plan plan;  // a C-style code declares it at setup and builds it later
+  CHECK(plan.strategy().empty());
+  CHECK_FALSE(plan.busy());
+  const std::string never = ": the plan was never built (it is empty: assign it the plan make_field_plan returns)";
+  CHECK_THROWS_WITH(plan.forward(u), Catch::Contains("start_forward" + never));
+  CHECK_THROWS_WITH((void)plan.start_forward(u), Catch::Contains("start_forward" + never));
+  CHECK_THROWS_WITH(plan.reverse(u), Catch::Contains("start_reverse" + never));
+  CHECK_THROWS_WITH(plan.reverse(u, hs::take_ghost_value{}), Catch::Contains("reverse" + never));
+  CHECK_THROWS_WITH(plan.forward(bundle), Catch::Contains("start_forward" + never));
+  CHECK_THROWS_WITH(plan.forward(va), Catch::Contains("start_forward" + never));
+  CHECK_THROWS_WITH(plan.reverse(va, hs::take_min{}), Catch::Contains("start_reverse" + never));
+  CHECK_THROWS_WITH(plan.forward(va, vb), Catch::Contains("start_forward" + never));
+  CHECK_THROWS_WITH(plan.reverse(va, vb), Catch::Contains("start_reverse" + never));
+  CHECK_THROWS_WITH(plan.details(), Catch::Contains("details" + never));
+  CHECK_THROWS_WITH(plan.shape(), Catch::Contains("shape" + never));
+  CHECK_THROWS_WITH(plan.reach(), Catch::Contains("reach" + never));
+  CHECK_THROWS_WITH(plan.interior_regions({1, 1, 0}), Catch::Contains("interior_regions" + never));
+  hs::field_plan still_empty = std::move(plan);  // moving an empty plan leaves two empty plans
+  CHECK_THROWS_WITH(still_empty.forward(u), Catch::Contains("start_forward" + never));
+
+  plan = hs::make_field_plan<hs::SingleHop>(u);  // built: it works like any plan
+  CHECK(plan.strategy() == "SingleHop");
+  CHECK(plan.shape().interior == u.shape().interior);
+  for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = filled.storage()[i] = 0.5 * i + grid.rank();
+  plan.forward(u);
+  hs::fill_ghosts<hs::Shift>(filled);
+  CHECK(std::memcmp(u.data(), filled.data(), u.storage().size_bytes()) == 0);
+  hs::field_plan elsewhere = std::move(plan);  // a plan moved from says so, not "never built"
+  CHECK_THROWS_WITH(plan.forward(u), Catch::Contains("start_forward: the plan was moved from"));  // NOLINT
+  elsewhere.forward(u);
+}
+
+TEST_CASE("interior_regions: the inner box updated before the ghosts arrive, the rim after", "[grid_field][overlap]") {
+  int failures = 0;
+  for (int ndims = 1; ndims <= 3; ++ndims) {
+    std::vector<int> dims(static_cast<std::size_t>(ndims), 0);
+    std::vector<bool> periodic(static_cast<std::size_t>(ndims), false);
+    periodic[0] = true;
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = dims, .periodic = periodic});
+    // Uneven sizes, and fewer cells than boxes along x (boxes without cells) where there are 2 or more.
+    for (const hs::offset& global : {hs::offset{2 * grid.dim(0) + 3, grid.dim(1) + 4, 5},
+                                     hs::offset{std::max(grid.dim(0) - 1, 1), 6, 3}})
+      for (const hs::offset& width : {hs::offset{1, 1, 1}, hs::offset{2, 0, 3}}) {
+        hs::offset n = global, ghost = width;
+        for (int d = ndims; d < 3; ++d) n[d] = 1, ghost[d] = 0;
+        hs::grid_field<double> overlapped(grid, n, ghost, -3.5), blocking(grid, n, ghost, -3.5);
+        const hs::field_shape& s = overlapped.shape();
+        for (int k = 0; k < s.interior[2]; ++k)
+          for (int j = 0; j < s.interior[1]; ++j)
+            for (int i = 0; i < s.interior[0]; ++i)
+              overlapped(i, j, k) = blocking(i, j, k) = value_at({s.lo[0] + i, s.lo[1] + j, s.lo[2] + k});
+        hs::field_plan plan = hs::make_field_plan<hs::Shift>(overlapped);
+        // A star stencil of the ghost width along each dimension, weighted so that every read counts.
+        hs::grid_field<double> out_overlapped(grid, n, ghost, 0.0), out_blocking(grid, n, ghost, 0.0);
+        auto update = [&](const hs::grid_field<double>& in, hs::grid_field<double>& out, const auto& box) {
+          for (int k = box.lo[2]; k < box.hi[2]; ++k)
+            for (int j = box.lo[1]; j < box.hi[1]; ++j)
+              for (int i = box.lo[0]; i < box.hi[0]; ++i) {
+                double sum = in(i, j, k);
+                for (int d = 0; d < 3; ++d)
+                  for (int r = 1; r <= ghost[d]; ++r) {
+                    const hs::offset e = r * hs::unit(d);
+                    sum += (d + 0.5 * r) * in(i + e[0], j + e[1], k + e[2]) - 0.125 * in(i - e[0], j - e[1], k - e[2]);
+                  }
+                out(i, j, k) += sum + 1.0;  // += and + 1: a cell updated twice or never shows
+              }
+        };
+        const auto parts = plan.interior_regions(ghost);
+        update(overlapped, out_overlapped, parts.inner);  // before the exchange: a ghost read would show
+        auto pending = plan.start_forward(overlapped);
+        pending.wait();
+        for (const auto& box : parts.rim) update(overlapped, out_overlapped, box);
+        plan.forward(blocking);
+        update(blocking, out_blocking, hs::detail::cell_box{hs::zero_offset, s.interior});
+        failures += std::memcmp(out_overlapped.data(), out_blocking.data(), out_blocking.storage().size_bytes()) != 0;
+
+        // A view from the plan's shape with a storage order and padding: the field's cells, no widths spelled.
+        const hs::offset padding{1, 2, 0};
+        std::vector<double> c_array(static_cast<std::size_t>(s.padded[0] + 1) * (s.padded[1] + 2) * s.padded[2], -3.5);
+        const auto view = hs::make_field_view(c_array.data(), plan.shape(), hs::storage_order::z_fastest, padding);
+        for (int k = 0; k < s.interior[2]; ++k)
+          for (int j = 0; j < s.interior[1]; ++j)
+            for (int i = 0; i < s.interior[0]; ++i) view_check::cell_of(view, i, j, k) = blocking(i, j, k);
+        plan.forward(view);
+        std::ostringstream why;
+        view_check::compare(view, blocking, -3.5, "from the plan's shape", why);
+        CHECK(why.str().empty());
+      }
+  }
+  CHECK(failures == 0);
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}});
+  const hs::grid_field<double> u(grid, {8}, 1);
+  CHECK_THROWS_WITH(hs::make_field_plan<hs::Shift>(u).interior_regions({1, -2, 0}),
+                    Catch::Contains("interior_regions: reach[1] = -2 must be >= 0"));
+}
+
+TEST_CASE("a field plan's strategy errors list only the strategies that can carry fields", "[grids][errors]") {
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}});
+  const hs::grid_field<double> u(grid, {6, 6}, 1);
+  // TeamShift sits between TtlMultiHop and NeighborAlltoall in the registry: a list that offered it
+  // would break these substrings.
+  CHECK_THROWS_WITH(hs::make_field_plan(grid, "Stencil", u.shape()),
+                    Catch::Contains("strategy \"Stencil\" is not known; strategies for particle, field and selective "
+                                    "plans: Shift, SingleHop, TtlMultiHop, NeighborAlltoall") &&
+                        !Catch::Contains("TeamShift"));
+  CHECK_THROWS_WITH(hs::make_field_plan(grid, "teamshift", u.shape()),
+                    Catch::Contains("use Shift, SingleHop, TtlMultiHop, NeighborAlltoall or Auto"));
+  // A (custom) strategy whose schedule moves a block back towards its source: the others are offered.
+  hs::schedule back;
+  back.rounds.push_back({{hs::transfer{{1, 0, 0}, {hs::offset{1, 0, 0}}}}});
+  CHECK_THROWS_WITH(hs::detail::check_away_from_source(back, "Mine"),
+                    Catch::EndsWith("; use Shift, SingleHop, TtlMultiHop, NeighborAlltoall"));
+  CHECK_THROWS_WITH(hs::detail::check_away_from_source(back, "singlehop"),
+                    Catch::EndsWith("; use Shift, TtlMultiHop, NeighborAlltoall"));
+  // A block plan still offers every strategy.
+  CHECK_THROWS_WITH(hs::make_plan<double>(grid, "Stencil", 1, 4),
+                    Catch::Contains("known strategies: Shift, SingleHop, TtlMultiHop, TeamShift, NeighborAlltoall"));
+}

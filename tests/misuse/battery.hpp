@@ -32,6 +32,10 @@ struct world {
   }
 };
 
+/// What particle and field plans offer instead of a strategy they refuse: those that carry such
+/// payloads (TeamShift, listed, would sit between TtlMultiHop and NeighborAlltoall).
+inline const std::string offered = "use Shift, SingleHop, TtlMultiHop, NeighborAlltoall or Auto";
+
 /// One bad input.
 struct misuse_case {
   std::string name;                 ///< "area/what", unique

@@ -113,17 +113,19 @@ void register_field_cases() {
         if (w.first()) hs::grid_field<float>(g, eight, 1);
         else hs::grid_field<double>(g, eight, 1);
       }, 2);
-  add("fields/teamshift", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
+  add("fields/teamshift", {"strategy TeamShift carries block payloads only", offered}, [](const world& w) {
     const auto g = field_grid(w);
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan<hs::TeamShift>(f);
   }, 1, true);
-  add("fields/teamshift-by-name", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
+  add("fields/teamshift-by-name", {"strategy TeamShift carries block payloads only", offered}, [](const world& w) {
     const auto g = field_grid(w);
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan(g, "TEAMSHIFT", f.shape());
   });
-  add("fields/strategy-unknown", {"strategy \"Stencil\" is not known"}, [](const world& w) {
+  add("fields/strategy-unknown", {"strategy \"Stencil\" is not known",
+                                  "strategies for particle, field and selective plans: Shift, SingleHop, TtlMultiHop, "
+                                  "NeighborAlltoall"}, [](const world& w) {
     const auto g = field_grid(w);
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan(g, "Stencil", f.shape());
@@ -291,6 +293,13 @@ void register_field_cases() {
     auto p = hs::make_field_plan<hs::Shift>(a);
     auto b = std::move(a);
     p.forward(a);  // NOLINT(bugprone-use-after-move)
+  });
+  // An empty plan (default-constructed, never built) raises on every rank, each holding its own.
+  add("fields/empty-plan-forward", {"start_forward: the plan was never built", "make_field_plan"}, [](const world& w) {
+    const auto g = field_grid(w);
+    hs::grid_field<double> a(g, eight, 1);
+    hs::field_plan p;
+    p.forward(a);
   });
   add("fields/moved-from-reverse-ghost-value", {"reverse: the plan was moved from"}, [=](const world& w) {
     moved_from(w, [](hs::field_plan& p, hs::grid_field<double>& a) { p.reverse(a, hs::take_ghost_value{}); });

@@ -142,7 +142,7 @@ void register_particle_cases() {
     const auto g = particle_grid(w);
     hs::make_particle_plan<hs::TeamShift>(g, unit_cube, 0.1, centre(g));
   }, 1, true);
-  add("particles/teamshift-by-name", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
+  add("particles/teamshift-by-name", {"strategy TeamShift carries block payloads only", offered}, [](const world& w) {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, "teamshift", unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   });
@@ -152,7 +152,9 @@ void register_particle_cases() {
     o.team = {w.size, 1, 1};
     hs::make_particle_plan<hs::TeamShift>(g, unit_cube, 0.9, std::vector<hs::position>{}, o);
   });
-  add("particles/strategy-unknown", {"strategy \"Shiftt\" is not known"}, [](const world& w) {
+  add("particles/strategy-unknown", {"strategy \"Shiftt\" is not known",
+                                     "strategies for particle, field and selective plans: Shift, SingleHop, "
+                                     "TtlMultiHop, NeighborAlltoall"}, [](const world& w) {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, "Shiftt", unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   });

@@ -2,10 +2,12 @@
 // The library's small utilities: the one floor division, positive modulo and hash
 // (detail/arithmetic.hpp, detail/hash.hpp) against independent definitions (exact floor by
 // search, the FNV-1a test vectors of the reference implementation), and the owners of MPI
-// handles: move-only, a moved-from owner empty.
+// handles: move-only, a moved-from owner empty; and the split of a field's interior for overlap
+// (detail/payload/interior_partition.hpp) against its definition, cell by cell.
 #include "../support/catch.hpp"
 #include <haloshift/detail/arithmetic.hpp>
 #include <haloshift/detail/hash.hpp>
+#include <haloshift/detail/payload/interior_partition.hpp>
 #include <haloshift/haloshift.hpp>
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+namespace hs = haloshift;
 namespace hsd = haloshift::detail;
 
 namespace {
@@ -125,4 +128,58 @@ TEST_CASE("owners of communicators move, leave the source empty and free once", 
   CHECK(freed == MPI_COMM_NULL);
   haloshift::mpi::free_unless_finalized(freed, MPI_COMM_NULL, MPI_Comm_free);  // a null handle: nothing to do
   CHECK(freed == MPI_COMM_NULL);
+}
+
+TEST_CASE("partition_interior covers every interior cell once, inner stencils inside", "[detail][overlap]") {
+  // Every interior of 0-4 cells per dimension (1D, 2D and 3D ones among them: a dimension of 1
+  // cell and no shrink is a dimension the grid lacks), every shrink 0-2 per side and dimension
+  // (0: a side without ghosts). A cell is inner exactly when its stencil, `low[d]` cells below and
+  // `high[d]` above along each d, stays inside the interior; the rim is every other cell.
+  int partitions = 0;
+  std::vector<int> cover;
+  for (int nz = 0; nz <= 4; ++nz)
+    for (int ny = 0; ny <= 4; ++ny)
+      for (int nx = 0; nx <= 4; ++nx)
+        for (int shrinks = 0; shrinks < 729; ++shrinks) {  // 3^6: low and high per dimension
+          const hs::offset interior{nx, ny, nz};
+          hs::offset low, high;
+          for (int d = 0, s = shrinks; d < 3; ++d, s /= 9) low[d] = s % 3, high[d] = s / 3 % 3;
+          CAPTURE(interior, low, high);
+          const hsd::interior_partition p = hsd::partition_interior(interior, low, high);
+          cover.assign(static_cast<std::size_t>(nx * ny * nz), 0);
+          int wrong = 0;  // cells outside the interior, covered other than once, inner or not by mistake
+          auto count = [&](const hsd::cell_box& b) {
+            for (int k = b.lo[2]; k < b.hi[2]; ++k)
+              for (int j = b.lo[1]; j < b.hi[1]; ++j)
+                for (int i = b.lo[0]; i < b.hi[0]; ++i) {
+                  if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz)
+                    ++wrong;
+                  else
+                    ++cover[static_cast<std::size_t>((k * ny + j) * nx + i)];
+                }
+          };
+          count(p.inner);
+          std::size_t rim_cells = 0;
+          for (const hsd::cell_box& b : p.rim) {
+            CHECK_FALSE(b.empty());
+            CHECK(b.cells() > 0);
+            rim_cells += b.cells();
+            count(b);
+          }
+          CHECK(p.rim.size() <= 6);
+          CHECK(p.inner.cells() + rim_cells == cover.size());
+          for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+              for (int i = 0; i < nx; ++i) {
+                const hs::offset c{i, j, k};
+                bool stencil_inside = true;
+                for (int d = 0; d < 3; ++d)
+                  stencil_inside = stencil_inside && c[d] - low[d] >= 0 && c[d] + high[d] < interior[d];
+                wrong += cover[static_cast<std::size_t>((k * ny + j) * nx + i)] != 1;
+                wrong += p.inner.contains(c) != stencil_inside;
+              }
+          CHECK(wrong == 0);
+          ++partitions;
+        }
+  CHECK(partitions == 125 * 729);
 }

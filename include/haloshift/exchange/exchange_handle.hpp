@@ -118,9 +118,14 @@ inline void check_idle(bool busy, const char* call) {
 }
 /// Raises naming `call` unless the plan is `built`: a moved-from plan of any
 /// kind keeps nothing to run (only this rank can know; its peers keep theirs).
-inline void check_not_moved(bool built, const char* call) {
-  if (!built)
-    throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
+/// `builder`, given only for an empty plan that was never built (a default-constructed
+/// one), names the call that builds one.
+inline void check_not_moved(bool built, const char* call, const char* builder = nullptr) {
+  if (built) return;
+  if (builder)
+    throw error(std::string(call) + ": the plan was never built (it is empty: assign it the plan " + builder +
+                " returns)");
+  throw error(std::string(call) + ": the plan was moved from (use the plan it was moved to, or build a new one)");
 }
 }  // namespace detail
 

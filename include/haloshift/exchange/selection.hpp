@@ -30,6 +30,7 @@
 #include "../detail/mpi/communicator.hpp"
 #include "../schedule/single_hop.hpp"
 #include "../strategy.hpp"
+#include "../strategy_registry.hpp"
 #include "exchange_handle.hpp"
 #include "../detail/exchange/exchange_run.hpp"
 #include "../detail/exchange/geometric_selection.hpp"
@@ -73,7 +74,7 @@ inline void check_away_from_source(const schedule& s, std::string_view strategy)
             throw error("strategy " + std::string(strategy) +
                         " cannot carry particle or grid payloads: round " + std::to_string(r) + " moves the block " +
                         to_string(o) + " back towards its source (direction " + to_string(t.direction) +
-                        "); use Shift, SingleHop or TtlMultiHop");
+                        "); use " + strategy_registry::instance().names(true, strategy));
 }
 }  // namespace detail
 
@@ -149,12 +150,12 @@ struct selective_builder {
         [&] {
           check_plan_options(options);
           const offset k = range_k();
-          rc.strategy = request.resolve();
+          rc.strategy = request.resolve(true);
           if (!rc.strategy.selective_payloads)
             throw error("strategy " + std::string(rc.strategy.name) +
                         " carries block payloads only (its team rounds move blocks back towards their source, "
-                        "which a particle or field selection cannot follow); use Shift, SingleHop, TtlMultiHop, "
-                        "NeighborAlltoall or Auto");
+                        "which a particle or field selection cannot follow); use " +
+                        strategy_registry::instance().names(true) + " or Auto");
           if (rc.strategy.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(rc.strategy.name) +
                         " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");

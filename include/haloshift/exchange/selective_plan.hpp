@@ -258,6 +258,9 @@ class selective_plan : public detail::plan_base {
 
   selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)
       : plan_base(grid, strategy, options) {}
+  /// An empty plan, never built, for an empty payload plan (field_plan's default constructor):
+  /// its calls raise naming `builder`.
+  explicit selective_plan(const char* builder) : plan_base(builder) {}
 
   /// What the `_with` calls check, locally: their caller agreed the rest (and this too) in its check_call.
   void check_locally(const char* call) const {

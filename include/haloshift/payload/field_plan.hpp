@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../detail/exchange/remap.hpp"
+#include "../detail/payload/interior_partition.hpp"
 #include "../detail/op_last.hpp"
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
@@ -65,15 +66,35 @@ struct field_plan_builder;
 /// may then be called any number of times, collectively.
 class field_plan {
  public:
-  /// Name of the strategy the plan runs (for Auto: the one it chose).
+  /// An empty plan, for a code that builds its plan after setup (assign it the plan
+  /// make_field_plan returns): until then every call that needs the plan raises, saying so.
+  field_plan() : plan_("make_field_plan") {}
+
+  /// Name of the strategy the plan runs (for Auto: the one it chose); empty for an empty plan.
   std::string_view strategy() const noexcept { return name_; }
   /// The shape the plan was built for; forward and reverse check that a field has it.
-  const field_shape& shape() const noexcept { return shape_; }
+  const field_shape& shape() const {
+    plan_.check_built("shape");
+    return shape_;
+  }
   /// Boxes the ghosts reach along each dimension (field_shape::reach; at least 1 along the
   /// grid's dimensions when no dimension has ghosts).
-  const offset& reach() const noexcept { return reach_; }
+  const offset& reach() const {
+    plan_.check_built("reach");
+    return reach_;
+  }
   /// The compiled program (messages, pieces) in cells of the padded array.
   const detail::program& details() const { return plan_.details(); }
+  /// This rank's interior split for overlap with a stencil of `reach[d]` cells on each side
+  /// along `d`: `inner`, the cells whose stencil stays inside the interior along every
+  /// dimension with ghosts (their update may run while start_forward's exchange is in flight,
+  /// written to another array: the exchange reads the cells near the faces), and
+  /// `rim`, disjoint boxes (none empty) that with `inner` cover the interior once. Boxes are
+  /// half-open local cell ranges (`lo` to `hi`, interior from 0); take the result with `auto`.
+  detail::interior_partition interior_regions(const offset& reach) const {
+    plan_.check_built("interior_regions");
+    return detail::partition_interior(shape_, reach);
+  }
 
   /// Fills the ghost layers of `f` from the owners' interiors. Ghost cells
   /// outside a non-periodic dimension are left as they are.
@@ -84,7 +105,8 @@ class field_plan {
   /// Starts forward(f): the ghost layers are filled once wait() on the
   /// handle returns. Until then the interior cells next to the ghosts (the
   /// ones neighbours import) must not change and the ghost cells must not be
-  /// read; cells deeper inside are free to compute on (see docs/overlap.md).
+  /// read; cells deeper inside are free to compute on (interior_regions gives
+  /// the cells whose stencil reads no ghost; docs/overlap.md, "Buffer rules").
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
     check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
@@ -126,8 +148,9 @@ class field_plan {
   /// Fills the ghost layers of the caller's own array (see field_view): the
   /// same cells as a grid_field of the plan's shape, in place. The view is
   /// checked on this rank only (a bad view on one rank cannot be reported to
-  /// the others, which then wait: docs/overlap.md), or on every rank together
-  /// with collective argument checks (plan_options::checks).
+  /// the others, which then wait: docs/design.md, "Plans and collective
+  /// validation", per-call checks), or on every rank together with collective
+  /// argument checks (plan_options::checks).
   template <transferable T>
   void forward(const field_view<T>& v) {
     start_forward(v).wait();

@@ -90,11 +90,13 @@ field_view<T> make_field_view(T* data, const offset& interior, const offset& gho
   return make_field_view(data, interior, ghost, ghost, order, padding);
 }
 
-/// A view of the caller's array laid out exactly as haloshift's own fields of `shape` (a dense
-/// x-fastest array with the plan's ghost widths on each side).
+/// A view of the caller's array holding this rank's cells of `shape` (take it from the plan:
+/// `plan.shape()`) with the plan's ghost widths on each side, in `order` with `padding` as above:
+/// by default laid out exactly as haloshift's own fields (a dense x-fastest array).
 template <transferable T>
-field_view<T> make_field_view(T* data, const field_shape& shape) {
-  return make_field_view(data, shape.interior, shape.ghost, shape.ghost_high);
+field_view<T> make_field_view(T* data, const field_shape& shape, storage_order order = storage_order::x_fastest,
+                              const offset& padding = {0, 0, 0}) {
+  return make_field_view(data, shape.interior, shape.ghost, shape.ghost_high, order, padding);
 }
 
 namespace detail {

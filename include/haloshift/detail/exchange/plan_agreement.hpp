@@ -25,7 +25,10 @@ namespace haloshift::detail {
 struct strategy_request {
   std::string_view name;
   std::optional<detail::strategy_entry> known;
-  detail::strategy_entry resolve() const { return known ? *known : detail::strategy_registry::instance().find(name); }
+  /// The entry; `selective` for a particle, field or selective plan (what an unknown name's error lists).
+  detail::strategy_entry resolve(bool selective = false) const {
+    return known ? *known : detail::strategy_registry::instance().find(name, selective);
+  }
 };
 
 /// Hash of a requested strategy name without regard to case: what ranks agree on.

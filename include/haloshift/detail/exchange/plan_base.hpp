@@ -38,6 +38,10 @@ class plan_base {
         strategy_(strategy),
         options_(options),
         collective_checks_(resolved_checks(options.checks) == static_cast<std::int64_t>(argument_checks::collective)) {}
+  /// An empty plan, never built (a plan kind's default constructor): it holds no state, so every
+  /// call that needs one raises as for a moved-from plan, naming `builder`, the call that builds
+  /// one, until a built plan is assigned to it.
+  explicit plan_base(const char* builder) : resources_(nullptr), builder_(builder) {}
 
   /// The protocol the plan was built with.
   protocol mode() const noexcept { return options_.mode; }
@@ -48,16 +52,16 @@ class plan_base {
   /// every rank when the plan was built with collective argument checks
   /// (plan_options::checks), so that a failure anywhere raises everywhere.
   /// `element_sizes`, the bytes per element of each of the call's arrays,
-  /// are agreed too, array by array. Raises if the plan was moved from (on
-  /// this rank only: it has no peers left).
+  /// are agreed too, array by array. Raises if the plan was moved from or never
+  /// built (on this rank only: it has no peers left).
   template <class Local>
   void check_call(const char* call, Local&& local, std::initializer_list<std::size_t> element_sizes = {}) const {
     check_built(call);
     detail::check_call(communicator(), collective_checks_, std::forward<Local>(local),
                        std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()));
   }
-  /// Raises naming `call` when the plan was moved from (its in-flight state went with it).
-  void check_built(const char* call) const { check_not_moved(resources_ != nullptr, call); }
+  /// Raises naming `call` when the plan was moved from (its in-flight state went with it) or never built.
+  void check_built(const char* call) const { check_not_moved(resources_ != nullptr, call, builder_); }
 
   /// The grid's duplicate communicator, unchecked (see check_built).
   MPI_Comm communicator() const noexcept { return context_->comm.get(); }
@@ -69,6 +73,9 @@ class plan_base {
   /// Busy flag, requests and staging, sized at build; behind a pointer so that moving the plan
   /// keeps what an exchange in flight uses in place.
   std::unique_ptr<exchange_resources> resources_ = std::make_unique<exchange_resources>();
+  /// Set only in an empty plan (never built): the call that builds one, for check_built's message.
+  /// Assigning a built plan over it clears it; a plan moved from keeps its own (none).
+  const char* builder_ = nullptr;
 };
 
 }  // namespace haloshift::detail
