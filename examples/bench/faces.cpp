@@ -52,7 +52,7 @@ struct options {
   std::vector<std::string> strategies{"SingleHop", "Shift"};
   bool self_copy = false;  ///< --raw-self copy
   std::string loop;        ///< --loop: the variant whose blocking exchange runs alone (for a profiler)
-  double budget = 2.0;     ///< timed seconds per configuration, all variants
+  double budget = 1.5;     ///< timed seconds per configuration, all variants
   int min_reps = 5, max_reps = 2001;
   double factor = 3;  ///< interior update / slowest blocking exchange
   int chunks = 8;     ///< progress calls during the interior update
@@ -67,7 +67,7 @@ const char* help =
     "  --n3 LIST          the same in 3D (default 128)\n"
     "  --width LIST       ghost widths (default 1,2,3,4)\n"
     "  --strategies LIST  library strategies (default SingleHop,Shift; also TtlMultiHop, NeighborAlltoall)\n"
-    "  --budget SECONDS   timed seconds per configuration, all variants together (default 2)\n"
+    "  --budget SECONDS   timed seconds per configuration, all variants together (default 1.5)\n"
     "  --min-reps N       repetitions per variant, at least (default 5)\n"
     "  --max-reps N       repetitions per variant, at most (default 2001)\n"
     "  --factor F         interior update / slowest blocking exchange (default 3)\n"
