@@ -53,10 +53,6 @@ struct options {
   bool raw_allocated_first = false;
 };
 
-struct usage_error {
-  std::string what;
-};
-
 std::size_t parse_size(std::string_view s) {
   std::size_t pos = 0;
   const std::string text(s);
@@ -70,8 +66,8 @@ std::size_t parse_size(std::string_view s) {
   else if (unit == "M" || unit == "MiB")
     scale = 1024 * 1024;
   else
-    throw usage_error{"bad size '" + text + "' (use e.g. 64, 16K, 16KiB, 1M)"};
-  if (value <= 0) throw usage_error{"sizes must be positive, got '" + text + "'"};
+    throw bench::usage_error{"bad size '" + text + "' (use e.g. 64, 16K, 16KiB, 1M)"};
+  if (value <= 0) throw bench::usage_error{"sizes must be positive, got '" + text + "'"};
   return static_cast<std::size_t>(value * static_cast<double>(scale));
 }
 
@@ -117,18 +113,18 @@ options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     auto value = [&]() -> std::string_view {
-      if (i + 1 >= argc) throw usage_error{std::string(a) + " needs a value"};
+      if (i + 1 >= argc) throw bench::usage_error{std::string(a) + " needs a value"};
       return argv[++i];
     };
     auto integer = [&](std::string_view v) {
       try {
         return std::stoi(std::string(v));
       } catch (const std::exception&) {
-        throw usage_error{"bad number '" + std::string(v) + "' for " + std::string(a)};
+        throw bench::usage_error{"bad number '" + std::string(v) + "' for " + std::string(a)};
       }
     };
     if (a == "--quick") continue;
-    if (a == "--help" || a == "-h") throw usage_error{""};
+    if (a == "--help" || a == "-h") throw bench::usage_error{""};
     if (a == "--k") {
       o.ks.clear();
       split(value(), [&](std::string_view v) { o.ks.push_back(integer(v)); });
@@ -160,16 +156,16 @@ options parse(int argc, char** argv) {
       else if (v == "mpi")
         o.self = bench::self_mode::mpi;
       else
-        throw usage_error{"--raw-self takes copy or mpi, got '" + std::string(v) + "'"};
+        throw bench::usage_error{"--raw-self takes copy or mpi, got '" + std::string(v) + "'"};
     } else {
-      throw usage_error{"unknown option '" + std::string(a) + "'"};
+      throw bench::usage_error{"unknown option '" + std::string(a) + "'"};
     }
   }
   for (int k : o.ks)
-    if (k < 1) throw usage_error{"k must be >= 1, got " + std::to_string(k)};
-  if (o.ks.empty() || o.ms.empty()) throw usage_error{"--k and --m need at least one value"};
+    if (k < 1) throw bench::usage_error{"k must be >= 1, got " + std::to_string(k)};
+  if (o.ks.empty() || o.ms.empty()) throw bench::usage_error{"--k and --m need at least one value"};
   if (o.min_reps < 1 || o.max_reps < o.min_reps || o.warmup < 0)
-    throw usage_error{"need 1 <= --min-reps <= --max-reps and --warmup >= 0"};
+    throw bench::usage_error{"need 1 <= --min-reps <= --max-reps and --warmup >= 0"};
   return o;
 }
 
@@ -297,17 +293,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   options opt;
-  try {
-    opt = parse(argc, argv);
-  } catch (const usage_error& e) {
-    if (rank == 0)
-      std::fprintf(e.what.empty() ? stdout : stderr, "%s%s%s", e.what.c_str(), e.what.empty() ? "" : "\n", help);
+  if (const int status = bench::parse_or_usage(help, [&] { opt = parse(argc, argv); }); status >= 0) {
     MPI_Finalize();
-    return e.what.empty() ? 0 : 2;
-  } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "bad argument: %s\n%s", e.what(), help);
-    MPI_Finalize();
-    return 2;
+    return status;
   }
 
   // Every large buffer from mmap, whatever was freed before: glibc otherwise

@@ -1,18 +1,45 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Timing helpers shared by the strategy benchmarks (strategies.cpp,
-// validate.cpp): variants are timed round robin (A B C ... A B C ...) so that
+// Timing helpers shared by the benchmarks (strategies.cpp, validate.cpp,
+// faces.cpp; the command-line handling also bench.cpp): variants are timed round robin (A B C ... A B C ...) so that
 // load from other processes hits them alike; each repetition is a barrier, one
 // call, and the maximum over ranks (an exchange ends when its slowest rank does).
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace bench {
+
+/// A bad command line (empty `what`: --help was asked for).
+struct usage_error {
+  std::string what;
+};
+
+/// Runs `parse()` on every rank (after MPI_Init). Returns -1 to go on, else the exit status after
+/// rank 0 printed the usage `help`: 0 after --help, 2 after a usage_error or another exception
+/// (a value that did not parse), preceded by its message.
+template <class Parse>
+int parse_or_usage(const char* help, Parse&& parse) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string what;
+  try {
+    parse();
+    return -1;
+  } catch (const usage_error& e) {
+    what = e.what;
+  } catch (const std::exception& e) {
+    what = std::string("bad argument: ") + e.what();
+  }
+  if (rank == 0) std::fprintf(what.empty() ? stdout : stderr, "%s%s%s", what.c_str(), what.empty() ? "" : "\n", help);
+  return what.empty() ? 0 : 2;
+}
 
 /// "1,2,4" -> {1, 2, 4}.
 inline std::vector<long> parse_list(const char* text) {

@@ -10,10 +10,12 @@
 // runs the same sweeps blocking, and reports the hidden share of the exchange
 // and whether both runs agree bit for bit. --cuts and --uneven split the cells
 // unevenly (user-given cell cuts, docs/grids.md "Uneven splits"), boxes
-// without cells included.
+// without cells included. --pattern picks which ghosts the plan fills (default:
+// the narrowest the sweeps read, see needed_pattern).
 //
 //   mpiexec -n 4 haloshift-stencil [--size N | NX,NY,NZ] [--iters I] [--ghost G] [--stencil 7|27]
 //                     [--strategy shift|singlehop|ttl|neighbor|auto] [--periodic | --nonperiodic]
+//                     [--pattern faces|faces_and_edges|full]
 //                     [--cuts x:0,3,10,32 ... | --uneven] [--print EVERY] [--overlap] [--verify]
 //                     [--sweep] [--help] [--version]
 //
@@ -53,6 +55,7 @@ struct options {
   int ghost = 1;
   int points = 7;
   std::string strategy = "shift";
+  std::string pattern;  ///< --pattern; empty: needed_pattern(points, ghost)
   bool periodic = true;
   int print = 1;
   bool verify = false;
@@ -71,12 +74,41 @@ struct outcome {
   std::vector<double> global;  // rank 0, with --verify: the final field, x fastest
 };
 
-hs::field_plan make_plan(const std::string& name, const hs::grid_field<double>& u) {
-  if (name == "shift") return hs::make_field_plan<hs::Shift>(u);
-  if (name == "singlehop") return hs::make_field_plan<hs::SingleHop>(u);
-  if (name == "ttl") return hs::make_field_plan<hs::TtlMultiHop>(u);
-  if (name == "neighbor") return hs::make_field_plan<hs::NeighborAlltoall>(u);
-  if (name == "auto") return hs::make_field_plan<hs::Auto>(u);
+/// --pattern's values, narrowest first.
+struct named_pattern {
+  const char* name;
+  hs::halo_pattern value;
+};
+constexpr std::array<named_pattern, 3> patterns{{{"faces", hs::halo_pattern::faces},
+                                                 {"faces_and_edges", hs::halo_pattern::faces_and_edges},
+                                                 {"full", hs::halo_pattern::full}}};
+
+/// The narrowest pattern holding every ghost cell the sweeps between two exchanges read. The
+/// 27-point stencil reads corners. The 7-point one reads the face neighbours, and each of the G
+/// sweeps between exchanges (ghost width G) reaches one step further, so the interior depends on
+/// cells up to G steps away: outside the interior along at most G dimensions (faces for G = 1,
+/// edges too for G = 2, corners from G = 3). Ghosts outside the pattern keep stale values that
+/// only the cells recomputed outside the interior read.
+const named_pattern& needed_pattern(int points, int ghost) {
+  return patterns[points == 27 ? 2 : static_cast<std::size_t>(std::min(ghost, 3) - 1)];
+}
+
+/// The pattern a run uses: --pattern (one of `patterns`, checked by the command line), or what its
+/// stencil and ghost width need.
+const named_pattern& pattern_for(const options& o) {
+  for (const named_pattern& p : patterns)
+    if (o.pattern == p.name) return p;
+  return needed_pattern(o.points, o.ghost);
+}
+
+hs::field_plan make_plan(const std::string& name, const hs::grid_field<double>& u, hs::halo_pattern pattern) {
+  hs::plan_options po;
+  po.pattern = pattern;
+  if (name == "shift") return hs::make_field_plan<hs::Shift>(u, po);
+  if (name == "singlehop") return hs::make_field_plan<hs::SingleHop>(u, po);
+  if (name == "ttl") return hs::make_field_plan<hs::TtlMultiHop>(u, po);
+  if (name == "neighbor") return hs::make_field_plan<hs::NeighborAlltoall>(u, po);
+  if (name == "auto") return hs::make_field_plan<hs::Auto>(u, po);
   throw hs::error("--strategy must be shift, singlehop, ttl, neighbor or auto, got " + name);
 }
 
@@ -104,7 +136,7 @@ outcome run(const options& o, bool gather) {
   for (int k = 0; k < s.interior[2]; ++k)
     for (int j = 0; j < s.interior[1]; ++j)
       for (int i = 0; i < s.interior[0]; ++i) u(i, j, k) = heat::initial(s.lo[0] + i, s.lo[1] + j, s.lo[2] + k);
-  hs::field_plan plan = make_plan(o.strategy, u);
+  hs::field_plan plan = make_plan(o.strategy, u, pattern_for(o).value);
   outcome out;
   out.strategy = std::string(plan.strategy());
   out.dims = {grid.dim(0), grid.dim(1), grid.dim(2)};
@@ -290,7 +322,7 @@ bool run_and_report(const options& o, bool verbose) {
                            " cells on " + std::to_string(r.dims[0]) + "x" + std::to_string(r.dims[1]) + "x" +
                            std::to_string(r.dims[2]) + " ranks, " + (o.periodic ? "periodic" : "non-periodic") +
                            ", " + std::to_string(o.points) + "-point, ghost " + std::to_string(o.ghost) + ", " +
-                           r.strategy + ", " + std::to_string(o.iters) + " sweeps" +
+                           pattern_for(o).name + ", " + r.strategy + ", " + std::to_string(o.iters) + " sweeps" +
                            (o.overlap ? ", overlapped" : "") + (o.uneven ? ", uneven split" : "") +
                            (o.cuts[0].empty() && o.cuts[1].empty() && o.cuts[2].empty() ? "" : ", cuts given");
   bool ok = true;
@@ -409,9 +441,22 @@ void add_options(CLI::App& app, options& o, std::string& size, std::vector<std::
                "Split every dimension unevenly: box c of P gets a share 1, 3, 0, 2, 1, 3, 0, 2, ... of the "
                "cells (boxes 2, 6, ... none); with --sweep, the sweep runs on this split")
       ->excludes(given);
-  app.add_flag("--sweep", o.sweep, "Verify every strategy, boundary, stencil and ghost width at a small size")
-      ->excludes(given);
+  auto* sweep = app.add_flag("--sweep", o.sweep,
+                             "Verify every strategy, boundary, stencil and ghost width at a small size (each with "
+                             "the pattern it needs)")
+                    ->excludes(given);
+  app.add_option("--pattern", o.pattern,
+                 "Ghost cells the plan fills: faces, faces_and_edges or full. Default: the narrowest the sweeps "
+                 "between two exchanges read (7-point: faces at ghost 1, faces_and_edges at ghost 2, full from 3; "
+                 "27-point: full); a narrower one is refused")
+      ->check(CLI::IsMember({patterns[0].name, patterns[1].name, patterns[2].name}))
+      ->excludes(sweep);
   app.callback([&o, &size, &cuts] {
+    const named_pattern& need = needed_pattern(o.points, o.ghost);
+    if (&pattern_for(o) < &need)  // `patterns` runs from narrowest to widest
+      throw tool::usage_error("--pattern", o.pattern + " leaves out ghost cells the " + std::to_string(o.points) +
+                                               "-point stencil reads at ghost " + std::to_string(o.ghost) +
+                                               " (it needs " + need.name + " or wider)");
     o.n = parse_size(size);
     for (const std::string& text : cuts) {
       const auto [d, values] = parse_cuts(text);
