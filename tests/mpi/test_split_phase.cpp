@@ -107,6 +107,16 @@ TEMPLATE_LIST_TEST_CASE("particle and field plans allocate nothing per exchange"
   std::iota(u.storage().begin(), u.storage().end(), 0.0);
   auto fields = hs::make_field_plan<TestType>(u);
   fields.forward(u);
+  // Two of the caller's arrays in another layout (z fastest, padded): the first calls build their program.
+  const hs::field_shape& s = fields.shape();
+  const hs::offset padding{1, 0, 2};
+  std::size_t elements = 1;
+  for (int d = 0; d < 3; ++d) elements *= static_cast<std::size_t>(s.interior[d] + s.ghost[d] + s.ghost_high[d] + padding[d]);
+  std::vector<double> mine(elements, 1.0), other(elements, 2.0);
+  const auto a = hs::make_field_view(mine.data(), s, hs::storage_order::z_fastest, padding);
+  const auto b = hs::make_field_view(other.data(), s, hs::storage_order::z_fastest, padding);
+  fields.forward(a);
+  fields.forward(a, b);
 
   particles.reserve_arrays(sizeof(double) + sizeof(hs::position));  // the structure of arrays below
   const long made = allocations_in([&] {
@@ -130,6 +140,9 @@ TEMPLATE_LIST_TEST_CASE("particle and field plans allocate nothing per exchange"
       auto sums = fields.start_reverse(v, hs::take_max{});
       while (!sums.test()) {
       }
+      fields.forward(a);
+      fields.start_forward(a, b).wait();
+      fields.reverse(a, b, hs::take_min{});
     }
   });
   CHECK(made == 0);

@@ -6,6 +6,7 @@
 /// reduction operations reverse takes besides any binary functor.
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -300,19 +301,22 @@ class field_plan {
   /// cells, in storage indices of the plan's layout, go), kept among
   /// `programs_` under `key`: built once per layout.
   template <class Place>
-  const detail::program& derived_program(const std::vector<std::size_t>& key, Place&& place) {
+  const detail::program& derived_program(std::span<const std::size_t> key, Place&& place) {
     for (const auto& [k, p] : programs_)
-      if (k == key) return p;
-    programs_.emplace_back(key, detail::remapped(plan_.details(), std::forward<Place>(place)));
+      if (std::ranges::equal(k, key)) return p;
+    programs_.emplace_back(std::vector<std::size_t>(key.begin(), key.end()),
+                           detail::remapped(plan_.details(), std::forward<Place>(place)));
     return programs_.back().second;
   }
 
   /// The cell program turned into bytes of a bundle's allocation: each
   /// message carries its cells of every field in turn.
   const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
-    std::vector<std::size_t> key{0};  // 0: a bundle, then (start, size) of each field
-    for (const auto& [start, size] : parts) key.insert(key.end(), {start, size});
-    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
+    // 0: a bundle, then (start, size) of each field; in a buffer the plan keeps, so that an exchange
+    // of a layout seen before allocates nothing.
+    key_.assign(1, 0);
+    for (const auto& [start, size] : parts) key_.insert(key_.end(), {start, size});
+    return derived_program(key_, [&](const std::vector<detail::element_run>& cells,
                                     std::vector<detail::element_run>& runs) {
       for (const auto& [start, size] : parts)
         for (const detail::element_run& c : cells) runs.push_back({start + c.first * size, c.count * size});
@@ -322,7 +326,7 @@ class field_plan {
   /// The cell program moved into the cells of a view with `ghost` layers below the interior and
   /// `stride` (the layers above change no view cell's place: only the checks read them).
   const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
-    const std::vector<std::size_t> key{1,
+    const std::array<std::size_t, 7> key{1,
                                        static_cast<std::size_t>(ghost[0]),
                                        static_cast<std::size_t>(ghost[1]),
                                        static_cast<std::size_t>(ghost[2]),
@@ -352,6 +356,7 @@ class field_plan {
   /// Programs for bundles and views, by layout. A deque: adding a layout leaves the programs of
   /// exchanges in flight where they are.
   std::deque<std::pair<std::vector<std::size_t>, detail::program>> programs_;
+  std::vector<std::size_t> key_;  ///< a bundle's key, built here to keep its capacity
 };
 
 }  // namespace haloshift

@@ -113,32 +113,33 @@ struct is_field_view<field_view<T>> : std::true_type {
 /// that owns none and has no ghosts along some dimension) may have no data.
 template <class T>
 std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const char* call) {
-  const std::string where = std::string(call) + ": field_view ";
+  // Messages are built only on failure: a view is checked on every exchange, which allocates nothing.
+  const auto where = [call] { return std::string(call) + ": field_view "; };
+  const auto index = [](int d) { return "[" + std::to_string(d) + "]"; };
   const offset high = v.high();
   std::size_t extent[3];
   bool cells = true;
   for (int d = 0; d < 3; ++d) {
-    const std::string at = "[" + std::to_string(d) + "]";
     if (v.interior[d] != shape.interior[d])
-      throw error(where + "interior" + at + " = " + std::to_string(v.interior[d]) + " but this rank's interior is " +
+      throw error(where() + "interior" + index(d) + " = " + std::to_string(v.interior[d]) + " but this rank's interior is " +
                   to_string(shape.interior));
     if (v.ghost[d] < shape.ghost[d])
-      throw error(where + "ghost" + at + " = " + std::to_string(v.ghost[d]) + " is narrower than the plan's ghost " +
+      throw error(where() + "ghost" + index(d) + " = " + std::to_string(v.ghost[d]) + " is narrower than the plan's ghost " +
                   to_string(shape.ghost));
     if (v.ghost_high[d] < -1)
-      throw error(where + "ghost_high" + at + " = " + std::to_string(v.ghost_high[d]) +
-                  " is negative (-1 stands for ghost" + at + ")");
+      throw error(where() + "ghost_high" + index(d) + " = " + std::to_string(v.ghost_high[d]) +
+                  " is negative (-1 stands for ghost" + index(d) + ")");
     if (high[d] < shape.ghost_high[d])
-      throw error(where + "ghost_high" + at + " = " + std::to_string(high[d]) +
+      throw error(where() + "ghost_high" + index(d) + " = " + std::to_string(high[d]) +
                   " is narrower than the plan's ghost_high " + to_string(shape.ghost_high));
     extent[d] = static_cast<std::size_t>(v.ghost[d]) + static_cast<std::size_t>(v.interior[d]) +
                 static_cast<std::size_t>(high[d]);
     cells = cells && extent[d] > 0;
   }
-  if (!v.data && cells) throw error(where + "has no data (null pointer)");
+  if (!v.data && cells) throw error(where() + "has no data (null pointer)");
   if (!cells) return 0;
   for (int d = 0; d < 3; ++d)
-    if (v.stride[d] == 0) throw error(where + "stride[" + std::to_string(d) + "] is 0");
+    if (v.stride[d] == 0) throw error(where() + "stride[" + std::to_string(d) + "] is 0");
   // No two cells may share an element: along the dimensions taken by increasing stride, each stride
   // clears the whole extent of the one before it.
   int by_stride[3] = {0, 1, 2};
@@ -147,7 +148,7 @@ std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const
   for (int n = 0; n < 3; ++n) {
     const int d = by_stride[n];
     if (extent[d] > 1 && v.stride[d] < span)
-      throw error(where + "stride " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
+      throw error(where() + "stride " + std::to_string(v.stride[0]) + "," + std::to_string(v.stride[1]) + "," +
                   std::to_string(v.stride[2]) + " makes cells overlap (interior " + to_string(v.interior) +
                   ", ghost " + to_string(v.ghost) + ", ghost_high " + to_string(high) + ")");
     span = std::max(span, v.stride[d] * (extent[d] - 1) + span);

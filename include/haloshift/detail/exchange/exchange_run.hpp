@@ -230,36 +230,22 @@ class exchange_run {
     else
       data_.scatter(p_->layout, in, packed);
   }
-  /// A transfer to the rank itself (a periodic dimension of one box), slot by slot, no MPI.
+  /// A transfer to the rank itself (a periodic dimension of one box), no MPI (copy_to_self).
   void local(const message& from, const message& to) {
-    // A send list on either side (a particle transfer to the rank itself): element by element in
-    // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
-    auto one = [&](std::size_t a, std::size_t b) {
-      if constexpr (combines)
-        data_.combine_one(a, b, op_);
-      else
-        data_.copy_one(a, b);
-    };
-    if (!from.list.empty()) {
-      std::size_t i = 0;
-      for_each_run(p_->layout, to, [&](std::size_t first, std::size_t count) {
-        for (std::size_t k = 0; k < count; ++k) one(from.list[i++], first + k);
-      });
-      return;
-    }
-    if (!to.list.empty()) {
-      std::size_t i = 0;
-      for_each_run(p_->layout, from, [&](std::size_t first, std::size_t count) {
-        for (std::size_t k = 0; k < count; ++k) one(first + k, to.list[i++]);
-      });
-      return;
-    }
-    pair_blocks(p_->layout, from, to, [&](const block_slot& a, const block_slot& b) {
-      if constexpr (combines)
-        data_.combine(a.first, b.first, a.count, op_);
-      else
-        data_.copy(a.first, b.first, a.count);
-    });
+    copy_to_self(
+        p_->layout, from, to,
+        [&](std::size_t a, std::size_t b) {
+          if constexpr (combines)
+            data_.combine_one(a, b, op_);
+          else
+            data_.copy_one(a, b);
+        },
+        [&](std::size_t a, std::size_t b, std::size_t count) {
+          if constexpr (combines)
+            data_.combine(a, b, count, op_);
+          else
+            data_.copy(a, b, count);
+        });
   }
 
   void post() {

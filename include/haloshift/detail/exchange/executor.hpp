@@ -180,6 +180,10 @@ void copy_selected(const message& m, Cell* buffer, Packed* packed) {
       copy_rows<8, Pack>(g, buffer + g.first, packed);
     else if (bytes == 4)
       copy_rows<4, Pack>(g, buffer + g.first, packed);
+    else if (bytes == 16)  // x faces 2 and 3 doubles wide: fixed-size moves, not a memcpy call per row
+      copy_rows<16, Pack>(g, buffer + g.first, packed);
+    else if (bytes == 24)
+      copy_rows<24, Pack>(g, buffer + g.first, packed);
     else
       copy_rows<0, Pack>(g, buffer + g.first, packed);
     packed += g.count * g.repeat * sizeof(T);
@@ -246,6 +250,45 @@ void pair_blocks(const block_layout& layout, const message& from, const message&
   }
   for (std::size_t i = 0; i < from.slots.size(); ++i)
     per_block(layout.slots()[from.slots[i]], layout.slots()[to.slots[i]]);
+}
+
+/// Whether two selected messages are groups of runs of the same lengths and repeats, in order.
+inline bool alike_groups(const message& from, const message& to) {
+  if (!from.selected || !to.selected || from.strided.empty() || from.strided.size() != to.strided.size())
+    return false;
+  for (std::size_t g = 0; g < from.strided.size(); ++g)
+    if (from.strided[g].count != to.strided[g].count || from.strided[g].repeat != to.strided[g].repeat) return false;
+  return true;
+}
+
+/// A transfer to the rank itself: element `a` to `b` by `one(a, b)`, a run by `runs(a, b, count)`.
+template <class One, class Runs>
+void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs) {
+  // A send list on either side (a particle transfer to the rank itself): element by element in
+  // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
+  if (!from.list.empty() || !to.list.empty()) {
+    const bool listed_from = !from.list.empty();
+    std::size_t i = 0;
+    for_each_run(layout, listed_from ? to : from, [&](std::size_t first, std::size_t count) {
+      for (std::size_t k = 0; k < count; ++k, ++i)
+        listed_from ? one(from.list[i], first + k) : one(first + k, to.list[i]);
+    });
+    return;
+  }
+  // Grid faces (a periodic dimension of one box): both sides are the same strided groups, copied
+  // group by group; a group of single cells (an x face) as plain assignments, not a memcpy call each.
+  if (alike_groups(from, to)) {
+    for (std::size_t g = 0; g < from.strided.size(); ++g) {
+      const strided_run &a = from.strided[g], &b = to.strided[g];
+      for (std::size_t r = 0; r < a.repeat; ++r)
+        if (a.count == 1)
+          one(a.first + r * a.stride, b.first + r * b.stride);
+        else
+          runs(a.first + r * a.stride, b.first + r * b.stride, a.count);
+    }
+    return;
+  }
+  pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) { runs(a.first, b.first, a.count); });
 }
 
 }  // namespace haloshift::detail
