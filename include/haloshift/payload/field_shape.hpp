@@ -80,22 +80,29 @@ struct field_shape {
 
   field_shape() = default;
 
+  // The constructors are out of line ([[gnu::noinline]]) because init() takes 7 arguments: inlined
+  // into a user's function, that call would pass one on the stack, and GCC then gives a function
+  // with cleanups a frame pointer, one register less for the user's own loops there
+  // (docs/performance.md, "Including the headers").
+
   /// The even split of `global_cells`. Checks the arguments locally (make
   /// them agree across ranks with a collectively built field or plan).
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_width) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const offset& ghost_width) {
     init(grid, coords, global_cells, cell_cuts{}, ghost_width, false);
   }
   /// The split of `split` (every dimension of the grid needs its `P_d +
   /// 1` cuts; the last one is the global cell count). Checked locally.
-  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_width) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split,
+                                const offset& ghost_width) {
     offset g{1, 1, 1};
     for (int d = 0; d < grid.ndims(); ++d) g[d] = split[d].empty() ? 0 : split[d].back();
     init(grid, coords, g, split, ghost_width, true);
   }
   /// Cuts along some dimensions, the even split of `global_cells` along the
   /// others (`split[d]` empty); given cuts must end at `global_cells[d]`.
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& split,
-              const offset& ghost_width) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const cell_cuts& split, const offset& ghost_width) {
     init(grid, coords, global_cells, split, ghost_width, false);
   }
 
