@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the three files of haloshift_bench_include_cost share: the two entry
+// What the four files of haloshift_bench_include_cost share: the three entry
 // points, one per kernel file, and their arguments. No haloshift header here:
 // include_cost_plain.cpp must see none.
 #pragma once
@@ -21,3 +21,5 @@ struct run_args {
 double run_plain(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);
 /// The same loops, compiled after #include <haloshift/haloshift.hpp>, with a plan in the same function.
 double run_library(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);
+/// run_plain compiled once more in a file of its own (the control: placement alone).
+double run_plain_again(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);

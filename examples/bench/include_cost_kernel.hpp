@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The kernel of haloshift_bench_include_cost, written once and compiled twice
-// (include_cost_plain.cpp, include_cost_library.cpp): the 2D star stencil of
-// the Parallel Research Kernels (PRK) over a padded n x n array, its loops
-// inline in the function that also sets up the run, as PRK's main() has them.
+// The kernel of haloshift_bench_include_cost, written once and compiled three
+// times (include_cost_plain.cpp, include_cost_library.cpp and the control
+// include_cost_again.cpp): the 2D star stencil of the Parallel Research
+// Kernels (PRK) over a padded n x n array, its loops inline in the function
+// that also sets up the run, as PRK's main() has them.
 // The library's side builds a faces-only field plan and a view of `in` in
 // that same function and calls forward() where the hand-written side would
 // exchange; at 1 rank neither exchanges, so only the loops are timed.
@@ -10,8 +11,8 @@
 // The including file defines INCLUDE_COST_ENTRY (the name of the entry point)
 // and, on the library's side, INCLUDE_COST_WITH_LIBRARY after including
 // <haloshift/haloshift.hpp> first thing. Everything else here is in an
-// anonymous namespace: each side compiles its own copy of the loops (one
-// inline template shared by both would leave the linker one copy of the two).
+// anonymous namespace: each file compiles its own copy of the loops (one
+// inline template shared by all would leave the linker one copy of them).
 #pragma once
 
 #include <mpi.h>
