@@ -144,7 +144,7 @@ class plan : public detail::plan_base {
  private:
   friend struct detail::plan_builder;
 
-  plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, plan_options options)
+  plan(const cartesian_grid& grid, std::string_view strategy, const haloshift::range& r, const plan_options& options)
       : plan_base(grid, strategy, options), range_(r) {}
 
   MPI_Comm comm() const noexcept { return communicator(); }
@@ -172,7 +172,8 @@ class plan : public detail::plan_base {
 /// haloshift::error on all ranks otherwise. Then exchanges the element counts
 /// once (skipped when all ranks give the same count).
 template <strategy S, transferable T>
-plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
+plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count,
+                  const plan_options& options = {}) {
   return detail::plan_builder::build<T>(
       grid, k, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
       {S::name, detail::entry_of<S>()});
@@ -180,7 +181,7 @@ plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local
 
 /// Range `k >= 1` along every dimension of the grid.
 template <strategy S, transferable T>
-plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
+plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, const plan_options& options = {}) {
   return detail::plan_builder::build<T>(
       grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
       {S::name, detail::entry_of<S>()});
@@ -193,7 +194,7 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 /// or differing name raises the same error on every rank.
 template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const offset& k, std::size_t local_count,
-                  plan_options options = {}) {
+                  const plan_options& options = {}) {
   auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, k, make, local_count, options);
@@ -202,7 +203,7 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const o
 /// The strategy named at run time, the same `k` along every dimension.
 template <transferable T>
 plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, std::size_t local_count,
-                  plan_options options = {}) {
+                  const plan_options& options = {}) {
   auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, offset{k, k, k}, make, local_count, options);
@@ -211,17 +212,18 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, 
 
 /// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.
 template <detail::strategy_or_auto S, transferable T>
-halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, plan_options options = {}) {
+halo<T> exchange(const cartesian_grid& grid, int k, std::span<const T> data, const plan_options& options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange with `k` per dimension.
 template <detail::strategy_or_auto S, transferable T>
-halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data, plan_options options = {}) {
+halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data,
+                 const plan_options& options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
 }
 /// One-shot exchange of a vector's elements.
 template <detail::strategy_or_auto S, transferable T>
-halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, plan_options options = {}) {
+halo<T> exchange(const cartesian_grid& grid, int k, const std::vector<T>& data, const plan_options& options = {}) {
   return exchange<S, T>(grid, k, std::span<const T>(data), options);
 }
 

@@ -106,7 +106,8 @@ struct selective_builder {
   template <transferable Key, class Needs>
   static std::pair<selective_plan, std::vector<Key>> build(const cartesian_grid& grid, const offset& k,
                                                            std::span<const Key> own, const Needs& needs,
-                                                           plan_options options, const strategy_request& request) {
+                                                           const plan_options& options,
+                                                           const strategy_request& request) {
     return build<Key>(
         grid, [&] { return k; }, agreed_plan_values(k, options, request.name, sizeof(Key)), own, needs, options,
         request);
@@ -121,7 +122,8 @@ struct selective_builder {
                                                            const std::function<offset()>& range_k,
                                                            const std::vector<mpi::agreed_value>& values,
                                                            std::span<const Key> own, const Needs& needs,
-                                                           plan_options options, const strategy_request& request) {
+                                                           const plan_options& options,
+                                                           const strategy_request& request) {
     selective_recipe<Needs> recipe = prepare(grid, range_k, values, needs, options, request);
     selective_plan p = new_plan(grid, recipe.strategy.name, options);
     std::vector<Key> keys;
@@ -365,7 +367,7 @@ struct selective_builder {
 template <strategy S, transferable Key, selector<Key> Needs>
 std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, const offset& k,
                                                                std::span<const Key> own, const Needs& needs,
-                                                               plan_options options = {}) {
+                                                               const plan_options& options = {}) {
   return detail::selective_builder::build<Key>(grid, k, own, needs, options, {S::name, detail::entry_of<S>()});
 }
 
@@ -373,7 +375,7 @@ std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_
 template <transferable Key, selector<Key> Needs>
 std::pair<selective_plan, std::vector<Key>> make_selective_plan(const cartesian_grid& grid, std::string_view strategy,
                                                                const offset& k, std::span<const Key> own,
-                                                               const Needs& needs, plan_options options = {}) {
+                                                               const Needs& needs, const plan_options& options = {}) {
   return detail::selective_builder::build<Key>(grid, k, own, needs, options, {strategy, std::nullopt});
 }
 

@@ -85,34 +85,41 @@ struct field_shape {
 
   field_shape() = default;
 
+  // The constructors are out of line ([[gnu::noinline]]): init() and the constructors taking both
+  // widths take 6 or 7 arguments, and inlined into a user's function such a call would pass one on
+  // the stack; GCC then gives a function with cleanups a frame pointer, one register less for the
+  // user's own loops there (docs/performance.md, "Including the headers").
+
   /// The even split of `global_cells`. Checks the arguments locally (make
   /// them agree across ranks with a collectively built field or plan).
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_width)
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const offset& ghost_width)
       : field_shape(grid, coords, global_cells, ghost_width, ghost_width) {}
   /// The even split, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const offset& ghost_low,
-              const offset& ghost_high) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const offset& ghost_low, const offset& ghost_high) {
     init(grid, coords, global_cells, cell_cuts{}, {ghost_low, ghost_high}, false);
   }
   /// The split of `split` (every dimension of the grid needs its `P_d +
   /// 1` cuts; the last one is the global cell count). Checked locally.
-  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_width)
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split,
+                                const offset& ghost_width)
       : field_shape(grid, coords, split, ghost_width, ghost_width) {}
   /// The split of `split`, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
-  field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split, const offset& ghost_low,
-              const offset& ghost_high) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const cell_cuts& split,
+                                const offset& ghost_low, const offset& ghost_high) {
     offset g{1, 1, 1};
     for (int d = 0; d < grid.ndims(); ++d) g[d] = split[d].empty() ? 0 : split[d].back();
     init(grid, coords, g, split, {ghost_low, ghost_high}, true);
   }
   /// Cuts along some dimensions, the even split of `global_cells` along the
   /// others (`split[d]` empty); given cuts must end at `global_cells[d]`.
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& split,
-              const offset& ghost_width)
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const cell_cuts& split, const offset& ghost_width)
       : field_shape(grid, coords, global_cells, split, ghost_width, ghost_width) {}
   /// Cuts along some dimensions, `ghost_low[d]` layers below the interior and `ghost_high[d]` above.
-  field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& split,
-              const offset& ghost_low, const offset& ghost_high) {
+  [[gnu::noinline]] field_shape(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                const cell_cuts& split, const offset& ghost_low, const offset& ghost_high) {
     init(grid, coords, global_cells, split, {ghost_low, ghost_high}, false);
   }
 

@@ -34,7 +34,7 @@ namespace haloshift {
 /// moves cells whatever their type; only make_field_plan<Auto> takes the
 /// bytes per cell, for its cost model.)
 template <strategy S>
-field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {}) {
+field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, const plan_options& options = {}) {
   // Re-agree: a shape may come from anywhere, not only from a collectively built field.
   const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(S::name));
   return detail::field_plan_builder::build(grid, checked, options, {S::name, detail::entry_of<S>()});
@@ -44,7 +44,7 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
 /// or "Auto" with <haloshift/auto.hpp>). `element_size` (bytes per cell) only
 /// informs Auto's cost model.
 inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
-                                  plan_options options = {}, std::size_t element_size = sizeof(double)) {
+                                  const plan_options& options = {}, std::size_t element_size = sizeof(double)) {
   const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(strategy));
   if (detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::field_plan_builder::automatic(grid, checked, options, element_size);
@@ -52,7 +52,7 @@ inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view s
 }
 /// The plan of strategy `S` (or Auto) for fields shaped like `f`.
 template <detail::strategy_or_auto S, transferable T>
-field_plan make_field_plan(const grid_field<T>& f, plan_options options = {}) {
+field_plan make_field_plan(const grid_field<T>& f, const plan_options& options = {}) {
   if constexpr (std::same_as<S, Auto>)
     return make_field_plan<S>(f.grid(), f.shape(), options, sizeof(T));
   else
@@ -60,7 +60,7 @@ field_plan make_field_plan(const grid_field<T>& f, plan_options options = {}) {
 }
 /// The plan of strategy `S` (or Auto) for bundles (and fields) shaped like `b`.
 template <detail::strategy_or_auto S, transferable... Ts>
-field_plan make_field_plan(const field_bundle<Ts...>& b, plan_options options = {}) {
+field_plan make_field_plan(const field_bundle<Ts...>& b, const plan_options& options = {}) {
   if constexpr (std::same_as<S, Auto>)
     return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));
   else
@@ -72,7 +72,7 @@ field_plan make_field_plan(const field_bundle<Ts...>& b, plan_options options = 
 /// and costs a few exchanges.
 template <detail::strategy_or_auto S, class Field>
   requires requires(Field& f) { make_field_plan<S>(f).forward(f); }  // a grid_field or a field_bundle
-void fill_ghosts(Field& f, plan_options options = {}) {
+void fill_ghosts(Field& f, const plan_options& options = {}) {
   make_field_plan<S>(f, options).forward(f);
 }
 

@@ -31,7 +31,7 @@ namespace haloshift {
 /// float or double, as the code stores them).
 template <strategy S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
-                                 plan_options options = {}) {
+                                 const plan_options& options = {}) {
   return detail::particle_builder::build(grid, dom, cutoff, x, options, {S::name, detail::entry_of<S>()});
 }
 
@@ -43,7 +43,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 /// the plan code once.
 template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
-                                 const position& cutoff, const V& x, plan_options options = {}) {
+                                 const position& cutoff, const V& x, const plan_options& options = {}) {
   if (!detail::strategy_registry::same_name(strategy, Auto::name))
     return detail::particle_builder::build(grid, dom, cutoff, x, options, {strategy, std::nullopt});
   // Auto sizes its model from checked arguments and the largest count, in one agreement.
@@ -57,14 +57,14 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
 /// The strategy named at run time, the same cutoff along every dimension.
 template <detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view strategy, const domain& dom,
-                                 double cutoff, const V& x, plan_options options = {}) {
+                                 double cutoff, const V& x, const plan_options& options = {}) {
   return make_particle_plan(grid, strategy, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 
 /// The same cutoff along every dimension.
 template <detail::strategy_or_auto S, detail::position_source V>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, double cutoff, const V& x,
-                                 plan_options options = {}) {
+                                 const plan_options& options = {}) {
   return make_particle_plan<S>(grid, dom, position{cutoff, cutoff, cutoff}, x, options);
 }
 

@@ -184,14 +184,15 @@ inline const bool auto_chooser_installed = install_auto_chooser();
 /// set_verbose(true)) reports the choice through the log sink (log.hpp).
 template <class S, transferable T>
   requires std::same_as<S, Auto>
-plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count, plan_options options = {}) {
+plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count,
+                  const plan_options& options = {}) {
   detail::install_auto_chooser();
   return make_plan<T>(grid, Auto::name, k, local_count, options);
 }
 /// `make_plan<Auto>` with the same `k` along every dimension.
 template <class S, transferable T>
   requires std::same_as<S, Auto>
-plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, plan_options options = {}) {
+plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, const plan_options& options = {}) {
   detail::install_auto_chooser();
   return make_plan<T>(grid, Auto::name, k, local_count, options);
 }
@@ -203,7 +204,7 @@ plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, pl
 template <class S, detail::position_source V>
   requires std::same_as<S, Auto>
 particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
-                                 plan_options options = {}) {
+                                 const plan_options& options = {}) {
   detail::install_auto_chooser();
   return make_particle_plan(grid, Auto::name, dom, cutoff, x, options);
 }
@@ -212,7 +213,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 /// sized as the mean ghost bytes per imported box of the largest box).
 template <class S>
   requires std::same_as<S, Auto>
-field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, plan_options options = {},
+field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, const plan_options& options = {},
                            std::size_t element_size = sizeof(double)) {
   detail::install_auto_chooser();
   return make_field_plan(grid, Auto::name, shape, options, element_size);

@@ -50,7 +50,7 @@ struct plan_builder {
   /// raise). Returns the range and the largest element count of any rank.
   static std::pair<range, std::size_t> validate(const cartesian_grid& grid, const offset& k,
                                                 const std::function<range()>& make, std::size_t local_count,
-                                                std::size_t element_size, plan_options options,
+                                                std::size_t element_size, const plan_options& options,
                                                 std::string_view requested) {
     range r;
     plan_spreads spreads(local_count);
@@ -144,7 +144,7 @@ struct plan_builder {
 
   template <transferable T>
   static plan<T> build(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                       std::size_t local_count, plan_options options, const strategy_request& request) {
+                       std::size_t local_count, const plan_options& options, const strategy_request& request) {
     agreed_structure a = agree_structure(grid, k, make, local_count, sizeof(T), options, request);
     plan<T> p(grid, a.strategy.name, a.checked, options);
     MPI_Comm comm = p.comm();
@@ -183,13 +183,14 @@ struct plan_builder {
   /// (collective; rank 0 decides), then build the chosen strategy.
   template <transferable T>
   static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                            std::size_t local_count, plan_options options) {
+                            std::size_t local_count, const plan_options& options) {
     const auto [r, largest] = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
     const detail::strategy_choice choice = detail::choose_automatically(
         grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
                .payload = detail::payload_kind::block});
-    options.team = choice.team;
-    return build<T>(grid, k, make, local_count, options, {choice.entry.name, choice.entry});
+    plan_options chosen = options;
+    chosen.team = choice.team;
+    return build<T>(grid, k, make, local_count, chosen, {choice.entry.name, choice.entry});
   }
 };
 

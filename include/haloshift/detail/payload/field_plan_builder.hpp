@@ -23,7 +23,7 @@
 namespace haloshift::detail {
 
 struct field_plan_builder {
-  static field_plan build(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+  static field_plan build(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
                           const strategy_request& request) {
     const grid_shape& g = grid.shape();
     offset k = shape.reach(g);
@@ -66,7 +66,7 @@ struct field_plan_builder {
 
   /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
   /// the largest box; the model layer ranks the strategies that can select.
-  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, plan_options options,
+  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
                               std::size_t element_size) {
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);

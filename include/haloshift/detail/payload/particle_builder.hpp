@@ -25,7 +25,7 @@ struct particle_builder {
   /// options agree, every particle lies in its rank's box) and starts the build.
   template <detail::position_source V>
   static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
-                             plan_options options, const strategy_request& request) {
+                             const plan_options& options, const strategy_request& request) {
     offset reach{0, 0, 0};
     auto rc = std::make_unique<particle_plan::recipe>(selective_builder::prepare(
         grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
