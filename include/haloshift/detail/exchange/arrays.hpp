@@ -72,6 +72,13 @@ struct arrays {
   void copy_one(std::size_t from, std::size_t to) const {
     each([&](auto* a) { a[to] = a[from]; });
   }
+  /// Asks the cache for element `from` (read) and `to` (written) of every array.
+  void prefetch(std::size_t from, std::size_t to) const {
+    each([&](auto* a) {
+      __builtin_prefetch(a + from, 0);
+      __builtin_prefetch(a + to, 1);
+    });
+  }
   /// The same, combined into `to` with `op`.
   template <class Op>
   void combine_one(std::size_t from, std::size_t to, Op& op) const {

@@ -245,7 +245,8 @@ class exchange_run {
             data_.combine(a, b, count, op_);
           else
             data_.copy(a, b, count);
-        });
+        },
+        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); });
   }
 
   void post() {

@@ -261,9 +261,11 @@ inline bool alike_groups(const message& from, const message& to) {
   return true;
 }
 
-/// A transfer to the rank itself: element `a` to `b` by `one(a, b)`, a run by `runs(a, b, count)`.
-template <class One, class Runs>
-void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs) {
+/// A transfer to the rank itself: element `a` to `b` by `one(a, b)`, a run by `runs(a, b, count)`;
+/// `prefetch(a, b)` asks for elements a few single-cell copies ahead.
+template <class One, class Runs, class Prefetch>
+void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
+                  Prefetch&& prefetch) {
   // A send list on either side (a particle transfer to the rank itself): element by element in
   // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
   if (!from.list.empty() || !to.list.empty()) {
@@ -277,14 +279,22 @@ void copy_to_self(const block_layout& layout, const message& from, const message
   }
   // Grid faces (a periodic dimension of one box): both sides are the same strided groups, copied
   // group by group; a group of single cells (an x face) as plain assignments, not a memcpy call each.
+  // Short runs (x faces 1-4 cells wide) lie a row apart, often a page or more: each is a cache (and
+  // TLB) miss, so the run `ahead` rows on is asked for while this one copies, cell by cell (a memcpy
+  // call of a few bytes costs more than the copy).
   if (alike_groups(from, to)) {
+    constexpr std::size_t ahead = 8, short_run = 4;
     for (std::size_t g = 0; g < from.strided.size(); ++g) {
       const strided_run &a = from.strided[g], &b = to.strided[g];
-      for (std::size_t r = 0; r < a.repeat; ++r)
-        if (a.count == 1)
-          one(a.first + r * a.stride, b.first + r * b.stride);
-        else
-          runs(a.first + r * a.stride, b.first + r * b.stride, a.count);
+      for (std::size_t r = 0; r < a.repeat; ++r) {
+        const std::size_t x = a.first + r * a.stride, y = b.first + r * b.stride;
+        if (a.count > short_run) {
+          runs(x, y, a.count);
+          continue;
+        }
+        if (r + ahead < a.repeat) prefetch(x + ahead * a.stride, y + ahead * b.stride);
+        for (std::size_t e = 0; e < a.count; ++e) one(x + e, y + e);
+      }
     }
     return;
   }
