@@ -175,15 +175,16 @@ template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count,
                   const plan_options& options = {}) {
   return detail::plan_builder::build<T>(
-      grid, k, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
+      grid, {k, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count}, options,
       {S::name, detail::entry_of<S>()});
 }
 
 /// Range `k >= 1` along every dimension of the grid.
 template <strategy S, transferable T>
 plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, const plan_options& options = {}) {
+  const offset kk{k, k, k};
   return detail::plan_builder::build<T>(
-      grid, offset{k, k, k}, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count, options,
+      grid, {kk, [&] { return make_range(grid.shape(), k, options.kind, options.pattern); }, local_count}, options,
       {S::name, detail::entry_of<S>()});
 }
 
@@ -198,7 +199,7 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, const o
   auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, k, make, local_count, options);
-  return detail::plan_builder::build<T>(grid, k, make, local_count, options, {strategy, std::nullopt});
+  return detail::plan_builder::build<T>(grid, {k, make, local_count}, options, {strategy, std::nullopt});
 }
 /// The strategy named at run time, the same `k` along every dimension.
 template <transferable T>
@@ -207,7 +208,8 @@ plan<T> make_plan(const cartesian_grid& grid, std::string_view strategy, int k, 
   auto make = [&] { return make_range(grid.shape(), k, options.kind, options.pattern); };
   if (detail::strategy_registry::same_name(strategy, "Auto"))
     return detail::plan_builder::build_auto<T>(grid, offset{k, k, k}, make, local_count, options);
-  return detail::plan_builder::build<T>(grid, offset{k, k, k}, make, local_count, options, {strategy, std::nullopt});
+  const offset kk{k, k, k};
+  return detail::plan_builder::build<T>(grid, {kk, make, local_count}, options, {strategy, std::nullopt});
 }
 
 /// One-shot exchange: builds a plan and runs forward once. `S` is a strategy or Auto.

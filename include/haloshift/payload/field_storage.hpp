@@ -37,6 +37,18 @@ inline arena make_arena(std::size_t bytes) {
 }
 inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / arena_alignment * arena_alignment; }
 
+/// What agreed_shape_of agrees, in one argument: with them one by one its call
+/// passed two on the stack, which gives the (user's) function it is inlined
+/// into a frame pointer under GCC (docs/performance.md, "Including the headers").
+struct shape_agreement {
+  const offset& global;
+  const cell_cuts& cuts;
+  const offset& ghost;
+  const offset& ghost_high;
+  std::initializer_list<std::size_t> element_sizes;
+  const mpi::agreed_value& strategy;
+};
+
 /// Validates a field's shape on every rank (`make` builds it locally, checking
 /// the arguments) and that its global size, cuts and ghost widths (both sides) agree: a
 /// mistake on one rank raises the same error on all. Cuts that differ between
@@ -45,10 +57,8 @@ inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / 
 /// field: a bundle whose types are permuted across ranks has equal sums.
 /// `strategy` is a plan's strategy (mpi::text_value), else none.
 template <class Make>
-field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offset& global, const cell_cuts& cuts,
-                            const offset& ghost, const offset& ghost_high,
-                            std::initializer_list<std::size_t> element_sizes,
-                            const mpi::agreed_value& strategy) {
+field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const shape_agreement& a) {
+  const auto& [global, cuts, ghost, ghost_high, element_sizes, strategy] = a;
   static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
                                                    "cuts[2] (number of values)"};
   static constexpr const char* hashes[max_dims] = {"cuts[0] (hash of the values)", "cuts[1] (hash of the values)",
@@ -85,35 +95,36 @@ field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const offse
 inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
 
 /// The even split of `global`, `ghost` layers below the interior and `ghost_high` above, agreed
-/// (agreed_shape_of).
-inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global, const offset& ghost,
-                                const offset& ghost_high, std::initializer_list<std::size_t> element_sizes,
-                                const mpi::agreed_value& strategy = no_strategy) {
-  return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost, ghost_high); }, global, cell_cuts{},
-      ghost, ghost_high, element_sizes, strategy);
+/// (agreed_shape_of). The agreed_shape are always inlined: called, they would take their 7 or 8
+/// arguments partly on the stack (docs/performance.md, "Including the headers").
+[[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global,
+                                                       const offset& ghost, const offset& ghost_high,
+                                                       std::initializer_list<std::size_t> element_sizes,
+                                                       const mpi::agreed_value& strategy = no_strategy) {
+  return agreed_shape_of(grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost, ghost_high); },
+                         {global, cell_cuts{}, ghost, ghost_high, element_sizes, strategy});
 }
 /// The split of `cuts` (global size: the last cuts), agreed.
-inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts, const offset& ghost,
-                                const offset& ghost_high, std::initializer_list<std::size_t> element_sizes,
-                                const mpi::agreed_value& strategy = no_strategy) {
+[[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts,
+                                                       const offset& ghost, const offset& ghost_high,
+                                                       std::initializer_list<std::size_t> element_sizes,
+                                                       const mpi::agreed_value& strategy = no_strategy) {
   offset global{1, 1, 1};
   for (int d = 0; d < grid.ndims(); ++d) global[d] = cuts[d].empty() ? 0 : cuts[d].back();
-  return agreed_shape_of(
-      grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost, ghost_high); }, global, cuts, ghost,
-      ghost_high, element_sizes, strategy);
+  return agreed_shape_of(grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost, ghost_high); },
+                         {global, cuts, ghost, ghost_high, element_sizes, strategy});
 }
 /// A shape's split (cuts where given, the even split of its global size elsewhere) and widths,
 /// agreed: a shape may come from anywhere, not only from a collectively built field.
-inline field_shape agreed_shape(const cartesian_grid& grid, const field_shape& shape,
-                                std::initializer_list<std::size_t> element_sizes,
-                                const mpi::agreed_value& strategy = no_strategy) {
+[[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const field_shape& shape,
+                                                       std::initializer_list<std::size_t> element_sizes,
+                                                       const mpi::agreed_value& strategy = no_strategy) {
   return agreed_shape_of(
       grid,
       [&] {
         return field_shape(grid.shape(), grid.coords(), shape.global, shape.cuts, shape.ghost, shape.ghost_high);
       },
-      shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy);
+      {shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy});
 }
 
 /// The same width along every dimension of the grid.

@@ -142,9 +142,19 @@ struct plan_builder {
     return compiled;
   }
 
+  /// A block plan's range and element count, in one argument: one by one, with the returned plan,
+  /// build's call from an inlined make_plan passed one on the stack, and GCC then gives the user's
+  /// function a frame pointer (docs/performance.md, "Including the headers").
+  struct blocks {
+    const offset& k;
+    const std::function<range()>& make;
+    std::size_t local_count;
+  };
+
   template <transferable T>
-  static plan<T> build(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
-                       std::size_t local_count, const plan_options& options, const strategy_request& request) {
+  static plan<T> build(const cartesian_grid& grid, const blocks& b, const plan_options& options,
+                       const strategy_request& request) {
+    const auto& [k, make, local_count] = b;
     agreed_structure a = agree_structure(grid, k, make, local_count, sizeof(T), options, request);
     plan<T> p(grid, a.strategy.name, a.checked, options);
     MPI_Comm comm = p.comm();
@@ -190,7 +200,7 @@ struct plan_builder {
                .payload = detail::payload_kind::block});
     plan_options chosen = options;
     chosen.team = choice.team;
-    return build<T>(grid, k, make, local_count, chosen, {choice.entry.name, choice.entry});
+    return build<T>(grid, {k, make, local_count}, chosen, {choice.entry.name, choice.entry});
   }
 };
 
