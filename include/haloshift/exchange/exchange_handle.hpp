@@ -23,8 +23,8 @@ struct no_epilogue {
 
 /// An exchange in flight. Its first round's messages were posted when it
 /// started; `test()` and `progress()` complete what has arrived and post the
-/// next round (multi-round strategies advance round by round), and `wait()`
-/// finishes it. Until `wait()` returns (or `test()` returns true) the plan's
+/// next round (multi-round strategies advance round by round; `progress()`
+/// leaves the last round's arrivals to `wait()`), and `wait()` finishes it. Until `wait()` returns (or `test()` returns true) the plan's
 /// arrays are off-limits: the exchange reads the owned entries and writes the
 /// ghosts (forward), or reads and combines the ghosts into the owned entries
 /// (reverse). The plan may be moved meanwhile but must outlive the handle.
@@ -68,8 +68,14 @@ class [[nodiscard]] exchange_handle {
     complete();
     return true;
   }
-  /// test(), for codes that call it between chunks of compute and do not need the answer.
-  void progress() { (void)test(); }
+  /// For codes that call it between chunks of compute: moves the messages along and posts later
+  /// rounds as test() does, but leaves the last round's arrivals to be unpacked by wait() (or
+  /// test()), right before the code reads the ghosts. Unpacked here, they scattered a face's
+  /// cells (a row, often pages, apart) through the middle of the compute and its caches: on 2
+  /// ranks, 2D 4000^2, SingleHop hid -13 % of its exchange with 8 progress calls, 23 % now.
+  void progress() {
+    if (res_) (void)run_.advance(false, true);
+  }
   /// Waits for and completes the rest of the exchange.
   void wait() {
     if (!res_) return;

@@ -119,13 +119,22 @@ class exchange_run {
   /// Posts and completes rounds until one has messages in flight (returns
   /// false) or all are done (returns true). `block`: wait for arrivals
   /// instead of returning.
-  bool advance(bool block) {
+  /// `hold_last`: the last round's arrivals stay where they landed (its messages still move): see
+  /// exchange_handle::progress.
+  bool advance(bool block, bool hold_last = false) {
     std::vector<MPI_Request>& requests = res_->requests;
     while (next_ < end_) {
       if (!posted_) {
         requests.clear();
         post();
         posted_ = true;
+      }
+      if (hold_last && next_ + 1 == end_) {
+        int arrived = 0;  // Testall of completed (null) requests is a no-op
+        if (!requests.empty())
+          mpi::check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &arrived, MPI_STATUSES_IGNORE),
+                     "MPI_Testall");
+        return false;
       }
       if (!requests.empty()) {
         const int n = static_cast<int>(requests.size());
