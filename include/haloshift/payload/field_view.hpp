@@ -52,6 +52,25 @@ struct field_view {
   }
 };
 
+namespace detail {
+/// make_field_view's errors, out of line: the strings they build would otherwise keep the
+/// function from inlining, and a call with seven arguments (counting the returned view) made
+/// from the user's own function costs GCC a frame pointer there, lost to the user's loops
+/// (docs/performance.md, "Including the headers").
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_bad_view_dimension(int d, const offset& interior,
+                                                                            const offset& ghost_low,
+                                                                            const offset& ghost_high,
+                                                                            const offset& padding) {
+  throw error("make_field_view: dimension " + std::to_string(d) + " has interior " + std::to_string(interior[d]) +
+              ", ghost " + std::to_string(ghost_low[d]) + ", ghost_high " + std::to_string(ghost_high[d]) +
+              ", padding " + std::to_string(padding[d]) +
+              " (need interior >= 0, ghost >= 0, ghost_high >= 0, padding >= 0)");
+}
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_bad_view_order(storage_order order) {
+  throw error("make_field_view: invalid storage_order value " + std::to_string(static_cast<int>(order)));
+}
+}  // namespace detail
+
 /// A view of a padded array in `order`, `ghost_low[d]` layers below the
 /// interior and `ghost_high[d]` above: `padding[d]` unused elements after each
 /// line of `ghost_low[d] + interior[d] + ghost_high[d]` cells along `d` (row
@@ -59,16 +78,14 @@ struct field_view {
 /// dimension (a box of an uneven split that owns no cells; its ghosts are
 /// still filled).
 template <transferable T>
-field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost_low, const offset& ghost_high,
-                              storage_order order = storage_order::x_fastest, const offset& padding = {0, 0, 0}) {
+inline field_view<T> make_field_view(T* data, const offset& interior, const offset& ghost_low,
+                                     const offset& ghost_high, storage_order order = storage_order::x_fastest,
+                                     const offset& padding = {0, 0, 0}) {
   field_view<T> v{data, interior, ghost_low, {1, 1, 1}, ghost_high};
   std::size_t extent[3];
   for (int d = 0; d < 3; ++d) {
     if (interior[d] < 0 || ghost_low[d] < 0 || ghost_high[d] < 0 || padding[d] < 0)
-      throw error("make_field_view: dimension " + std::to_string(d) + " has interior " + std::to_string(interior[d]) +
-                  ", ghost " + std::to_string(ghost_low[d]) + ", ghost_high " + std::to_string(ghost_high[d]) +
-                  ", padding " + std::to_string(padding[d]) +
-                  " (need interior >= 0, ghost >= 0, ghost_high >= 0, padding >= 0)");
+      detail::throw_bad_view_dimension(d, interior, ghost_low, ghost_high, padding);
     extent[d] = static_cast<std::size_t>(ghost_low[d]) + static_cast<std::size_t>(interior[d]) +
                 static_cast<std::size_t>(ghost_high[d]) + static_cast<std::size_t>(padding[d]);
   }
@@ -77,7 +94,7 @@ field_view<T> make_field_view(T* data, const offset& interior, const offset& gho
   } else if (order == storage_order::z_fastest) {
     v.stride = {extent[2] * extent[1], extent[2], 1};
   } else {
-    throw error("make_field_view: invalid storage_order value " + std::to_string(static_cast<int>(order)));
+    detail::throw_bad_view_order(order);
   }
   return v;
 }
