@@ -365,3 +365,40 @@ TEST_CASE("particle plans with Auto give the same ghosts as Shift", "[particles]
   same_as_chosen(hs::make_particle_plan<hs::Auto>(grid, dom, hs::position{0.7, 0.7, 0.7},
                                                   hs::strided_positions<double>(flat.data(), x.size(), 4)));
 }
+
+TEST_CASE("NeighborAlltoall keeps its graph communicators across rebuilds", "[particles][rebuild]") {
+  // Creating the graphs is collective and costs more than the rest of a small rebuild. The peers
+  // are the neighbours that receive some particle: unchanged when the particles near each face,
+  // edge and corner stay there, whatever else moves.
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  const hs::domain dom{{0, 0, 0}, {2, 2, 1}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  auto corners = [&](double in) {  // one particle `in` inside each corner of the box: every neighbour needs one
+    std::vector<hs::position> x;
+    for (double px : {lo[0] + in, hi[0] - in})
+      for (double py : {lo[1] + in, hi[1] - in}) x.push_back({px, py, 0});
+    return x;
+  };
+  int created = 0;
+  const auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) {
+    if (text.find("NeighborAlltoall: graph communicators created") != std::string_view::npos) ++created;
+  });
+  hs::set_verbose(true);
+  // The cutoff is below the narrowest box (2 / 8): only the adjacent boxes are peers.
+  auto plan = hs::make_particle_plan<hs::NeighborAlltoall>(grid, dom, 0.2, corners(0.01));
+  CHECK(created == 1);
+  for (int step = 1; step <= 3; ++step) {
+    std::vector<hs::position> x = corners(0.01 + 0.01 * step);  // moved, still within the cutoff of the faces
+    for (int extra = 0; extra < step; ++extra) x.push_back({(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, 0});
+    plan.rebuild(x);
+    CHECK(plan.owned() == x.size());
+  }
+  CHECK(created == 1);
+  // Neighbours that receive nothing drop out of the graph: with no particles at all every edge
+  // goes (x is periodic, so even one rank had some), and the graphs are made anew.
+  plan.rebuild(std::vector<hs::position>{});
+  CHECK(plan.ghosts() == 0);
+  CHECK(created == 2);
+  hs::set_verbose(false);
+  hs::set_log_sink(previous);
+}

@@ -233,7 +233,13 @@ struct selective_builder {
       if (static_cast<int>(slot) != program.layout.own()) p.blocks_.push_back(slots[slot]);
     p.storage_ = program.layout.total();
     // NeighborAlltoall: SingleHop's single round of selected messages, run as one neighbourhood collective.
-    if (rc.strategy.neighbor_collective) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
+    // A rebuild keeps the graph communicators when every rank's peers are unchanged (agreed: creating
+    // them is collective).
+    if (rc.strategy.neighbor_collective) {
+      int keep = p.engine_ && p.engine_->serves(program) ? 1 : 0;
+      mpi::check(MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+      if (!keep) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
+    }
     p.reserve(sizeof(Key));
   }
 

@@ -285,6 +285,25 @@ class selected_neighbor_engine {
     for (neighbor_graph* g : {&forward_, &backward_})  // sized per pass (the element type): room now, not then
       for (auto* v : {&g->send_counts, &g->send_displs, &g->recv_counts, &g->recv_displs})
         v->reserve(g->sources.size() + g->destinations.size() + 1);
+    if (verbose())
+      log_message(log_level::info, "NeighborAlltoall: graph communicators created (" +
+                                       std::to_string(forward_.sources.size()) + " sources, " +
+                                       std::to_string(forward_.destinations.size()) + " destinations)");
+  }
+
+  /// Whether `p` has exactly this engine's edges (the same peers in the same order): then a
+  /// rebuild keeps the graph communicators, whose creation is collective and costs more than the
+  /// rest of a small rebuild. Local; the caller agrees on it before keeping them.
+  bool serves(const program& p) const noexcept {
+    std::size_t out = 0, in = 0;
+    bool same = true;
+    for_each_edge(p, [&](const message& m, bool outgoing) {
+      const std::vector<int>& peers = outgoing ? forward_.destinations : forward_.sources;
+      std::size_t& next = outgoing ? out : in;
+      same = same && next < peers.size() && peers[next] == m.peer;
+      ++next;
+    });
+    return same && out == forward_.destinations.size() && in == forward_.sources.size();
   }
   /// Owns its graphs' communicators: move-only; a moved-from engine has none.
   selected_neighbor_engine(const selected_neighbor_engine&) = delete;
