@@ -42,5 +42,5 @@ for ranks in 2 4 8; do
   fi
 done
 run 4 --balance 10 --strategy singlehop --newton on
-run 3 --balance 20 --strategy ttl --grid 1x1x3 --max-move 1
+run 3 --balance 20 --strategy TtlMultiHop --grid 1x1x3 --max-move 1
 echo "balanced, and the thermo identical"

@@ -22,8 +22,8 @@ run() {
 }
 run 1 --strategy shift
 for ranks in 2 4 8; do run "$ranks" --strategy shift; done
-for strategy in singlehop ttl neighbor auto; do run 4 --strategy "$strategy"; done
-for strategy in shift singlehop ttl; do run 4 --strategy "$strategy" --newton on; done
+for strategy in SingleHop TtlMultiHop NeighborAlltoall Auto; do run 4 --strategy "$strategy"; done
+for strategy in Shift SingleHop TtlMultiHop; do run 4 --strategy "$strategy" --newton on; done
 run 8 --strategy singlehop --newton on
-run 2 --strategy ttl --newton on --grid 1x2x1
+run 2 --strategy TtlMultiHop --newton on --grid 1x2x1
 echo "all identical"

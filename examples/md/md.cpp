@@ -22,7 +22,7 @@
 // Both start from the same atoms (the fixed-point lattice, converted to double
 // in double mode) and velocities.
 //
-//   mpiexec -n 4 haloshift-md [--precision double|fixed] [--strategy shift|singlehop|ttl|neighbor|auto]
+//   mpiexec -n 4 haloshift-md [--precision double|fixed] [--strategy Shift|SingleHop|TtlMultiHop|NeighborAlltoall|Auto]
 //                             [--size N] [--steps N] [--thermo N] [--reneighbor N] [--newton on|off]
 //                             [--grid PxQxR] [--check] [--overlap] [--slab] [--balance N]
 //                             [--max-move F] [--help] [--version]
@@ -159,7 +159,7 @@ void add_options(CLI::App& app, options& o) {
       ->check(CLI::IsMember({"double", "fixed"}))
       ->capture_default_str();
   app.add_option("--strategy", o.strategy, "Exchange strategy of the particle plan")
-      ->check(CLI::IsMember({"shift", "singlehop", "ttl", "neighbor", "auto"}))
+      ->check(CLI::IsMember({"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall", "Auto"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--size", o.size, "fcc unit cells per side")->check(tool::integer(1, 4096))->capture_default_str();
   app.add_option("--steps", o.steps, "Time steps")->check(tool::integer(0))->capture_default_str();
@@ -529,8 +529,7 @@ class simulation {
   hs::particle_plan make_plan() {
     const double reach = o_.cutoff + o_.skin;
     // The strategy by name: one plan type, so the plan code is compiled once, not once per strategy.
-    const std::string name = o_.strategy == "ttl" ? "TtlMultiHop" : o_.strategy == "neighbor" ? "NeighborAlltoall" : o_.strategy;
-    return hs::make_particle_plan(grid_, name, domain_, reach, owned_positions());
+    return hs::make_particle_plan(grid_, o_.strategy, domain_, reach, owned_positions());
   }
 
   /// The ghost positions from their owners, shifted by their periodic images.
