@@ -273,6 +273,59 @@ TEMPLATE_LIST_TEST_CASE("uneven splits: ghosts and reverse match the oracle", "[
   uneven::sweep_uneven<TestType>();
 }
 
+TEST_CASE("uneven splits: the remainder cells first or last and ranks x fastest match the oracle",
+          "[grids][uneven][decomposition]") {
+  const int size = world_size(), rank = world_rank();
+  using order = hs::grid_options::rank_order;
+  using rule = hs::grid_options::remainder_cells;
+  const std::pair<order, rule> options[] = {{order::first_fastest, rule::first},
+                                            {order::last_fastest, rule::last},
+                                            {order::first_fastest, rule::last},
+                                            {order::last_fastest, rule::first}};
+  std::size_t checked = 0, uneven_dims = 0;
+  for (int nd = 1; nd <= 3; ++nd) {
+    const std::vector<bool> periodic{true, nd < 3, true};  // walls along y in 3D
+    for (std::size_t i = 0; i < std::size(options); ++i) {
+      const auto [o, r] = options[i];
+      const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = std::vector<int>(static_cast<std::size_t>(nd), 0),
+                                                     .periodic = std::vector<bool>(periodic.begin(), periodic.begin() + nd),
+                                                     .order = o,
+                                                     .remainder = r});
+      uneven::setup w;  // the oracle: the split by hand, the box of a rank by its own numbering
+      w.ndims = nd;
+      w.g.x_fastest = o == order::first_fastest;
+      for (int d = 0; d < nd; ++d) {
+        const int p = grid.dim(d), n = d % 2 ? 3 * p - 1 : 2 * p + 1, narrow = n / p, extra = n % p;
+        w.g.dims[d] = p;
+        w.g.periodic[d] = periodic[static_cast<std::size_t>(d)];
+        w.bounds[d].assign(1, 0);
+        for (int c = 0; c < p; ++c)
+          w.bounds[d].push_back(w.bounds[d].back() + narrow + ((r == rule::first ? c < extra : c >= p - extra) ? 1 : 0));
+        w.ghost[d] = 2 - d % 2;
+        w.ghost_high[d] = 1 + 2 * (d % 2);  // 3 above along y: past a box of 2 cells
+        uneven_dims += extra != 0;
+      }
+      INFO(nd << "D " << hs::to_string(grid.shape()) << (w.g.x_fastest ? " x fastest" : " z fastest") << " remainder "
+              << (r == rule::first ? "first" : "last"));
+      CHECK(uneven::make_field(grid, w, 0.0).shape().remainder == r);
+      const std::string why = (i + static_cast<std::size_t>(nd)) % 2
+                                  ? uneven::check<hs::NeighborAlltoall>(grid, w, rank, size, checked)
+                                  : uneven::check<hs::Shift>(grid, w, rank, size, checked);
+      CHECK(why == "");
+      // A shape split by another grid's rule is refused on every rank, not silently re-split.
+      const hs::field_shape other(hs::grid_shape(std::vector<int>(grid.shape().dims().begin(),
+                                                                  grid.shape().dims().begin() + nd),
+                                                 std::vector<bool>(static_cast<std::size_t>(nd), true)),
+                                  grid.coords(), {w.n(0), w.n(1), w.n(2)}, {1, nd > 1 ? 1 : 0, nd > 2 ? 1 : 0});
+      CHECK_THROWS_WITH(hs::make_field_plan<hs::Shift>(grid, other),
+                        Catch::Contains(std::string("field_shape: remainder spread but the grid's is ") +
+                                        (r == rule::first ? "first" : "last")));
+    }
+  }
+  CHECK(checked > 0);
+  if (size > 1) CHECK(uneven_dims > 0);  // some dimension of some grid does split unevenly
+}
+
 TEST_CASE("uneven splits: a box without cells still gets its ghosts", "[grids][uneven]") {
   const int size = world_size(), rank = world_rank();
   // 1D periodic: every box but the last owns nothing, the last owns 3 cells; ghost 4 wraps past the

@@ -94,6 +94,22 @@ void register_grid_cases() {
         hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .periodic = B{true, true}, .lengths = {w.first_or(1.0, 2.5), 1.0}});
       },
       2);
+  // The rank order and the remainder rule: an enumerator outside the enumeration (on one rank), or
+  // enumerators that differ across ranks, named as such.
+  using order = hs::grid_options::rank_order;
+  using rule = hs::grid_options::remainder_cells;
+  add("grid/order-invalid-one-rank", {"order must be rank_order::last_fastest (0) or rank_order::first_fastest (1), got 2"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0, 0}, .order = static_cast<order>(w.on_last(2, 1))}); });
+  add("grid/remainder-invalid", {"remainder must be remainder_cells::spread (0), first (1) or last (2), got 3"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0}, .remainder = static_cast<rule>(3)}); });
+  add("grid/order-differ", {"grid_options.order must be the same on all ranks, got first_fastest on rank 0 and last_fastest on rank 1"},
+      [](const world& w) {
+        hs::cartesian_grid(w.comm, {.dims = V{0, 0, 0}, .order = w.first_or(order::first_fastest, order::last_fastest)});
+      },
+      2, true);
+  add("grid/remainder-differ", {"grid_options.remainder must be the same on all ranks, got first on rank 0 and last on rank"},
+      [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{0}, .remainder = w.first_or(rule::first, rule::last)}); },
+      2);
   add("grid/comm-null", {"communicator: MPI_COMM_NULL is not a valid communicator"},
       [](const world&) { hs::cartesian_grid(MPI_COMM_NULL, {.dims = V{0}, .periodic = B{true}}); }, 1, true);
 

@@ -90,3 +90,58 @@ TEST_CASE("cartesian_grid rejects bad input on every rank with the argument and 
     CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, n + 1}, .periodic = {true, true}}),
                       Catch::Contains("does not divide the communicator size"));
 }
+
+TEST_CASE("cartesian_grid numbers ranks with the first dimension fastest when asked (PETSc DMDA, LAMMPS map xyz)",
+          "[grid][mpi]") {
+  const int n = world_size(), me = world_rank();
+  using order = hs::grid_options::rank_order;
+  for (int nd = 1; nd <= 3; ++nd) {
+    // Both orders over MPI_Dims_create's dims, and over one dimension holding every rank.
+    for (const bool all_in_first : {false, true}) {
+      std::vector<int> dims(static_cast<std::size_t>(nd), all_in_first ? 1 : 0);
+      dims[0] = all_in_first ? n : 0;
+      for (const order o : {order::last_fastest, order::first_fastest}) {
+        const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = dims, .order = o});
+        REQUIRE(grid.shape().order() == o);
+        const int p[3] = {grid.dim(0), grid.dim(1), grid.dim(2)};
+        // Brute force: the rank of (x, y, z) counted box by box, the fastest dimension innermost.
+        int r = 0;
+        for (int slow = 0; slow < p[o == order::first_fastest ? 2 : 0]; ++slow)
+          for (int y = 0; y < p[1]; ++y)
+            for (int fast = 0; fast < p[o == order::first_fastest ? 0 : 2]; ++fast, ++r) {
+              const hs::offset c = o == order::first_fastest ? hs::offset{fast, y, slow} : hs::offset{slow, y, fast};
+              INFO(nd << "D " << hs::to_string(grid.shape()) << (o == order::first_fastest ? " x" : " z")
+                      << " fastest, rank " << r);
+              CHECK(grid.rank_of(c) == r);
+              CHECK(grid.coords_of(r) == c);
+              if (r == me) CHECK(grid.coords() == c);
+            }
+        CHECK(r == n);
+      }
+    }
+  }
+}
+
+TEST_CASE("cartesian_grid agrees the rank order and the remainder rule on every rank", "[grid][mpi][errors]") {
+  const int n = world_size(), me = world_rank();
+  using order = hs::grid_options::rank_order;
+  using rule = hs::grid_options::remainder_cells;
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .remainder = rule::last});
+  CHECK(grid.shape().remainder() == rule::last);
+  CHECK(grid.shape().order() == order::last_fastest);
+  CHECK_THROWS_WITH(hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0}, .order = static_cast<order>(me == n - 1 ? 5 : 0)}),
+                    Catch::Contains("order must be rank_order::last_fastest (0) or rank_order::first_fastest (1), got 5"));
+  CHECK_THROWS_WITH(
+      hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0}, .remainder = static_cast<rule>(me == n - 1 ? -3 : 1)}),
+      Catch::Contains("remainder must be remainder_cells::spread (0), first (1) or last (2), got -3"));
+  if (n > 1) {
+    CHECK_THROWS_WITH(
+        hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0}, .order = me == 0 ? order::first_fastest : order::last_fastest}),
+        Catch::Contains("grid_options.order must be the same on all ranks, got first_fastest on rank 0 and "
+                        "last_fastest on rank 1"));
+    CHECK_THROWS_WITH(
+        hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0}, .remainder = me == n - 1 ? rule::first : rule::spread}),
+        Catch::Contains("grid_options.remainder must be the same on all ranks, got spread on rank 0 and first on rank " +
+                        std::to_string(n - 1)));
+  }
+}

@@ -200,3 +200,41 @@ TEST_CASE("particle grids split space with the smallest surface when given the d
                                                           .lengths = {1, 1, rank == 0 ? 1.0 : 2.0}}),
                       Catch::Contains("grid_options.lengths[2] must be the same on all ranks"));
 }
+
+TEST_CASE("make_particle_grid keeps the caller's dims and rank order; migrate follows the order", "[particles][grid]") {
+  const int size = world_size(), rank = world_rank();
+  const hs::domain cube{{0, 0, 0}, {2, 2, 2}};
+  auto dims_of = [](const hs::cartesian_grid& g) { return std::vector<int>{g.dim(0), g.dim(1), g.dim(2)}; };
+  // Dims given in full are taken as they are, even where another split has less surface.
+  CHECK(dims_of(hs::make_particle_grid(MPI_COMM_WORLD, cube, {.dims = {1, size, 1}})) == std::vector<int>{1, size, 1});
+  // Some given: the others chosen for the smallest surface around them.
+  const hs::cartesian_grid flat = hs::make_particle_grid(MPI_COMM_WORLD, cube, {.dims = {0, 0, 1}});
+  CHECK(dims_of(flat) == hs::smallest_surface_dims(size, {2, 2, 2}, {0, 0, 1}));
+  CHECK(flat.dim(2) == 1);
+  // A given dim that does not divide the ranks: the grid's error, on every rank.
+  CHECK_THROWS_WITH(hs::make_particle_grid(MPI_COMM_WORLD, cube, {.dims = {size + 1, 0, 0}}),
+                    Catch::Contains("which does not divide the communicator size") &&
+                        Catch::Contains("make_particle_grid takes the lengths from the domain"));
+  // x fastest (LAMMPS's `processors ... map xyz`): migrate hands each particle to the rank so numbered.
+  const hs::cartesian_grid xfast =
+      hs::make_particle_grid(MPI_COMM_WORLD, cube, {.order = hs::grid_options::rank_order::first_fastest});
+  CHECK(xfast.shape().order() == hs::grid_options::rank_order::first_fastest);
+  CHECK(dims_of(xfast) == hs::smallest_surface_dims(size, {2, 2, 2}, {0, 0, 0}));
+  const int p[3] = {xfast.dim(0), xfast.dim(1), xfast.dim(2)};
+  std::vector<hs::position> x;  // the centres of a lattice of two cells per box and dimension, dealt round the ranks
+  std::vector<int> owner;       // each particle's rank by hand: box coordinates, then x fastest
+  for (int k = 0; k < 2 * p[2]; ++k)
+    for (int j = 0; j < 2 * p[1]; ++j)
+      for (int i = 0; i < 2 * p[0]; ++i)
+        if ((i + j + k) % size == rank) {
+          x.push_back({(i + 0.5) / p[0], (j + 0.5) / p[1], (k + 0.5) / p[2]});
+          owner.push_back(i / 2 + p[0] * (j / 2 + p[1] * (k / 2)));
+        }
+  hs::migrate(xfast, cube, x, owner);
+  bool here = true;
+  for (int o : owner) here = here && o == rank;
+  CHECK(here);
+  long total = static_cast<long>(x.size());
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(total == 8L * size);
+}

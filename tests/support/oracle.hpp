@@ -18,9 +18,15 @@ using coords = std::array<int, 3>;
 struct grid {
   coords dims{1, 1, 1};
   std::array<bool, 3> periodic{false, false, false};
+  bool x_fastest = false;  ///< ranks numbered with x fastest (grid_options::order first_fastest), else z fastest
   int size() const { return dims[0] * dims[1] * dims[2]; }
-  coords coords_of(int r) const { return {r / (dims[1] * dims[2]), (r / dims[2]) % dims[1], r % dims[2]}; }
-  int rank_of(const coords& c) const { return (c[0] * dims[1] + c[1]) * dims[2] + c[2]; }
+  coords coords_of(int r) const {
+    if (x_fastest) return {r % dims[0], (r / dims[0]) % dims[1], r / (dims[0] * dims[1])};
+    return {r / (dims[1] * dims[2]), (r / dims[2]) % dims[1], r % dims[2]};
+  }
+  int rank_of(const coords& c) const {
+    return x_fastest ? (c[2] * dims[1] + c[1]) * dims[0] + c[0] : (c[0] * dims[1] + c[1]) * dims[2] + c[2];
+  }
 };
 
 struct expected_block {

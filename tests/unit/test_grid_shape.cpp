@@ -24,6 +24,98 @@ TEST_CASE("grid_shape numbers ranks like MPI_Cart_rank and wraps periodic offset
   CHECK(g.neighbor_at({0, 0, 0}, {-9, 0, -5})->image == hs::offset{-3, 0, -3});
 }
 
+namespace {
+using shape_order = hs::grid_shape::rank_order;
+using shape_remainder = hs::grid_shape::remainder_cells;
+
+/// Every grid of 1 to 8 boxes in 1, 2 and 3 dimensions (odd and prime counts, 1 and 2 per dimension).
+std::vector<std::vector<int>> small_grids() {
+  std::vector<std::vector<int>> out;
+  for (int p = 1; p <= 8; ++p)
+    for (int a = 1; a <= p; ++a)
+      for (int b = 1; b <= p; ++b)
+        for (int c = 1; c <= p; ++c) {
+          if (a * b * c != p) continue;
+          out.push_back({a, b, c});
+          if (c == 1) out.push_back({a, b});
+          if (b == 1 && c == 1) out.push_back({a});
+        }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("grid_shape numbers ranks with the last or the first dimension fastest, as brute force counts them",
+          "[grid]") {
+  std::size_t grids = 0;
+  for (const std::vector<int>& dims : small_grids()) {
+    const std::vector<int> d3{dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
+    for (shape_order o : {shape_order::last_fastest, shape_order::first_fastest}) {
+      const hs::grid_shape g(dims, std::vector<bool>(dims.size(), true), o);
+      CHECK(g.order() == o);
+      CHECK(g.remainder() == shape_remainder::spread);
+      // Brute force: count the boxes in nested loops, the fastest dimension innermost.
+      int r = 0;
+      for (int i = 0; i < (o == shape_order::first_fastest ? d3[2] : d3[0]); ++i)
+        for (int j = 0; j < d3[1]; ++j)
+          for (int k = 0; k < (o == shape_order::first_fastest ? d3[0] : d3[2]); ++k, ++r) {
+            const hs::offset c = o == shape_order::first_fastest ? hs::offset{k, j, i} : hs::offset{i, j, k};
+            INFO("dims " << hs::to_string(g) << (o == shape_order::first_fastest ? " x fastest" : " z fastest") << " rank "
+                         << r);
+            CHECK(g.rank_of(c) == r);
+            CHECK(g.coords_of(r) == c);
+          }
+      CHECK(r == g.size());
+      ++grids;
+    }
+  }
+  CHECK(grids > 40);
+  // The other order is a different grid: plans and fields built on it see the difference.
+  CHECK(hs::grid_shape({2, 3}, {true, true}) != hs::grid_shape({2, 3}, {true, true}, shape_order::first_fastest));
+  CHECK(hs::grid_shape({2, 3}, {true, true}) == hs::grid_shape({2, 3}, {true, true}, shape_order::last_fastest));
+  CHECK(hs::grid_shape({4, 3, 2}, {true, true, true}, shape_order::first_fastest).rank_of({1, 2, 1}) == 1 + 4 * (2 + 3 * 1));
+}
+
+TEST_CASE("the even split puts the remainder cells where asked, as a brute-force split does", "[grid][fields]") {
+  std::size_t splits = 0;
+  for (shape_remainder rule : {shape_remainder::spread, shape_remainder::first, shape_remainder::last})
+    for (int p = 1; p <= 8; ++p)
+      for (int n = 1; n <= 3 * p + 2; ++n) {
+        const hs::grid_shape line({p}, {true}, shape_order::last_fastest, rule);
+        CHECK(line.remainder() == rule);
+        // Brute force: box c's width, then the offsets as running sums.
+        std::vector<int> bounds{0};
+        for (int c = 0; c < p; ++c) {
+          const int narrow = n / p, extra = n % p;
+          const bool wider = rule == shape_remainder::first  ? c < extra
+                             : rule == shape_remainder::last ? c >= p - extra
+                                                       : (c + 1) * n / p - c * n / p > narrow;  // spread: the definition
+          bounds.push_back(bounds.back() + narrow + (wider ? 1 : 0));
+        }
+        REQUIRE(bounds.back() == n);
+        for (int c = 0; c < p; ++c) {
+          INFO("rule " << static_cast<int>(rule) << " P " << p << " N " << n << " box " << c);
+          const hs::field_shape s(line, {c, 0, 0}, {n, 1, 1}, {1, 0, 0});
+          CHECK(s.remainder == rule);
+          CHECK(s.lo[0] == bounds[static_cast<std::size_t>(c)]);
+          CHECK(s.interior[0] == bounds[static_cast<std::size_t>(c) + 1] - bounds[static_cast<std::size_t>(c)]);
+        }
+        const hs::field_shape s(line, {0, 0, 0}, {n, 1, 1}, {1, 0, 0});
+        for (int t = -2 * p; t <= 3 * p; ++t) {  // periodic images: whole domains further
+          const int images = (t + 2 * p) / p - 2, i = t - images * p;
+          CHECK(s.first_cell(line, 0, t) == images * n + bounds[static_cast<std::size_t>(i)]);
+        }
+        ++splits;
+      }
+  CHECK(splits == 3 * (3 * 36 + 2 * 8));  // per rule, 3 P + 2 cell counts for each P from 1 to 8
+}
+
+TEST_CASE("grid_shape rejects a rank order or remainder rule outside its enumeration", "[grid][errors]") {
+  CHECK_THROWS_WITH(hs::grid_shape({2}, {true}, static_cast<shape_order>(2)),
+                    Catch::Contains("order must be rank_order::last_fastest (0) or rank_order::first_fastest (1), got 2"));
+  CHECK_THROWS_WITH(hs::grid_shape({2}, {true}, shape_order::first_fastest, static_cast<shape_remainder>(-1)),
+                    Catch::Contains("remainder must be remainder_cells::spread (0), first (1) or last (2), got -1"));
+}
+
 TEST_CASE("a periodic dimension of one box wraps onto itself", "[grid]") {
   const hs::grid_shape g({1}, {true});
   CHECK(g.dim(1) == 1);

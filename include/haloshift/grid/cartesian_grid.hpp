@@ -66,6 +66,16 @@ struct grid_options {
   /// over 2 ranks is 1x1x2, over 4 ranks 1x2x2): the least communication for
   /// particles. Empty: MPI_Dims_create's balanced split (2 ranks: 2x1x1).
   std::vector<double> lengths{};
+  /// Which dimension varies fastest in rank numbers (docs/grids.md, "Matching
+  /// another code's decomposition"): the last, as MPI_Cart_create numbers ranks
+  /// (the default), or the first (x fastest: PETSc's DMDA, LAMMPS's `map xyz`).
+  using rank_order = grid_shape::rank_order;
+  rank_order order = rank_order::last_fastest;
+  /// Which boxes of the even split of a field's cells take the cells left over
+  /// when the boxes do not divide them: spread out (the default), the first
+  /// boxes (PETSc) or the last ones.
+  using remainder_cells = grid_shape::remainder_cells;
+  remainder_cells remainder = remainder_cells::spread;
 };
 
 /// The dims minimising the surface between boxes (the sum over one box of its
@@ -106,15 +116,15 @@ inline std::vector<int> smallest_surface_dims(int ranks, const std::vector<doubl
 /// communicator, which copies of the grid and the plans built on it share
 /// (it lives as long as any of them). Rank numbers are those of the given communicator, mapped to
 /// coordinates row-major (last dimension fastest) as MPI_Cart_create does
-/// without reordering.
+/// without reordering, or with the first dimension fastest (grid_options::order).
 class cartesian_grid {
 public:
   /// Lays the ranks of `comm` out as `options` says and duplicates `comm`
   /// (collective over `comm`). Throws haloshift::error, the same on every
   /// rank, when the dims do not fit the communicator's size, `periodic` is
-  /// neither empty nor one entry per dimension, or dims or periodic differ across
-  /// ranks: they are agreed in the constructor's first collective, before the
-  /// communicator is duplicated.
+  /// neither empty nor one entry per dimension, `order` or `remainder` is no
+  /// enumerator, or any option differs across ranks: they are agreed in the
+  /// constructor's first collective, before the communicator is duplicated.
   explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {})
       : cartesian_grid(comm, agreed_shape(comm, options), checked_tag{}) {}
 
@@ -202,6 +212,11 @@ private:
     static const char* length_names[max_dims] = {"grid_options.lengths[0]", "grid_options.lengths[1]",
                                                  "grid_options.lengths[2]"};
     values.push_back({"grid_options.lengths.size()", static_cast<std::int64_t>(options.lengths.size())});
+    // Named by their enumerators when ranks differ (the texts are static: they outlive the agreement).
+    values.push_back(mpi::text_value("grid_options.order", detail::name_of(options.order),
+                                     static_cast<std::int64_t>(options.order)));
+    values.push_back(mpi::text_value("grid_options.remainder", detail::name_of(options.remainder),
+                                     static_cast<std::int64_t>(options.remainder)));
     for (int d = 0; d < max_dims; ++d) {
       const auto i = static_cast<std::size_t>(d);
       values.push_back(mpi::real_value(length_names[d], i < options.lengths.size() ? options.lengths[i] : 0.0));
@@ -221,7 +236,8 @@ private:
     } else {
       mpi::check(MPI_Dims_create(size, static_cast<int>(dims.size()), dims.data()), "MPI_Dims_create");
     }
-    grid_shape shape(dims, options.periodic.empty() ? std::vector<bool>(dims.size(), true) : options.periodic);
+    grid_shape shape(dims, options.periodic.empty() ? std::vector<bool>(dims.size(), true) : options.periodic,
+                     options.order, options.remainder);
     if (shape.size() != size)
       throw error("grid: dims " + to_string(shape) + " hold " + std::to_string(shape.size()) +
                   " boxes but the communicator has " + std::to_string(size) + " ranks");

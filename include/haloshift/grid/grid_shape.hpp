@@ -34,15 +34,39 @@ struct neighbor {
 /// cost model and the advisor reason about.
 class grid_shape {
 public:
+  /// Which dimension varies fastest in rank numbers: the last (row-major, as
+  /// MPI_Cart_create numbers a Cartesian communicator; the default) or the
+  /// first (x fastest, as PETSc's DMDA and many Fortran codes number ranks).
+  enum class rank_order : int { last_fastest = 0, first_fastest = 1 };
+  /// Which boxes take the cells left over when `P` boxes split `N` cells and
+  /// `P` does not divide `N` (every box owns `floor(N/P)` cells or one more):
+  /// `spread` (the default: box `c` starts at `floor(c N / P)`, the wider
+  /// boxes spread out), the `first` `N mod P` boxes (PETSc's
+  /// PetscSplitOwnership and DMDA), or the `last` ones.
+  enum class remainder_cells : int { spread = 0, first = 1, last = 2 };
+
   grid_shape() = default;
 
   /// `dims` and `periodic` have 1 to 3 entries each, all dims >= 1.
-  grid_shape(const std::vector<int>& dims, const std::vector<bool>& periodic) {
+  grid_shape(const std::vector<int>& dims, const std::vector<bool>& periodic)
+      : grid_shape(dims, periodic, rank_order::last_fastest) {}
+  /// With the rank order and the boxes that take the remainder cells of an even split.
+  grid_shape(const std::vector<int>& dims, const std::vector<bool>& periodic, rank_order order,
+             remainder_cells remainder = remainder_cells::spread) {
     if (dims.empty() || dims.size() > static_cast<std::size_t>(max_dims))
       throw error("grid: dims must have 1, 2 or 3 entries, got " + std::to_string(dims.size()));
     if (periodic.size() != dims.size())
       throw error("grid: periodic must have one entry per dimension (" + std::to_string(dims.size()) + "), got " +
                   std::to_string(periodic.size()));
+    if (order != rank_order::last_fastest && order != rank_order::first_fastest)
+      throw error("grid: order must be rank_order::last_fastest (0) or rank_order::first_fastest (1), got " +
+                  std::to_string(static_cast<int>(order)));
+    if (remainder != remainder_cells::spread && remainder != remainder_cells::first &&
+        remainder != remainder_cells::last)
+      throw error("grid: remainder must be remainder_cells::spread (0), first (1) or last (2), got " +
+                  std::to_string(static_cast<int>(remainder)));
+    order_ = order;
+    remainder_ = remainder;
     ndims_ = static_cast<int>(dims.size());
     std::int64_t total = 1;
     for (int d = 0; d < ndims_; ++d) {
@@ -67,18 +91,29 @@ public:
   /// Number of boxes.
   int size() const noexcept { return size_; }
 
-  /// Row-major rank of coordinates, the last dimension fastest, exactly as
-  /// MPI_Cart_rank numbers a Cartesian communicator created without reordering.
+  /// Which dimension varies fastest in rank numbers.
+  rank_order order() const noexcept { return order_; }
+  /// Which boxes take the remainder cells of an even split.
+  remainder_cells remainder() const noexcept { return remainder_; }
+
+  /// Rank of coordinates: row-major, the last dimension fastest, exactly as
+  /// MPI_Cart_rank numbers a Cartesian communicator created without
+  /// reordering; or the first dimension fastest (rank_order::first_fastest).
   int rank_of(const offset& coords) const noexcept {
     int r = 0;
-    for (int d = 0; d < max_dims; ++d) r = r * dims_[d] + coords[d];
+    if (order_ == rank_order::first_fastest)
+      for (int d = max_dims - 1; d >= 0; --d) r = r * dims_[d] + coords[d];
+    else
+      for (int d = 0; d < max_dims; ++d) r = r * dims_[d] + coords[d];
     return r;
   }
 
   /// Coordinates of `rank`, the inverse of rank_of().
   offset coords_of(int rank) const noexcept {
     offset c{0, 0, 0};
-    for (int d = max_dims - 1; d >= 0; --d) {
+    const bool first = order_ == rank_order::first_fastest;
+    for (int i = 0; i < max_dims; ++i) {  // the fastest dimension first
+      const int d = first ? i : max_dims - 1 - i;
       c[d] = rank % dims_[d];
       rank /= dims_[d];
     }
@@ -120,7 +155,24 @@ private:
   offset dims_{1, 1, 1};
   std::array<bool, max_dims> periodic_{false, false, false};
   int size_ = 1;
+  rank_order order_ = rank_order::last_fastest;
+  remainder_cells remainder_ = remainder_cells::spread;
 };
+
+namespace detail {
+/// The enumerator's name, for messages ("invalid" outside the enumeration).
+inline const char* name_of(grid_shape::rank_order o) noexcept {
+  return o == grid_shape::rank_order::last_fastest    ? "last_fastest"
+         : o == grid_shape::rank_order::first_fastest ? "first_fastest"
+                                                      : "invalid";
+}
+inline const char* name_of(grid_shape::remainder_cells r) noexcept {
+  return r == grid_shape::remainder_cells::spread  ? "spread"
+         : r == grid_shape::remainder_cells::first ? "first"
+         : r == grid_shape::remainder_cells::last  ? "last"
+                                                   : "invalid";
+}
+}  // namespace detail
 
 /// "4x2x1" for messages.
 inline std::string to_string(const grid_shape& g) {

@@ -31,9 +31,18 @@ using cell_cuts = std::array<std::vector<int>, max_dims>;
 
 namespace detail {
 /// First global cell of the box at grid position `c` of `p` boxes over `n`
-/// cells: `floor(c * n / p)`. Valid for any `c`, so periodic images need no
+/// cells: `floor(c * n / p)` (the remainder spread), or with the `n mod p`
+/// wider boxes first or last. Valid for any `c`, so periodic images need no
 /// special case: box `c + p` starts exactly `n` cells after box `c`.
-constexpr std::int64_t split_lo(std::int64_t n, std::int64_t p, std::int64_t c) noexcept { return floor_div(c * n, p); }
+constexpr std::int64_t split_lo(std::int64_t n, std::int64_t p, std::int64_t c,
+                                grid_shape::remainder_cells rule = grid_shape::remainder_cells::spread) noexcept {
+  if (rule == grid_shape::remainder_cells::spread) return floor_div(c * n, p);
+  const std::int64_t images = floor_div(c, p), i = c - images * p, narrow = n / p, wider = n % p;
+  // Before box i: i narrow boxes, and the wider ones among them (the first `wider`, or the last `wider`).
+  const std::int64_t widened =
+      rule == grid_shape::remainder_cells::first ? std::min(i, wider) : std::max<std::int64_t>(0, i - (p - wider));
+  return images * n + i * narrow + widened;
+}
 
 /// 64-bit FNV-1a of cut values: what ranks compare to find cuts that differ.
 inline std::int64_t cuts_hash(const std::vector<int>& cuts) noexcept {
@@ -62,7 +71,8 @@ inline std::string cuts_text(const std::vector<int>& cuts) {
 /// grid's `P_d` boxes, with `ghost[d]` layers below its interior and
 /// `ghost_high[d]` above (equal unless given per side; either may be 0). The split
 /// is even (box `c` owns cells `[floor(c N/P), floor((c+1) N/P))`, boxes
-/// differ by at most one cell) or given by the user as cell_cuts. Storage is
+/// differ by at most one cell; grid_options::remainder may put the wider
+/// boxes first or last instead) or given by the user as cell_cuts. Storage is
 /// row-major with x fastest: local cell `(i, j, k)`, interior at `0 <= i <
 /// interior[0]`, ghosts at `-ghost[0] <= i < 0` and beyond, lives at
 /// `index(i, j, k)`. Dimensions the grid lacks have one cell and no ghosts. A
@@ -82,6 +92,8 @@ struct field_shape {
   std::size_t stride[max_dims] = {1, 1, 1};
   /// The cuts given per dimension; empty along a dimension split evenly.
   cell_cuts cuts{};
+  /// Which boxes of the even split take the remainder cells: the grid's (grid_options::remainder).
+  grid_shape::remainder_cells remainder = grid_shape::remainder_cells::spread;
 
   field_shape() = default;
 
@@ -147,7 +159,7 @@ struct field_shape {
   /// `[first_cell(t), first_cell(t + 1))`.
   std::int64_t first_cell(const grid_shape& grid, int d, std::int64_t t) const noexcept {
     const std::vector<int>& c = cuts[d];
-    if (c.empty()) return detail::split_lo(global[d], grid.dim(d), t);
+    if (c.empty()) return detail::split_lo(global[d], grid.dim(d), t, remainder);
     const std::int64_t p = static_cast<std::int64_t>(c.size()) - 1;
     const std::int64_t images = detail::floor_div(t, p);
     return images * global[d] + c[static_cast<std::size_t>(t - images * p)];
@@ -175,9 +187,10 @@ struct field_shape {
     return k;
   }
 
-  /// Same global size, ghost widths (both sides) and cuts (the interior depends on the rank).
+  /// Same global size, ghost widths (both sides), cuts and remainder rule (the interior depends on the rank).
   bool same_layout_as(const field_shape& o) const noexcept {
-    return global == o.global && ghost == o.ghost && ghost_high == o.ghost_high && cuts == o.cuts;
+    return global == o.global && ghost == o.ghost && ghost_high == o.ghost_high && cuts == o.cuts &&
+           remainder == o.remainder;
   }
 
  private:
@@ -185,6 +198,7 @@ struct field_shape {
   void init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
             const std::array<offset, 2>& width, bool cuts_required) {
     static constexpr const char* side[2] = {"ghost", "ghost_high"};
+    remainder = grid.remainder();
     for (int d = 0; d < max_dims; ++d) {
       const std::string at = "[" + std::to_string(d) + "]";
       const std::vector<int>& c = given[d];
@@ -279,7 +293,9 @@ struct field_shape {
 
   std::string to_string_short() const {
     return "global " + to_string(global) + " ghost " + to_string(ghost) +
-           (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high));
+           (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high)) +
+           (remainder == grid_shape::remainder_cells::spread ? "" : std::string(" remainder ") +
+                                                                     detail::name_of(remainder));
   }
   friend std::string to_string(const field_shape& s);
 };

@@ -114,6 +114,15 @@ inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
   return agreed_shape_of(grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost, ghost_high); },
                          {global, cuts, ghost, ghost_high, element_sizes, strategy});
 }
+/// Raises when `shape` splits a dimension evenly with other remainder boxes than `grid`: it was
+/// built from another grid shape, and rebuilt from this one its boxes would move.
+inline void check_remainder(const grid_shape& grid, const field_shape& shape) {
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (shape.cuts[d].empty() && shape.remainder != grid.remainder())
+      throw error(std::string("field_shape: remainder ") + name_of(shape.remainder) + " but the grid's is " +
+                  name_of(grid.remainder()) + " (grid_options::remainder): build the shape from the grid's shape");
+}
+
 /// A shape's split (cuts where given, the even split of its global size elsewhere) and widths,
 /// agreed: a shape may come from anywhere, not only from a collectively built field.
 [[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const field_shape& shape,
@@ -122,6 +131,7 @@ inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
   return agreed_shape_of(
       grid,
       [&] {
+        check_remainder(grid.shape(), shape);
         return field_shape(grid.shape(), grid.coords(), shape.global, shape.cuts, shape.ghost, shape.ghost_high);
       },
       {shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy});

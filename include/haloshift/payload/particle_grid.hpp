@@ -18,6 +18,12 @@ namespace haloshift {
 /// dims left at 0 chosen for the smallest surface between boxes, as MD codes
 /// split space (a cube over 2 ranks is 1x1x2, over 4 ranks 1x2x2; see
 /// grid_options::lengths), unless `options.lengths` says otherwise.
+/// How it factors (smallest_surface_dims): every split of the ranks into
+/// `options.dims.size()` factors that keeps the caller's nonzero dims is tried,
+/// x's factor in the outer loop and y's next, and the first with the smallest
+/// surface (the sum of one box's face areas, from the lengths `hi - lo`) wins,
+/// as in LAMMPS's `processors * * *` and miniMD. Dims given in full are taken as
+/// they are; `options.order` and `options.remainder` pass through.
 /// Collective.
 inline cartesian_grid make_particle_grid(MPI_Comm comm, const domain& dom, grid_options options = {}) {
   if (!options.lengths.empty()) return cartesian_grid(comm, options);

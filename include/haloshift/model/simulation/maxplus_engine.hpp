@@ -139,11 +139,10 @@ class maxplus_engine {
     out.messages = messages_;
     out.bytes = bytes_;
     out.finish.resize(static_cast<std::size_t>(grid_.size()));
-    std::size_t r = 0;  // ranks in rank_of's order, the last dimension fastest
-    for (int x = 0; x < grid_.dim(0); ++x)
+    for (int x = 0; x < grid_.dim(0); ++x)  // indexed by rank_of: the grid's rank order
       for (int y = 0; y < grid_.dim(1); ++y)
         for (int z = 0; z < grid_.dim(2); ++z)
-          out.finish[r++] =
+          out.finish[static_cast<std::size_t>(grid_.rank_of({x, y, z}))] =
               now_[product(classes_.class_along(0, x), classes_.class_along(1, y), classes_.class_along(2, z))];
     out.makespan = n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0;
     return out;
