@@ -334,7 +334,7 @@ TEST_CASE("uneven splits: a box without cells still gets its ghosts", "[grids][u
   hs::cell_cuts cuts;
   cuts[0].assign(static_cast<std::size_t>(size), 0);
   cuts[0].push_back(3);
-  hs::grid_field<double> u(grid, cuts, 4, sentinel);
+  hs::grid_field<double> u(grid, cuts, 4, uneven::sentinel);
   CHECK(u.shape().interior[0] == (rank == size - 1 ? 3 : 0));
   CHECK(u.shape().padded[0] == u.shape().interior[0] + 8);
   CHECK(u.shape().reach(grid.shape())[0] == 2 * size);  // the last box: its ghost cell -4 lies in box -size - 1
@@ -357,17 +357,17 @@ TEST_CASE("uneven splits: a view of a box without any cells may have no data", "
   const hs::field_shape shape(grid.shape(), grid.coords(), cuts, {0, 1, 1});
   CHECK(shape.size() == (rank == size - 1 ? std::size_t{3 * 4 * 5} : 0));
   auto plan = hs::make_field_plan<hs::SingleHop>(grid, shape);
-  std::vector<double> a(shape.size(), sentinel);  // empty on all but the last rank: data() may be null
+  std::vector<double> a(shape.size(), uneven::sentinel);  // empty on all but the last rank: data() may be null
   for (int k = 0; k < shape.interior[2]; ++k)
     for (int j = 0; j < shape.interior[1]; ++j)
-      for (int i = 0; i < shape.interior[0]; ++i) a[shape.index(i, j, k)] = value_at({i, j, k});
+      for (int i = 0; i < shape.interior[0]; ++i) a[shape.index(i, j, k)] = uneven::value_at({i, j, k});
   const hs::field_view<double> v = hs::make_field_view(rank == size - 1 ? a.data() : nullptr, shape);
   plan.forward(v);
   plan.reverse(v, hs::take_max{});
   for (int k = -1; k < shape.interior[2] + 1; ++k)
     for (int j = -1; j < shape.interior[1] + 1; ++j)
       for (int i = 0; i < shape.interior[0]; ++i)
-        CHECK(a[shape.index(i, j, k)] == value_at({i, (j + 2) % 2, (k + 3) % 3}));
+        CHECK(a[shape.index(i, j, k)] == uneven::value_at({i, (j + 2) % 2, (k + 3) % 3}));
 }
 
 TEST_CASE("uneven splits: bad cuts raise the same error on every rank", "[grids][uneven][errors]") {
