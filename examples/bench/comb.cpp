@@ -37,10 +37,13 @@
 // ghost cells beyond a non-periodic border and the interior must be untouched. Exit status 1
 // otherwise.
 //
-// Output, one line per strategy (rank 0), times in microseconds per cycle:
-//   result strategy=Shift start=... wait=... split=... blocking=... pack=... messages=... bytes=...
+// Output, one line per strategy (rank 0), times in microseconds per cycle: means over ranks and
+// cycles (Comb's avg), then the smallest over ranks and cycles of each phase (Comb's min; split is
+// the sum of start's and wait's, as Comb's phases add up), messages and bytes sent per rank:
+//   result strategy=Shift start= wait= split= blocking= pack= min_start= ... min_pack= messages= bytes= check=ok
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +51,7 @@
 #include <haloshift/haloshift.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -238,9 +242,17 @@ void pack_only(const hs::detail::program& p, const Data& data, std::vector<std::
   }
 }
 
-/// Per-rank sums of each timed phase over the cycles (seconds).
+/// The timed phases: start, wait (split phase), blocking, pack.
+enum phase { start_phase, wait_phase, blocking_phase, pack_phase, phase_count };
+
+/// Per rank, the sum and the smallest time of each phase over the cycles (seconds). Comb prints
+/// both (avg and min, over ranks and cycles); on a busy machine the minimum is the steadier one.
 struct phases {
-  double start = 0, wait = 0, blocking = 0, pack = 0;
+  double sum[phase_count] = {}, min[phase_count] = {1e300, 1e300, 1e300, 1e300};
+  void add(phase p, double t) {
+    sum[p] += t;
+    min[p] = std::min(min[p], t);
+  }
 };
 
 /// Checks, then times one strategy on `V` variables (the views go to the plan as one exchange).
@@ -269,28 +281,27 @@ phases run_plan(mesh& m, hs::field_plan& plan, std::index_sequence<I...>, long& 
 
   const hs::detail::arrays<as_double<I>...> data{{m.vars[I].data()...}};
   std::vector<std::byte> staging;
-  phases t;
+  phases t, warm_up;
   const int warm = std::max(1, m.o->cycles / 10);  // Comb's test cycles come first too
   for (int c = -warm; c < m.o->cycles; ++c) {
-    const double keep = c < 0 ? 0.0 : 1.0;
+    phases& into = c < 0 ? warm_up : t;
     m.pre_comm();
     double t0 = MPI_Wtime();
     auto pending = start();
-    double t1 = MPI_Wtime();
+    const double t1 = MPI_Wtime();
     pending.wait();
-    double t2 = MPI_Wtime();
-    t.start += keep * (t1 - t0);
-    t.wait += keep * (t2 - t1);
+    into.add(start_phase, t1 - t0);
+    into.add(wait_phase, MPI_Wtime() - t1);
     m.post_comm();
     m.pre_comm();
     t0 = MPI_Wtime();
     forward();
-    t.blocking += keep * (MPI_Wtime() - t0);
+    into.add(blocking_phase, MPI_Wtime() - t0);
     m.post_comm();
     m.pre_comm();
     t0 = MPI_Wtime();
     pack_only(plan.details(), data, staging);
-    t.pack += keep * (MPI_Wtime() - t0);
+    into.add(pack_phase, MPI_Wtime() - t0);
     m.post_comm();
   }
   return t;
@@ -319,20 +330,21 @@ int run(const options& o) {
     hs::field_plan plan = hs::make_field_plan(grid, name, m.shape);
     long wrong = 0;
     phases t = dispatch(m, plan, wrong, std::make_index_sequence<max_vars>{});
-    double sums[4] = {t.start, t.wait, t.blocking, t.pack};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, t.sum, phase_count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, t.min, phase_count, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     unsigned long traffic[2] = {plan.details().messages_sent, plan.details().elements_sent * sizeof(double) * o.vars};
     MPI_Allreduce(MPI_IN_PLACE, traffic, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
     total_wrong += wrong;
-    const double us = 1e6 / (static_cast<double>(ranks) * o.cycles);  // Comb's avg: over ranks and cycles
-    if (grid.rank() == 0)
-      std::printf(
-          "result strategy=%s start=%.3f wait=%.3f split=%.3f blocking=%.3f pack=%.3f messages=%.1f "
-          "bytes=%.0f check=%s\n",
-          std::string(plan.strategy()).c_str(), sums[0] * us, sums[1] * us, (sums[0] + sums[1]) * us, sums[2] * us,
-          sums[3] * us, static_cast<double>(traffic[0]) / ranks, static_cast<double>(traffic[1]) / ranks,
-          wrong ? "FAILED" : "ok");
+    if (grid.rank() == 0) {
+      const double mean = 1e6 / (static_cast<double>(ranks) * o.cycles);  // Comb's avg: over ranks and cycles
+      std::printf("result strategy=%s", std::string(plan.strategy()).c_str());
+      for (auto [prefix, v, scale] : {std::tuple{"", t.sum, mean}, std::tuple{"min_", t.min, 1e6}})
+        std::printf(" %sstart=%.3f %swait=%.3f %ssplit=%.3f %sblocking=%.3f %spack=%.3f", prefix, v[0] * scale, prefix,
+                    v[1] * scale, prefix, (v[0] + v[1]) * scale, prefix, v[2] * scale, prefix, v[3] * scale);
+      std::printf(" messages=%.1f bytes=%.0f check=%s\n", static_cast<double>(traffic[0]) / ranks,
+                  static_cast<double>(traffic[1]) / ranks, wrong ? "FAILED" : "ok");
+    }
   }
   if (grid.rank() == 0 && total_wrong)
     std::printf("check FAILED: %ld cells differ from the expectation\n", total_wrong);
