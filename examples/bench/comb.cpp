@@ -71,13 +71,15 @@ struct options {
   hs::offset size{0, 0, 0}, divide{0, 0, 0}, periodic{0, 0, 0}, ghost{1, 1, 1};
   int vars = 1, cycles = 5;  // Comb's defaults
   std::vector<std::string> strategies{"Shift", "SingleHop"};
+  bool split = true, blocking = true, pack = true;  ///< --variants: which to time (a profile takes one)
 };
 
 const char* help =
     "usage: haloshift_bench_comb X_Y_Z -divide A_B_C [-periodic P_Q_R] [-ghost G_H_I] [-vars V] [-cycles C]\n"
-    "                            [--strategy Shift,SingleHop,...] | --quick | --help\n"
+    "                            [--strategy Shift,SingleHop,...] [--variants split,blocking,pack] | --quick | --help\n"
     "  Comb's mesh options (global cells, boxes per dimension, periodicity, ghost widths; `N` for N_N_N),\n"
-    "  vars 1 to 8; --strategy: the field plans to time (any registered name); --quick: 12_12_12 cells\n"
+    "  vars 1 to 8; --strategy: the field plans to time (any registered name); --variants: which to time (0 for the\n"
+    "  others; one alone for a profiler); --quick: 12_12_12 cells\n"
     "  split over the ranks along x, periodic, ghost 1_2_1, 3 variables, 20 cycles.\n";
 
 /// "4_2_1" -> {4, 2, 1}; "4" -> {4, 4, 4} (Comb's forms).
@@ -129,7 +131,12 @@ options parse(int argc, char** argv) {
       o.cycles = std::atoi(value());
     else if (a == "--strategy")
       o.strategies = names(value());
-    else if (!a.empty() && a[0] >= '0' && a[0] <= '9')
+    else if (a == "--variants") {
+      const std::string v = std::string(",") + value() + ",";
+      o.split = v.find(",split,") != std::string::npos;
+      o.blocking = v.find(",blocking,") != std::string::npos;
+      o.pack = v.find(",pack,") != std::string::npos;
+    } else if (!a.empty() && a[0] >= '0' && a[0] <= '9')
       o.size = triple(a.c_str());
     else
       throw bench::usage_error{"unknown option " + a};
@@ -205,6 +212,16 @@ struct mesh {
           double* row = a.data() + shape.index(0, j, k);
           for (int i = 0; i < shape.interior[0]; ++i) row[i] = 1.0;
         }
+  }
+  /// pre_comm, f() timed, post_comm: one cycle as Comb's do_cycles runs it.
+  template <class F>
+  double timed(F&& f) {
+    pre_comm();
+    const double t0 = MPI_Wtime();
+    f();
+    const double t = MPI_Wtime() - t0;
+    post_comm();
+    return t;
   }
   /// Comb's post-comm: every cell of every variable set to 1.
   void post_comm() {
@@ -285,24 +302,18 @@ phases run_plan(mesh& m, hs::field_plan& plan, std::index_sequence<I...>, long& 
   const int warm = std::max(1, m.o->cycles / 10);  // Comb's test cycles come first too
   for (int c = -warm; c < m.o->cycles; ++c) {
     phases& into = c < 0 ? warm_up : t;
-    m.pre_comm();
-    double t0 = MPI_Wtime();
-    auto pending = start();
-    const double t1 = MPI_Wtime();
-    pending.wait();
-    into.add(start_phase, t1 - t0);
-    into.add(wait_phase, MPI_Wtime() - t1);
-    m.post_comm();
-    m.pre_comm();
-    t0 = MPI_Wtime();
-    forward();
-    into.add(blocking_phase, MPI_Wtime() - t0);
-    m.post_comm();
-    m.pre_comm();
-    t0 = MPI_Wtime();
-    pack_only(plan.details(), data, staging);
-    into.add(pack_phase, MPI_Wtime() - t0);
-    m.post_comm();
+    if (m.o->split) {
+      m.pre_comm();
+      const double t0 = MPI_Wtime();
+      auto pending = start();
+      const double t1 = MPI_Wtime();
+      pending.wait();
+      into.add(start_phase, t1 - t0);
+      into.add(wait_phase, MPI_Wtime() - t1);
+      m.post_comm();
+    }
+    if (m.o->blocking) into.add(blocking_phase, m.timed(forward));
+    if (m.o->pack) into.add(pack_phase, m.timed([&] { pack_only(plan.details(), data, staging); }));
   }
   return t;
 }
@@ -332,6 +343,7 @@ int run(const options& o) {
     phases t = dispatch(m, plan, wrong, std::make_index_sequence<max_vars>{});
     MPI_Allreduce(MPI_IN_PLACE, t.sum, phase_count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, t.min, phase_count, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    for (double& x : t.min) x = x > 1e299 ? 0 : x;  // a variant not timed (--variants)
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     unsigned long traffic[2] = {plan.details().messages_sent, plan.details().elements_sent * sizeof(double) * o.vars};
     MPI_Allreduce(MPI_IN_PLACE, traffic, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
