@@ -41,6 +41,26 @@ int parse_or_usage(const char* help, Parse&& parse) {
   return what.empty() ? 0 : 2;
 }
 
+/// A benchmark's main: MPI_Init, `parse()` (parse_or_usage), then `run()`, whose int is the exit
+/// status; an exception from `run` is printed and aborts every rank (the others may be waiting in an
+/// exchange), as a failed check would. MPI_Finalize on every other path.
+template <class Parse, class Run>
+int main_of(int argc, char** argv, const char* name, const char* help, Parse&& parse, Run&& run) {
+  MPI_Init(&argc, &argv);
+  int status = parse_or_usage(help, parse);
+  if (status < 0) {
+    try {
+      status = run();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", name, e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
+
 /// "1,2,4" -> {1, 2, 4}.
 inline std::vector<long> parse_list(const char* text) {
   std::vector<long> out;
