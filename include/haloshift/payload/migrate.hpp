@@ -29,6 +29,7 @@
 #include "domain.hpp"
 #include "../detail/payload/domain_agreement.hpp"
 #include "../detail/payload/migrate_columns.hpp"
+#include "../detail/payload/owner_rule.hpp"
 #include "../detail/payload/sparse_exchange.hpp"
 #include "position_views.hpp"
 
@@ -40,88 +41,11 @@ namespace haloshift {
 /// make_particle_plan checks. Throws haloshift::error when `x` is not finite
 /// or leaves a non-periodic dimension.
 inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
-  offset c{0, 0, 0};
-  for (int d = 0; d < grid.ndims(); ++d) {
-    if (!std::isfinite(x[d]))
-      throw error("migrate: a particle has the non-finite coordinate " + detail::number_text(x[d]) +
-                  " along dimension " + std::to_string(d));
-    if (grid.periodic(d)) {
-      x[d] = dom.wrap(d, x[d]);  // exact: always inside [lo, hi), a value that rounds to hi becomes lo
-    } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
-      throw error("migrate: a particle at coordinate " + detail::number_text(x[d]) + " along dimension " +
-                  std::to_string(d) + " left the non-periodic domain [" + detail::number_text(dom.lo[d]) + ", " +
-                  detail::number_text(dom.hi[d]) + ")");
-    }
-    c[d] = dom.owner_coordinate(grid, d, x[d]);
-  }
-  return grid.rank_of(c);
+  detail::wrap_checked(grid, dom, x);
+  return detail::owner_inside(grid, dom, x);
 }
 
 namespace detail {
-/// The ownership rule, fast for the particles that stay: inside this rank's
-/// box along every dimension (edge(c) <= x < edge(c + 1), exactly the rule of
-/// domain::owner_coordinate for this box) the particle stays, and only the
-/// coordinate equal to the domain's lower bound is normalised as domain::wrap
-/// does (-0.0 becomes lo); any other particle is wrapped by owner_of, stored
-/// back in its own type inside the domain (a float that would round onto the
-/// upper bound wraps to the lower one), and owned by the value stored. What
-/// the fast path reads is copied in, so the loop over particles reloads nothing.
-class owner_rule {
- public:
-  owner_rule(const cartesian_grid& grid, const domain& dom)
-      : grid_(grid), dom_(dom), ndims_(grid.ndims()), rank_(grid.rank()) {
-    std::tie(lo_, hi_) = dom.box(grid.shape(), grid.coords());
-    for (std::size_t d = static_cast<std::size_t>(ndims_); d < 3; ++d)  // any value is inside along these
-      lo_[d] = -std::numeric_limits<double>::infinity(), hi_[d] = std::numeric_limits<double>::infinity();
-    for (int d = 0; d < ndims_; ++d)
-      if (grid.periodic(d)) lower_[static_cast<std::size_t>(d)] = dom.lo[d];  // else never equal: NaN
-  }
-  /// The owner of a particle at `x` (its coordinates, stored as `F`); `store(d, value)` writes
-  /// coordinate `d` back where wrapping changed it.
-  template <std::floating_point F, class Store>
-  int place(const position& x, Store store) const {
-    int outside = 0;  // all three dimensions without branches; negated comparisons: a NaN is outside
-    for (std::size_t d = 0; d < 3; ++d)
-      outside += static_cast<int>(!(x[d] >= lo_[d])) + static_cast<int>(!(x[d] < hi_[d]));
-    if (outside) return place_outside<F>(x, store);
-    for (std::size_t d = 0; d < 3; ++d)
-      if (x[d] == lower_[d]) store(static_cast<int>(d), static_cast<F>(lower_[d]));
-    return rank_;
-  }
-  /// The owner of the particle whose coordinates are `p`, wrapped in place.
-  template <coordinate_array P>
-  int operator()(P& p) const {
-    using F = typename coordinate_traits<std::remove_cv_t<P>>::type;
-    return place<F>(detail::to_position(p), [&](int d, F value) { p[static_cast<std::size_t>(d)] = value; });
-  }
-
- private:
-  template <std::floating_point F, class Store>
-  int place_outside(const position& x, Store store) const {
-    position y = x;
-    const int owner = owner_of(grid_.shape(), dom_, y);  // checks, and wraps in double
-    if constexpr (std::is_same_v<F, double>) {           // stored exactly as wrapped: that owner stands
-      for (int d = 0; d < ndims_; ++d)
-        if (grid_.periodic(d)) store(d, y[d]);
-      return owner;
-    }
-    position stored = x;
-    for (int d = 0; d < ndims_; ++d)
-      if (grid_.periodic(d)) {
-        const F f = store_inside<F>(y[d], dom_.lo[d], dom_.hi[d]);
-        store(d, f);
-        stored[d] = static_cast<double>(f);
-      }
-    return owner_of(grid_.shape(), dom_, stored);
-  }
-
-  const cartesian_grid& grid_;
-  const domain& dom_;
-  int ndims_, rank_;
-  position lo_{}, hi_{};
-  position lower_{std::nan(""), std::nan(""), std::nan("")};
-};
-
 /// Each particle's owner (`decide(i, rule)`: owner_rule on particle `i`'s coordinates), checked
 /// on every rank together; the same collective learns whether any rank sends
 /// beyond its neighbours, and agrees `element_sizes`, the bytes of an entry of
@@ -151,10 +75,13 @@ departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, 
         also_check();
         const owner_rule rule(grid, dom);
         const int me = grid.rank();
-        for (std::size_t i = 0; i < n; ++i) {
+        // Copies no store can alias (the departures' push_back writes size_t): kept in registers.
+        const std::size_t count = n;
+        const Decide decide_one = decide;
+        for (std::size_t i = 0; i < count; ++i) {
           int owner = me;
           try {
-            owner = decide(i, rule);
+            owner = decide_one(i, rule);
           } catch (const error& e) {
             throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
                         std::to_string(i) + ")");
