@@ -183,6 +183,9 @@ struct split {
   std::size_t run(const hs::cartesian_grid& g, const hs::domain& dom, hs::detail::migrate_options how) {
     if (!how.capacity)
       how.resize = [&](std::size_t n) { x.resize(n), y.resize(n), z.resize(n), q.resize(n), id.resize(n); };
+    if (how.capacity)  // pointers by value
+      return hs::migrate(g, dom, how, hs::coordinates(x.data(), y.data(), z.data()), hs::column(q.data()),
+                         hs::column(id.data()));
     return hs::migrate(g, dom, how, hs::coordinates(x, y, z), hs::column(q), hs::column(id));
   }
   entry at(std::size_t i) const { return {{id[i], {x[i], y[i], z[i]}}, id_of(q[i]) == id[i]}; }
@@ -227,6 +230,7 @@ struct member {
   }
   std::size_t run(const hs::cartesian_grid& g, const hs::domain& dom, hs::detail::migrate_options how) {
     if (!how.capacity) how.resize = [&](std::size_t n) { a.resize(n), v.resize(n * 4); };
+    if (how.capacity) return hs::migrate(g, dom, how, hs::column(a.data(), &atom::x), hs::column(v.data(), 4, 3));
     return hs::migrate(g, dom, how, hs::column(a, &atom::x), hs::column(v, 4, 3));
   }
   entry at(std::size_t i) const {
@@ -403,4 +407,8 @@ TEST_CASE("migrate in place into a reserved capacity too small raises on every r
       Catch::Contains("column 0 holds a copy of its pointer"));
   CHECK_THROWS_WITH(hs::migrate(grid, dom, {.count = count, .capacity = 3}, hs::column(l.x, 2, 3)),
                     Catch::Contains("column 0 has width 3 and stride 2"));
+  // Coordinates of pointers carry no count: only migrate in place takes them.
+  std::vector<double> cx(count, 0.5), cy(count, 0.5), cz(count, 0.5);
+  CHECK_THROWS_WITH(hs::migrate(grid, dom, hs::coordinates(cx.data(), cy.data(), cz.data())),
+                    Catch::Contains("coordinates of pointers need migrate in place"));
 }
