@@ -19,23 +19,25 @@
 
 namespace haloshift::detail {
 
-/// Wraps `x` into the primary domain along periodic dimensions
-/// (`domain::wrap`, exact: always inside [lo, hi), a value that rounds to hi
-/// becomes lo); throws haloshift::error when `x` is not finite or leaves a
-/// non-periodic dimension.
+/// Coordinate `v` along `d` wrapped into the primary domain if `d` is
+/// periodic (`domain::wrap`, exact: always inside [lo, hi), a value that
+/// rounds to hi becomes lo); throws haloshift::error when it is not finite or
+/// leaves a non-periodic dimension.
+inline double wrap_checked(const grid_shape& grid, const domain& dom, int d, double v) {
+  if (!std::isfinite(v))
+    throw error("migrate: a particle has the non-finite coordinate " + detail::number_text(v) + " along dimension " +
+                std::to_string(d));
+  if (grid.periodic(d)) return dom.wrap(d, v);
+  if (v < dom.lo[d] || v >= dom.hi[d])
+    throw error("migrate: a particle at coordinate " + detail::number_text(v) + " along dimension " +
+                std::to_string(d) + " left the non-periodic domain [" + detail::number_text(dom.lo[d]) + ", " +
+                detail::number_text(dom.hi[d]) + ")");
+  return v;
+}
+
+/// `x` wrapped along every dimension of the grid (wrap_checked).
 inline void wrap_checked(const grid_shape& grid, const domain& dom, position& x) {
-  for (int d = 0; d < grid.ndims(); ++d) {
-    if (!std::isfinite(x[d]))
-      throw error("migrate: a particle has the non-finite coordinate " + detail::number_text(x[d]) +
-                  " along dimension " + std::to_string(d));
-    if (grid.periodic(d)) {
-      x[d] = dom.wrap(d, x[d]);
-    } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
-      throw error("migrate: a particle at coordinate " + detail::number_text(x[d]) + " along dimension " +
-                  std::to_string(d) + " left the non-periodic domain [" + detail::number_text(dom.lo[d]) + ", " +
-                  detail::number_text(dom.hi[d]) + ")");
-    }
-  }
+  for (int d = 0; d < grid.ndims(); ++d) x[d] = wrap_checked(grid, dom, d, x[d]);
 }
 
 /// The rank whose box holds `x`, a position inside the domain.
@@ -85,9 +87,10 @@ class owner_rule {
   /// lies in its box (a particle that only crossed a periodic border of the domain), else the
   /// owner by the ownership rule.
   template <std::floating_point F, class Store>
-  int place_outside(const position& x, Store store) const {
+  [[gnu::noinline]] int place_outside(const position& x, Store store) const {  // out of the hot loop
     position y = x;
-    wrap_checked(grid_.shape(), dom_, y);
+    for (int d = 0; d < ndims_; ++d)  // only where needed: strictly inside, wrap changes nothing (lo: -0.0)
+      if (!(y[d] > dom_.lo[d] && y[d] < dom_.hi[d])) y[d] = wrap_checked(grid_.shape(), dom_, d, y[d]);
     for (int d = 0; d < ndims_; ++d)
       if (grid_.periodic(d)) {
         const F f = store_inside<F>(y[d], dom_.lo[d], dom_.hi[d]);
