@@ -407,6 +407,12 @@ TEST_CASE("migrate in place into a reserved capacity too small raises on every r
       Catch::Contains("column 0 holds a copy of its pointer"));
   CHECK_THROWS_WITH(hs::migrate(grid, dom, {.count = count, .capacity = 3}, hs::column(l.x, 2, 3)),
                     Catch::Contains("column 0 has width 3 and stride 2"));
+  // Every rank empty: the callback hears 0, nothing else happens.
+  std::size_t resized = 99;
+  double* none = nullptr;
+  CHECK(hs::migrate(grid, dom, {.count = 0, .resize = [&](std::size_t n) { resized = n; }}, hs::column(none, 4, 3)) ==
+        0);
+  CHECK(resized == 0);
   // Coordinates of pointers carry no count: only migrate in place takes them.
   std::vector<double> cx(count, 0.5), cy(count, 0.5), cz(count, 0.5);
   CHECK_THROWS_WITH(hs::migrate(grid, dom, hs::coordinates(cx.data(), cy.data(), cz.data())),
