@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <tuple>
 #include <span>
 #include <type_traits>
@@ -27,6 +28,8 @@
 #include "../detail/mpi/check.hpp"
 #include "domain.hpp"
 #include "../detail/payload/domain_agreement.hpp"
+#include "../detail/payload/migrate_columns.hpp"
+#include "../detail/payload/owner_rule.hpp"
 #include "../detail/payload/sparse_exchange.hpp"
 #include "position_views.hpp"
 
@@ -38,173 +41,62 @@ namespace haloshift {
 /// make_particle_plan checks. Throws haloshift::error when `x` is not finite
 /// or leaves a non-periodic dimension.
 inline int owner_of(const grid_shape& grid, const domain& dom, position& x) {
-  offset c{0, 0, 0};
-  for (int d = 0; d < grid.ndims(); ++d) {
-    if (!std::isfinite(x[d]))
-      throw error("migrate: a particle has the non-finite coordinate " + detail::number_text(x[d]) +
-                  " along dimension " + std::to_string(d));
-    if (grid.periodic(d)) {
-      x[d] = dom.wrap(d, x[d]);  // exact: always inside [lo, hi), a value that rounds to hi becomes lo
-    } else if (x[d] < dom.lo[d] || x[d] >= dom.hi[d]) {
-      throw error("migrate: a particle at coordinate " + detail::number_text(x[d]) + " along dimension " +
-                  std::to_string(d) + " left the non-periodic domain [" + detail::number_text(dom.lo[d]) + ", " +
-                  detail::number_text(dom.hi[d]) + ")");
-    }
-    c[d] = dom.owner_coordinate(grid, d, x[d]);
-  }
-  return grid.rank_of(c);
+  detail::wrap_checked(grid, dom, x);
+  return detail::owner_inside(grid, dom, x);
 }
 
 namespace detail {
-/// Where migrate's particles go, found in one pass (owners()).
-struct departures {
-  std::vector<int> owner;          ///< per particle
-  std::vector<std::size_t> leave;  ///< the particles that leave, in order
-  bool far = false;                ///< some rank sends beyond the boxes around it (agreed)
-  std::vector<int> near;           ///< neighbour_ranks()
-};
-
-/// The ownership rule, fast for the particles that stay: inside this rank's
-/// box along every dimension (edge(c) <= x < edge(c + 1), exactly the rule of
-/// domain::owner_coordinate for this box) the particle stays, and only the
-/// coordinate equal to the domain's lower bound is normalised as domain::wrap
-/// does (-0.0 becomes lo); any other particle is wrapped by owner_of, stored
-/// back in its own type inside the domain (a float that would round onto the
-/// upper bound wraps to the lower one), and owned by the value stored.
-class owner_rule {
- public:
-  owner_rule(const cartesian_grid& grid, const domain& dom) : grid_(grid), dom_(dom) {
-    std::tie(lo_, hi_) = dom.box(grid.shape(), grid.coords());
-  }
-  /// The owner of a particle at `x` (its coordinates, stored as `F`); `store(d, value)` writes
-  /// coordinate `d` back where wrapping changed it.
-  template <std::floating_point F, class Store>
-  int place(const position& x, Store store) const {
-    bool inside = true;
-    for (int d = 0; d < grid_.ndims(); ++d) inside = inside && x[d] >= lo_[d] && x[d] < hi_[d];
-    if (inside) {
-      for (int d = 0; d < grid_.ndims(); ++d)
-        if (grid_.periodic(d) && x[d] == dom_.lo[d]) store(d, static_cast<F>(dom_.lo[d]));
-      return grid_.rank();
-    }
-    position y = x;
-    const int owner = owner_of(grid_.shape(), dom_, y);  // checks, and wraps in double
-    if constexpr (std::is_same_v<F, double>) {  // stored exactly as wrapped: that owner stands
-      for (int d = 0; d < grid_.ndims(); ++d)
-        if (grid_.periodic(d)) store(d, y[d]);
-      return owner;
-    }
-    position stored = x;
-    for (int d = 0; d < grid_.ndims(); ++d)
-      if (grid_.periodic(d)) {
-        const F f = store_inside<F>(y[d], dom_.lo[d], dom_.hi[d]);
-        store(d, f);
-        stored[d] = static_cast<double>(f);
-      }
-    return owner_of(grid_.shape(), dom_, stored);
-  }
-  /// The owner of the particle whose coordinates are `p`, wrapped in place.
-  template <coordinate_array P>
-  int operator()(P& p) const {
-    using F = typename coordinate_traits<std::remove_cv_t<P>>::type;
-    return place<F>(detail::to_position(p), [&](int d, F value) { p[static_cast<std::size_t>(d)] = value; });
-  }
-
- private:
-  const cartesian_grid& grid_;
-  const domain& dom_;
-  position lo_{}, hi_{};
-};
-
-/// What every form of migrate shares, once each particle's owner is known
-/// (agreed: a bad particle anywhere raised on every rank before this): the
-/// particles that stay are compacted in order (`keep(from, to)`, then
-/// `shrink(count)`), those that leave are packed per destination in order
-/// (`pack(i, bytes)` writes `record` bytes), and arrivals are appended ordered
-/// by source rank (`append(bytes, count)`).
-template <class Keep, class Shrink, class Pack, class Append>
-void move_to_owners(const cartesian_grid& grid, const departures& where, std::size_t record, Keep keep, Shrink shrink,
-                    Pack pack, Append append) {
-  const std::size_t n = where.owner.size();
-  // Departures grouped by destination rank, each group in the particles' order (a stable counting sort).
-  std::vector<rank_bytes> to;
-  std::vector<int> ranks;
-  for (std::size_t i : where.leave) ranks.push_back(where.owner[i]);
-  std::sort(ranks.begin(), ranks.end());
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    if (to.empty() || to.back().rank != ranks[i]) to.push_back({ranks[i], i * record, 0});
-  std::vector<std::byte> out(where.leave.size() * record);
-  std::vector<std::size_t> filled(to.size(), 0);
-  for (std::size_t i : where.leave) {
-    const auto g = static_cast<std::size_t>(
-        std::lower_bound(to.begin(), to.end(), where.owner[i], [](const rank_bytes& m, int r) { return m.rank < r; }) -
-        to.begin());
-    pack(i, out.data() + to[g].first + filled[g]);
-    filled[g] += record;
-  }
-  for (std::size_t g = 0; g < to.size(); ++g) to[g].size = filled[g];
-  // The particles that stay, in order; nothing moves before the first departure.
-  std::size_t kept = where.leave.empty() ? n : where.leave.front();
-  for (std::size_t i = kept; i < n; ++i)
-    if (where.owner[i] == grid.rank()) keep(i, kept++);
-  shrink(kept);
-
-  grid_context& context = *grid.context();
-  const int tag = sparse_exchange_tag + static_cast<int>(context.sparse_exchanges++ % 2);
-  std::vector<std::byte> in;
-  std::vector<rank_bytes> from;
-  if (where.far)
-    sparse_exchange(context.comm.get(), tag, out.data(), to, in, from);
-  else
-    neighbour_exchange(context.comm.get(), tag, where.near, out.data(), to, in, from);
-  for (const rank_bytes& m : from) append(in.data() + m.first, m.size / record);
-}
-
 /// Each particle's owner (`decide(i, rule)`: owner_rule on particle `i`'s coordinates), checked
 /// on every rank together; the same collective learns whether any rank sends
 /// beyond its neighbours, and agrees `element_sizes`, the bytes of an entry of
 /// each array that moves (a record packs them one after another: a rank whose
 /// `long` is another's `int` would unpack the wrong bytes).
-template <std::size_t Components, class Decide>
-departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n,
-                  std::span<const std::size_t> element_sizes, Decide decide,
-                  const std::function<void()>& also_check = {}) {
+template <class Decide>
+departures owners(const cartesian_grid& grid, const domain& dom, std::size_t n, std::size_t components,
+                  std::span<const std::size_t> element_sizes, Decide decide, const std::function<void()>& also_check) {
   departures where;
-  where.owner.resize(n);
+  where.count = n;
   where.near = neighbour_ranks(grid);
   mpi::spread far[1];
   // The domain decides every owner: ranks that disagree on it would send particles to ranks that
   // do not think they own them. Agreed here, in the same collective as the checks.
   std::vector<mpi::agreed_value> agreed;
   append_agreed_domain(grid.shape(), dom, agreed);
-  mpi::append_element_sizes(element_sizes, agreed,
-                            {"migrate: the number of arrays", "migrate: sizeof(T)",
-                             "migrate: the element size (bytes) of array"});
+  mpi::append_element_sizes(
+      element_sizes, agreed,
+      {"migrate: the number of arrays", "migrate: sizeof(T)", "migrate: the element size (bytes) of array"});
   mpi::agree(
       grid.comm(),
       [&] {
         dom.validate(grid.shape());
-        if (Components < static_cast<std::size_t>(grid.ndims()))
-          throw error("migrate: positions have " + std::to_string(Components) + " coordinates, the grid " +
+        if (components < static_cast<std::size_t>(grid.ndims()))
+          throw error("migrate: positions have " + std::to_string(components) + " coordinates, the grid " +
                       std::to_string(grid.ndims()) + " dimensions");
-        if (also_check) also_check();
+        also_check();
         const owner_rule rule(grid, dom);
-        for (std::size_t i = 0; i < n; ++i) {
+        const int me = grid.rank();
+        // Copies no store can alias (the departures' push_back writes size_t): kept in registers.
+        const std::size_t count = n;
+        const Decide decide_one = decide;
+        for (std::size_t i = 0; i < count; ++i) {
+          int owner = me;
           try {
-            where.owner[i] = decide(i, rule);
+            owner = decide_one(i, rule);
           } catch (const error& e) {
             throw error(std::string(e.what()).substr(std::string("haloshift: ").size()) + " (particle " +
                         std::to_string(i) + ")");
           }
-          if (where.owner[i] == grid.rank()) continue;
+          if (owner == me) continue;
           where.leave.push_back(i);
-          if (!std::binary_search(where.near.begin(), where.near.end(), where.owner[i])) far[0].mine = 1;
+          where.owner.push_back(owner);
+          if (!std::binary_search(where.near.begin(), where.near.end(), owner)) far[0].mine = 1;
         }
       },
       agreed, far);
   where.far = far[0].high != 0;
   return where;
 }
+
 /// Throws unless every array of `arrays` has `n` entries (as many as `what`).
 template <class... Arrays>
 void check_lengths([[maybe_unused]] const char* what, [[maybe_unused]] std::size_t n, const Arrays&... arrays) {
@@ -219,31 +111,77 @@ void check_lengths([[maybe_unused]] const char* what, [[maybe_unused]] std::size
       ...);
 }
 
-/// Moves entry `i` of every array to `where.owner[i]`: one record per particle, each array's
-/// entry after the previous one's, packed with no alignment assumed.
-template <transferable... Ts>
-void move_arrays(const cartesian_grid& grid, const departures& where, std::vector<Ts>&... arrays) {
-  constexpr std::size_t record = (sizeof(Ts) + ...);
-  move_to_owners(
-      grid, where, record, [&](std::size_t from, std::size_t to) { ((arrays[to] = arrays[from]), ...); },
-      [&](std::size_t n) { (arrays.resize(n), ...); },
-      [&](std::size_t i, std::byte* out) {
-        auto put = [&](const auto& value) {
-          std::memcpy(out, static_cast<const void*>(&value), sizeof(value));
-          out += sizeof(value);
-        };
-        (put(arrays[i]), ...);
-      },
-      [&](const std::byte* bytes, std::size_t n) {
-        auto take = [&](auto& array) {
-          const std::size_t at = array.size();
-          array.resize(at + n);
-          using V = typename std::remove_reference_t<decltype(array)>::value_type;
-          for (std::size_t k = 0; k < n; ++k) std::memcpy(static_cast<void*>(&array[at + k]), bytes + k * record, sizeof(V));
-          bytes += sizeof(V);  // the next array's entry sits after this one in each record
-        };
-        (take(arrays), ...);
-      });
+/// Throws unless the options and the columns (the positions' first) are consistent.
+template <std::size_t K>
+void check_columns(const migrate_options& how, const std::array<bool, K>& follows,
+                   const std::function<void(std::size_t, std::size_t)>& check_one) {
+  if (how.resize && how.capacity)
+    throw error("migrate: give a resize callback or a capacity (" + std::to_string(how.capacity) + "), not both");
+  if (!how.resize && how.capacity < how.count)
+    throw error("migrate: the capacity " + std::to_string(how.capacity) + " is below the count " +
+                std::to_string(how.count) + " (give .capacity, the particles the arrays hold, or .resize)");
+  for (std::size_t k = 0; k < K; ++k) {
+    if (how.resize && !follows[k])
+      throw error("migrate: column " + std::to_string(k) +
+                  " holds a copy of its pointer, which a resize that moves the memory would leave behind: give "
+                  "the pointer variable or the vector, or a capacity");
+    check_one(k, how.resize ? how.count : how.capacity);
+  }
+}
+
+/// migrate in place (below): positions `x` and the columns `more`, with `also_check` run in the
+/// agreement (the vector forms check their lengths there).
+template <class Positions, class... Ts>
+std::size_t migrate_columns(const cartesian_grid& grid, const domain& dom, const migrate_options& how,
+                            const Positions& x, const std::function<void()>& also_check, const column<Ts>&... more) {
+  const auto positions = columns_of(x);
+  constexpr std::size_t P = std::tuple_size_v<std::remove_cvref_t<decltype(positions)>>, K = P + sizeof...(Ts);
+  auto columns_now = [&] {
+    std::array<byte_column, K> all{};
+    for (std::size_t d = 0; d < P; ++d) all[d] = positions[d].bytes();
+    [[maybe_unused]] std::size_t next = P;
+    ((all[next++] = more.bytes()), ...);
+    return all;
+  };
+  std::array<byte_column, K> columns = columns_now();
+  std::array<std::size_t, K> sizes{};
+  std::array<bool, K> follows{};
+  for (std::size_t k = 0; k < K; ++k) sizes[k] = columns[k].bytes;
+  for (std::size_t d = 0; d < P; ++d) follows[d] = positions[d].follows();
+  [[maybe_unused]] std::size_t next = P;
+  ((follows[next++] = more.follows()), ...);
+  const departures where = owners(grid, dom, how.count, coordinate_count(x), sizes, owner_decider(x), [&] {
+    also_check();
+    check_columns(how, follows, [&](std::size_t which, std::size_t entries) {
+      if (which < P) return positions[which].check(which, entries);
+      std::size_t k = P;
+      ((k++ == which ? more.check(which, entries) : void()), ...);
+    });
+  });
+  arrivals got = send_departures(grid, where, how, columns);
+  if (how.resize) {
+    how.resize(got.kept + got.count);
+    columns = columns_now();  // the resize may have moved the memory
+  }
+  std::size_t record = 0;
+  for (const byte_column& c : columns) record += c.bytes;
+  unpack_arrivals(got.in, got.from, columns, record, got.kept);
+  return got.kept + got.count;
+}
+
+/// migrate of vectors: in place, the callback resizing every vector.
+template <class Positions, class... Ts>
+void migrate_vectors(const cartesian_grid& grid, const domain& dom, std::size_t count, const Positions& x,
+                     const std::function<void()>& also_check, const std::function<void(std::size_t)>& resize_positions,
+                     std::vector<Ts>&... more) {
+  migrate_columns(grid, dom,
+                  {.count = count,
+                   .resize =
+                       [&](std::size_t n) {
+                         resize_positions(n);
+                         (more.resize(n), ...);
+                       }},
+                  x, also_check, column<Ts>{nullptr, nullptr, &more, 1, 1}...);
 }
 }  // namespace detail
 
@@ -260,21 +198,20 @@ void move_arrays(const cartesian_grid& grid, const departures& where, std::vecto
 /// non-periodic dimension raises the same haloshift::error on every rank
 /// before anything moves.
 template <transferable T, class PositionOf>
-  requires std::is_lvalue_reference_v<std::invoke_result_t<PositionOf, T&>> &&
-           detail::coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
+requires std::is_lvalue_reference_v<std::invoke_result_t<PositionOf, T&>> &&
+    detail::coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<T>& particles, PositionOf position_of) {
-  using P = std::remove_reference_t<std::invoke_result_t<PositionOf, T&>>;
-  const std::size_t sizes[] = {sizeof(T)};
-  const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
-      grid, dom, particles.size(), sizes,
-      [&](std::size_t i, const detail::owner_rule& rule) { return rule(std::invoke(position_of, particles[i])); });
-  detail::move_arrays(grid, where, particles);
+  const detail::projected<T, PositionOf> x{{nullptr, nullptr, &particles, 1, 1}, position_of};
+  detail::migrate_vectors(
+      grid, dom, particles.size(), x, [] {}, [&](std::size_t n) { particles.resize(n); });
 }
 
 /// Migration of bare positions (hs::position, `std::array<float, 3>`, ...).
 template <detail::coordinate_array P>
 void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
-  migrate(grid, dom, x, [](P& p) -> P& { return p; });
+  const detail::column<P> c{nullptr, nullptr, &x, 1, 1};
+  detail::migrate_vectors(
+      grid, dom, x.size(), c, [] {}, [&](std::size_t n) { x.resize(n); });
 }
 
 /// Migration of a structure of arrays: `x` holds the positions (a
@@ -284,58 +221,91 @@ void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x) {
 /// Arrays of differing lengths raise the same haloshift::error on every rank
 /// before anything moves.
 template <detail::coordinate_array P, transferable... Ts>
-  requires(sizeof...(Ts) >= 1)
-void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x, std::vector<Ts>&... more) {
-  const std::size_t sizes[] = {sizeof(P), sizeof(Ts)...};
-  const detail::departures where = detail::owners<detail::coordinate_traits<P>::size>(
-      grid, dom, x.size(), sizes, [&](std::size_t i, const detail::owner_rule& rule) { return rule(x[i]); },
-      [&] { detail::check_lengths("the positions", x.size(), more...); });
-  detail::move_arrays(grid, where, x, more...);
+requires(sizeof...(Ts) >= 1) void migrate(const cartesian_grid& grid, const domain& dom, std::vector<P>& x,
+                                          std::vector<Ts>&... more) {
+  const detail::column<P> c{nullptr, nullptr, &x, 1, 1};
+  detail::migrate_vectors(
+      grid, dom, x.size(), c, [&] { detail::check_lengths("the positions", x.size(), more...); },
+      [&](std::size_t n) { x.resize(n); }, more...);
 }
 
-/// One array per coordinate, for migrate: `hs::coordinates(x, y, z)` (or x, y for 2D, x for 1D).
-template <std::floating_point F, std::size_t N>
-struct coordinate_arrays {
-  std::array<std::vector<F>*, N> c;  ///< x, then y, then z
-};
-/// x alone (1D).
-template <std::floating_point F>
-coordinate_arrays<F, 1> coordinates(std::vector<F>& x) {
-  return {{&x}};
+/// A column of the caller's memory, for migrate in place: particle `i`'s
+/// entry is the `width` values (0: the whole stride) from `first[i * stride]`.
+/// Give the pointer variable itself (or the vector) when a resize callback may
+/// move the memory: migrate reads it again after the callback. A pointer given
+/// by value (`v.data()`) works with a reserved capacity only.
+template <transferable T>
+detail::column<T> column(T*& first, std::size_t stride = 1, std::size_t width = 0) noexcept {
+  return {nullptr, &first, nullptr, stride, width ? width : stride};
 }
-/// x and y (2D).
-template <std::floating_point F>
-coordinate_arrays<F, 2> coordinates(std::vector<F>& x, std::vector<F>& y) {
-  return {{&x, &y}};
+/// A pointer given by value (with a reserved capacity).
+template <transferable T>
+detail::column<T> column(T*&& first, std::size_t stride = 1, std::size_t width = 0) noexcept {
+  return {first, nullptr, nullptr, stride, width ? width : stride};
 }
-/// x, y and z.
-template <std::floating_point F>
-coordinate_arrays<F, 3> coordinates(std::vector<F>& x, std::vector<F>& y, std::vector<F>& z) {
-  return {{&x, &y, &z}};
+/// A vector (`stride` values per particle): its data() is read again after a resize.
+template <transferable T>
+detail::column<T> column(std::vector<T>& first, std::size_t stride = 1, std::size_t width = 0) noexcept {
+  return {nullptr, nullptr, &first, stride, width ? width : stride};
+}
+/// Positions as a part of each entry (`hs::column(atoms, &atom::x)`): the whole entry moves.
+template <class A, class PositionOf>
+requires std::is_lvalue_reference_v < std::invoke_result_t < PositionOf&, detail::element_t<A>
+& >> &&detail::coordinate_array<std::remove_reference_t<std::invoke_result_t<PositionOf&, detail::element_t<A>&>>>
+         detail::projected<detail::element_t<A>, PositionOf> column(A&& entries, PositionOf position_of) noexcept {
+  return {column(std::forward<A>(entries)), position_of};
+}
+
+/// One array per coordinate: `hs::coordinates(x, y, z)` (or x, y for 2D, x
+/// for 1D), each a `std::vector<F>` or, for migrate in place, what
+/// hs::column takes (a pointer variable, a pointer by value).
+template <class... A>
+requires(sizeof...(A) >= 1 && sizeof...(A) <= 3) auto coordinates(A&&... c) noexcept {
+  using F = std::common_type_t<detail::element_t<A>...>;
+  static_assert((std::is_same_v<detail::element_t<A>, F> && ...) && std::floating_point<F>,
+                "coordinates: every array holds the same floating-point type");
+  return detail::coordinate_arrays<F, sizeof...(A)>{{column(std::forward<A>(c))...}};
 }
 
 /// Migration of a structure of arrays whose positions are one array per
-/// coordinate (`hs::coordinates(x, y, z)`), with the arrays of `more`.
+/// coordinate (`hs::coordinates(x, y, z)` of vectors), with the arrays of `more`.
 template <std::floating_point F, std::size_t N, transferable... Ts>
-void migrate(const cartesian_grid& grid, const domain& dom, coordinate_arrays<F, N> c, std::vector<Ts>&... more) {
-  std::vector<F>& x = *c.c[0];
-  std::array<std::size_t, N + sizeof...(Ts)> sizes{};  // the coordinates, then `more`
-  std::fill_n(sizes.begin(), N, sizeof(F));
-  [[maybe_unused]] std::size_t next = N;
-  ((sizes[next++] = sizeof(Ts)), ...);
-  const detail::departures where = detail::owners<N>(
-      grid, dom, x.size(), sizes,
-      [&](std::size_t i, const detail::owner_rule& rule) {
-        position p{0, 0, 0};
-        for (std::size_t d = 0; d < N; ++d) p[d] = static_cast<double>((*c.c[d])[i]);
-        return rule.place<F>(p, [&](int d, F value) { (*c.c[static_cast<std::size_t>(d)])[i] = value; });
-      },
+void migrate(const cartesian_grid& grid, const domain& dom, detail::coordinate_arrays<F, N> c,
+             std::vector<Ts>&... more) {
+  std::vector<F>* x = c.c[0].vector;
+  const std::size_t n = x ? x->size() : 0;
+  detail::migrate_vectors(
+      grid, dom, n, c,
       [&] {
-        for (std::size_t d = 1; d < N; ++d) detail::check_lengths("the x coordinates", x.size(), *c.c[d]);
-        detail::check_lengths("the coordinates", x.size(), more...);
-      });
-  [&]<std::size_t... I>(std::index_sequence<I...>) { detail::move_arrays(grid, where, *c.c[I]..., more...); }(
-      std::make_index_sequence<N>{});
+        for (std::size_t d = 0; d < N; ++d)
+          if (!c.c[d].vector)
+            throw error(
+                "migrate: coordinates of pointers need migrate in place, with the count: "
+                "migrate(grid, dom, {.count = n, ...}, hs::coordinates(...), ...)");
+        for (std::size_t d = 1; d < N; ++d) detail::check_lengths("the x coordinates", n, *c.c[d].vector);
+        detail::check_lengths("the coordinates", n, more...);
+      },
+      [&](std::size_t m) {
+        for (std::size_t d = 0; d < N; ++d) c.c[d].vector->resize(m);
+      },
+      more...);
+}
+
+/// Migration in place, on the caller's own arrays (docs/particles.md, "Migrate
+/// in place"): `x` the positions (`hs::column(x, PAD, 3)` for `x[i*PAD + d]`,
+/// float or double; `hs::column(p)` of coordinate arrays; `hs::column(atoms,
+/// &atom::x)`; `hs::coordinates(x, y, z)`), `more` the companion arrays
+/// (`hs::column(v, PAD, 3)`, `hs::column(type)`). Departures are packed
+/// straight from the arrays, holes closed in place (survivors in order, or
+/// from the end with `.keep_order = false`), and arrivals written after the
+/// survivors, ordered by source rank, after `how.resize` (or into the
+/// reserved `how.capacity`). Collective; returns the new count.
+template <class Positions, class... Ts>
+requires requires(const Positions& x) { detail::owner_decider(x); }
+std::size_t migrate(const cartesian_grid& grid, const domain& dom, const detail::migrate_options& how,
+                    const Positions& x, const detail::column<Ts>&... more) {
+  return detail::migrate_columns(
+      grid, dom, how, x, [] {}, more...);
 }
 
 }  // namespace haloshift

@@ -80,54 +80,40 @@ inline void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const 
 }
 
 /// The exchange when every rank sends only to the boxes around it (particles
-/// move less than a box between re-neighbourings, the usual case): sizes, then
-/// the bytes, to and from each neighbouring rank, as LAMMPS's exchange does
-/// with its six swaps, here in two steps of one message per neighbour. `near`
-/// is sorted; so are the arrivals.
+/// move less than a box between re-neighbourings, the usual case): one
+/// message to and from each neighbouring rank, empty where nothing goes, as
+/// LAMMPS's exchange does with its six swaps. The receiver learns a message's
+/// size from the message itself (a matched probe), so sizes and bytes take one
+/// round, not two. `near` and `to` are sorted by rank; so are the arrivals.
 inline void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
                                const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
                                std::vector<rank_bytes>& from) {
-  std::vector<std::uint64_t> sizes(2 * near.size(), 0);  // sending, then receiving, per neighbour
-  std::vector<std::size_t> at(near.size(), 0);
-  for (const rank_bytes& m : to) {
-    const auto i = static_cast<std::size_t>(std::lower_bound(near.begin(), near.end(), m.rank) - near.begin());
-    sizes[i] = m.size;
-    at[i] = m.first;
-  }
-  std::vector<MPI_Request> requests;
-  requests.reserve(2 * near.size());
+  std::vector<MPI_Request> sends(near.size());
+  std::size_t next = 0;  // the next message of `to`: every destination is in `near`
   for (std::size_t i = 0; i < near.size(); ++i) {
-    requests.emplace_back();
-    mpi::check(MPI_Irecv(&sizes[near.size() + i], 1, MPI_UINT64_T, near[i], tag, comm, &requests.back()), "MPI_Irecv");
+    const bool some = next < to.size() && to[next].rank == near[i];
+    const rank_bytes m = some ? to[next++] : rank_bytes{near[i], 0, 0};
+    mpi::check(MPI_Isend(out + m.first, checked_count(m.size, m.rank), MPI_BYTE, m.rank, tag, comm, &sends[i]),
+               "MPI_Isend");
   }
-  for (std::size_t i = 0; i < near.size(); ++i) {
-    requests.emplace_back();
-    mpi::check(MPI_Isend(&sizes[i], 1, MPI_UINT64_T, near[i], tag, comm, &requests.back()), "MPI_Isend");
-  }
-  mpi::check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-  requests.clear();
+  std::vector<MPI_Message> messages(near.size());
   from.clear();
   std::size_t total = 0;
   for (std::size_t i = 0; i < near.size(); ++i) {
-    const std::size_t n = sizes[near.size() + i];
-    if (n) from.push_back({near[i], total, n});
-    total += n;
+    MPI_Status status;
+    mpi::check(MPI_Mprobe(near[i], tag, comm, &messages[i], &status), "MPI_Mprobe");
+    int n = 0;
+    mpi::check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+    from.push_back({near[i], total, static_cast<std::size_t>(n)});
+    total += static_cast<std::size_t>(n);
   }
   in.resize(total);
-  for (const rank_bytes& m : from) {
-    requests.emplace_back();
-    mpi::check(MPI_Irecv(in.data() + m.first, checked_count(m.size, m.rank), MPI_BYTE, m.rank, tag, comm,
-                         &requests.back()),
-               "MPI_Irecv");
-  }
   for (std::size_t i = 0; i < near.size(); ++i)
-    if (sizes[i]) {
-      requests.emplace_back();
-      mpi::check(MPI_Isend(out + at[i], checked_count(sizes[i], near[i]), MPI_BYTE, near[i], tag, comm,
-                           &requests.back()),
-                 "MPI_Isend");
-    }
-  mpi::check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    mpi::check(MPI_Mrecv(in.data() + from[i].first, static_cast<int>(from[i].size), MPI_BYTE, &messages[i],
+                         MPI_STATUS_IGNORE),
+               "MPI_Mrecv");
+  mpi::check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  std::erase_if(from, [](const rank_bytes& m) { return m.size == 0; });
 }
 
 /// The ranks of the boxes around this one (offsets of at most one box along
