@@ -94,16 +94,16 @@ class exchange_run {
  public:
   exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, Data data, bool backward,
                Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
-      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), backward_(backward), op_(std::move(op)),
-        engine_(engine) {
+      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), element_bytes(data.element_bytes()),
+        backward_(backward), op_(std::move(op)), engine_(engine) {
     if (engine_) {
       next_ = 0;
       end_ = 1;
-      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, Data::element_bytes));
+      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, element_bytes));
     } else {
       next_ = begin;
       end_ = std::min(end, p.rounds.size());
-      staging_ = res.staging<std::byte>(staging_elements(p, backward, Data::single) * Data::element_bytes);
+      staging_ = res.staging<std::byte>(staging_elements(p, backward, Data::single) * element_bytes);
     }
   }
 
@@ -181,8 +181,6 @@ class exchange_run {
  private:
   static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
   static constexpr bool combines = !std::is_same_v<Op, store_arrivals>;
-  static constexpr std::size_t element_bytes = Data::element_bytes;
-
 
   const round_program& round() const { return p_->rounds[backward_ ? p_->rounds.size() - 1 - next_ : next_]; }
   // Forwards a transfer sends `send` and receives `recv`; backwards the roles swap.
@@ -192,7 +190,7 @@ class exchange_run {
   // leaves from place; everything else is staged (backwards arrivals are combined, not stored).
   bool lands_in_place(const message& in) const { return Data::single && !backward_ && in.contiguous; }
   bool leaves_in_place(const message& out) const { return Data::single && out.contiguous; }
-  static int bytes(std::size_t count) { return static_cast<int>(count * element_bytes); }  // bounded when compiled
+  int bytes(std::size_t count) const { return static_cast<int>(count * element_bytes); }  // bounded when compiled
 
   /// Where a transfer's arrival is staged. One array: where the program put it. Several: the
   /// round's arrivals one after another from `cursor` (post and finish walk them in one order).
@@ -371,6 +369,7 @@ class exchange_run {
   protocol mode_;
   exchange_resources* res_;
   Data data_;
+  std::size_t element_bytes;  ///< one element of every array (a strided column's width is known at run time)
   std::byte* staging_ = nullptr;
   bool backward_;
   Op op_;
