@@ -79,7 +79,7 @@ void copy_column(const block_layout& layout, const message& m, const strided_col
   if (c.width == 0) return;
   with_width(c.width, [&](auto w) {
     const std::size_t n = w() ? w() * sizeof(S) : c.bytes();
-    each_packed(layout, m, c, n, packed, [n](std::byte* e, std::byte* p) {
+    each_packed(layout, m, c, n, packed, [&](std::byte* e, std::byte* p) {
       if constexpr (Pack)
         std::memcpy(p, e, n);
       else
@@ -116,8 +116,32 @@ struct arrays {
   static_assert(sizeof...(Ts) >= 1, "an exchange moves at least one array");
   std::tuple<typename column_of<Ts>::type...> data;
 
-  /// One array of its element type: messages may go straight from and into it.
-  static constexpr bool single = sizeof...(Ts) == 1 && !(is_strided_column<Ts> || ...);
+  /// One array of its element type (what a block plan's neighbourhood collective needs: only()).
+  static constexpr bool plain_single = sizeof...(Ts) == 1 && !(is_strided_column<Ts> || ...);
+  /// One array whose elements lie one after another (of its element type, or the one strided column
+  /// of nonzero width that is dense, as `x[i*3 + d]` moved 3 at a time): messages may go straight
+  /// from and into it (see place).
+  bool single() const noexcept {
+    std::size_t moving = 0;
+    bool dense = true;
+    each([&](const auto& a) {
+      if (bytes_of(a) == 0) return;
+      ++moving;
+      if constexpr (!std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) dense = a.stride == a.bytes();
+    });
+    return moving == 1 && dense;
+  }
+  /// Where element `e` of the one array that moves starts (single()).
+  void* place(std::size_t e) const noexcept {
+    void* at = nullptr;
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
+        at = a + e;
+      else if (a.width)
+        at = a.at(e);
+    });
+    return at;
+  }
   /// Bytes an element takes in a message: one entry of every array.
   std::size_t element_bytes() const noexcept {
     std::size_t n = 0;
@@ -127,7 +151,7 @@ struct arrays {
 
   /// The array, when there is one.
   auto* only() const noexcept
-    requires single
+    requires plain_single
   {
     return std::get<0>(data);
   }
@@ -162,8 +186,13 @@ struct arrays {
           }
         });
       } else {
-        for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
-          for (std::size_t e = first; e < first + count; ++e, in += a.bytes()) combine_element(a, a.at(e), in, op);
+        using S = typename std::remove_cvref_t<decltype(a)>::scalar;
+        with_width(a.width, [&](auto w) {
+          const std::size_t width = w() ? w() : a.width;  // a constant in the loop below, where it can be
+          for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+            for (std::size_t e = first; e < first + count; ++e)
+              for (std::size_t j = 0; j < width; ++j, in += sizeof(S)) combine_value<S>(a.at(e) + j * sizeof(S), in, op);
+          });
         });
       }
     });
@@ -204,6 +233,8 @@ struct arrays {
     if (count) each([&](const auto& a) {
         if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
           std::memcpy(a + to, a + from, count * sizeof(*a));
+        else if (a.stride == a.bytes())
+          std::memcpy(a.at(to), a.at(from), count * a.bytes());
         else
           for (std::size_t e = 0; e < count; ++e) std::memcpy(a.at(to + e), a.at(from + e), a.bytes());
       });
@@ -215,9 +246,18 @@ struct arrays {
   }
 
  private:
+  /// `f(column)` for every column, leaving out strided columns of width 0 (a coordinate array not given).
   template <class F>
   void each(F&& f) const {
-    std::apply([&](const auto&... a) { (f(a), ...); }, data);
+    std::apply([&](const auto&... a) { ((moves(a) ? f(a) : void()), ...); }, data);
+  }
+  template <class T>
+  static bool moves(T* const&) noexcept {
+    return true;
+  }
+  template <class S>
+  static bool moves(const strided_column<S>& c) noexcept {
+    return c.width != 0;
   }
   template <class T>
   static std::size_t bytes_of(T* const&) noexcept {
