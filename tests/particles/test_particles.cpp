@@ -300,6 +300,14 @@ void sweep_particles() {
           }
         }
         plan.forward_positions(xs);
+        {  // a vector of positions with a companion: both in one exchange, as separately
+          std::vector<hs::position> xs2(plan.size());
+          std::vector<std::int64_t> ids3(plan.size());
+          for (std::size_t i = 0; i < mine.size(); ++i) xs2[i] = mine[i].x, ids3[i] = mine[i].id;
+          plan.forward_positions(xs2, ids3);
+          CHECK(ids3 == ids);
+          CHECK((xs.empty() || std::memcmp(xs2.data(), xs.data(), xs.size() * sizeof(hs::position)) == 0));
+        }
         bool same = ids.size() == mine.size() + want.size();
         for (std::size_t i = 0; same && i < want.size(); ++i)
           same = ids[mine.size() + i] == want[i].id &&

@@ -325,14 +325,16 @@ struct position_access {
   }
 };
 
-/// Throws unless the view or companion `what` (`name`) was made from writable storage of at
-/// least `needed` elements (the plan's owned particles, then room for its ghosts).
-inline void check_room(const char* call, const char* name, std::size_t size, bool writable, std::size_t needed) {
+/// Throws unless the positions (`companion` 0) or companion array `companion` (from 1) were made
+/// from writable storage of at least `needed` elements (the plan's owned particles, then room for
+/// its ghosts).
+inline void check_room(const char* call, std::size_t companion, std::size_t size, bool writable, std::size_t needed) {
+  if (writable && size >= needed) return;
+  const std::string what = companion ? "companion " + std::to_string(companion) : std::string("the positions");
   if (!writable)
-    throw error(std::string(call) + ": " + name + " was made from const storage; make it from writable storage");
-  if (size < needed)
-    throw error(std::string(call) + ": " + name + " holds " + std::to_string(size) + " particles, the plan needs " +
-                std::to_string(needed) + " (owned(), then room for ghosts())");
+    throw error(std::string(call) + ": " + what + " was made from const storage; make it from writable storage");
+  throw error(std::string(call) + ": " + what + " holds " + std::to_string(size) + " particles, the plan needs " +
+              std::to_string(needed) + " (owned(), then room for ghosts())");
 }
 }  // namespace detail
 

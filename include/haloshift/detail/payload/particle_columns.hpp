@@ -137,9 +137,9 @@ struct particle_columns {
               [&] {
                 detail::check_idle(plan.busy(), call);
                 check_components(x, plan.recipe_->shape.ndims());
-                check_room(call, "the positions", pc.size, pc.writable, plan.size());
+                check_room(call, 0, pc.size, pc.writable, plan.size());
                 std::size_t i = 0;
-                (check_room(call, ("companion " + std::to_string(++i)).c_str(), c.size, c.writable, plan.size()), ...);
+                (check_room(call, ++i, c.size, c.writable, plan.size()), ...);
               },
               {pc.c[0].bytes() + pc.c[1].bytes() + pc.c[2].bytes(), c.bytes()...});
         },
