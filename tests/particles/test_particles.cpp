@@ -398,8 +398,9 @@ void sweep_particles() {
         }
         // The receive side: a fill loop of the code's own over the lists lands every ghost as forward does.
         CHECK(fill_by_send_lists(plan, mine) == ids);
-        // Positions and companions in every layout, float and double, written in place; reverse sums.
-        if (mode == hs::protocol::overlapping) {
+        // Positions and companions in every layout, float and double, written in place; reverse sums
+        // (both protocols: rendezvous sends and receives in place too).
+        {
           std::map<std::int64_t, particle> by_id;
           for (const auto& r : all)
             for (const particle& p : r) by_id[p.id] = p;
@@ -411,7 +412,8 @@ void sweep_particles() {
               if (held.count(p.id)) held[p.id].first += contribution(holder, p.id), ++held[p.id].second;
           check_layouts<double>(plan, c, mine, want, by_id, rank, held);
           // The executor is the same for every element type: float once, on Shift's schedule.
-          if (std::is_same_v<Strategy, hs::Shift>) check_layouts<float>(plan, c, mine, want, by_id, rank, held);
+          if (std::is_same_v<Strategy, hs::Shift> && mode == hs::protocol::overlapping)
+            check_layouts<float>(plan, c, mine, want, by_id, rank, held);
         }
 
         // Re-neighbouring: other particles (another seed, another count) through rebuild(), exact
