@@ -100,6 +100,13 @@ setup make_atoms(const hs::cartesian_grid& grid, int cells, double displacement)
   return s;
 }
 
+/// Positions as one flat array, x[i*3 + d].
+std::vector<double> flat(const std::vector<hs::position>& x) {
+  std::vector<double> out;
+  for (const hs::position& p : x) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
 std::vector<hs::position> positions_of(const std::vector<atom>& atoms) {
   std::vector<hs::position> x;
   for (const atom& t : atoms) x.push_back(t.x);
@@ -143,6 +150,14 @@ long check(const hs::cartesian_grid& grid, const setup& s, double cutoff, double
       ghosts_l.emplace_back(id_l[i], b.image[0], b.image[1], b.image[2]);
   xl.resize(plan.size());
   plan.forward_positions(xl);
+  // The same forward into a flat x[i*3 + d] through a position view: the same ghosts, bit for bit.
+  std::vector<double> xf = flat(positions_of(s.atoms));
+  xf.resize(3 * plan.size());
+  plan.forward_positions(hs::strided_positions<double>(xf.data(), plan.size(), 3));
+  if (flat(xl) != xf) {
+    std::printf("rank %d: forward into a flat array differs from forward into positions\n", grid.rank());
+    ++wrong;
+  }
   std::vector<hs::position> fl(plan.size(), hs::position{0, 0, 0});
   for (std::size_t i = n; i < plan.size(); ++i) fl[i] = contribution(ghosts_l[i - n]);
   plan.reverse(fl, sum);
@@ -258,11 +273,13 @@ int main(int argc, char** argv) {
     raw.borders(xr, n);
     const char* names[3] = {"Shift", "SingleHop", "Auto"};
     std::optional<hs::particle_plan> plan[3];
-    std::vector<hs::position> xl[3], fl[3];
+    // The library side's positions and forces: flat arrays x[i*3 + d], the layout of the
+    // hand-written side's std::vector<hs::position>, written in place through position views.
+    std::vector<double> xl[3], fl[3];
     for (int v = 0; v < 3; ++v) {  // Auto calibrates once per process and grid: not in the timings
       plan[v].emplace(hs::make_particle_plan(grid, names[v], s.dom, cutoff, std::span<const hs::position>(owned)));
-      xl[v] = owned;
-      xl[v].resize(plan[v]->size());
+      xl[v] = flat(owned);
+      xl[v].resize(3 * plan[v]->size());
     }
     auto build = [&](int v) {
       return [&, v] {
@@ -270,11 +287,13 @@ int main(int argc, char** argv) {
       };
     };
     auto rebuild = [&](int v) { return [&, v] { plan[v]->rebuild(std::span<const hs::position>(owned)); }; };
-    auto forward = [&](int v) { return [&, v] { plan[v]->forward_positions(xl[v]); }; };
+    auto forward = [&](int v) {
+      return [&, v] { plan[v]->forward_positions(hs::strided_positions<double>(xl[v].data(), plan[v]->size(), 3)); };
+    };
     auto reverse = [&](int v) {
       return [&, v] {
-        fl[v].assign(plan[v]->size(), hs::position{1, 1, 1});
-        plan[v]->reverse(fl[v], sum);
+        fl[v].assign(3 * plan[v]->size(), 1.0);
+        plan[v]->reverse(hs::strided_positions<double>(fl[v].data(), plan[v]->size(), 3));
       };
     };
     // Migrate in place on the hand-written side's own arrays (positions, ids), holes filled from the

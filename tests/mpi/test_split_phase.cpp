@@ -119,10 +119,15 @@ TEMPLATE_LIST_TEST_CASE("particle and field plans allocate nothing per exchange"
   fields.forward(a, b);
 
   particles.reserve_arrays(sizeof(double) + sizeof(hs::position));  // the structure of arrays below
+  std::vector<double> flat(4 * particles.size());  // x[i*4 + d], written in place through a view
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t d = 0; d < 3; ++d) flat[4 * i + d] = x[i][d];
   const long made = allocations_in([&] {
     for (int i = 0; i < iterations(); ++i) {
       particles.forward(std::span<double>(ids), std::span<hs::position>(f));
       particles.forward_positions(xs);
+      particles.forward_positions(hs::strided_positions<double>(flat.data(), particles.size(), 4), ids);
+      particles.reverse(hs::strided_positions<double>(flat.data(), particles.size(), 4));
       auto pending = particles.start_forward_positions(std::span<hs::position>(xs));
       pending.progress();
       pending.wait();

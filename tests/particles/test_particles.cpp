@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <haloshift/auto.hpp>
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -89,6 +91,151 @@ std::vector<double> cutoff_factors(const sweep::shape& s) {
   return f;
 }
 
+
+/// Which periodic image of its owner's particle `orig` the oracle's ghost `ghost` is, per dimension.
+std::array<long, 3> image_of(const config& c, const particle& ghost, const particle& orig) {
+  std::array<long, 3> image{0, 0, 0};
+  for (int d = 0; d < 3; ++d) image[d] = std::lround((ghost.x[d] - orig.x[d]) / c.length[d]);
+  return image;
+}
+
+/// Positions in every layout the views take (a flat array with PAD 3 and PAD 4, one array per
+/// coordinate, an array per particle with a fourth entry, a member of a struct), in `F`, written in
+/// place by forward_positions with companions in the same exchange, and summed back by reverse:
+/// each ghost's coordinates are its owner's, stored as `F`, shifted in double by the oracle's image
+/// and rounded once; each companion holds its owner's id; padding and room past size() stay.
+template <class F>
+void check_layouts(hs::particle_plan& plan, const config& c, const std::vector<particle>& mine,
+                   const std::vector<particle>& want, const std::map<std::int64_t, particle>& by_id, int rank,
+                   const std::map<std::int64_t, std::pair<double, std::size_t>>& held) {
+  const std::size_t n = plan.size(), owned = plan.owned(), room = n + 2;
+  const int nd = c.ndims;
+  const F pad = F(-7);
+  // What coordinate d of entry i must hold after the forward (room past size(): untouched).
+  auto expected = [&](std::size_t i, int d) -> F {
+    if (i >= n) return pad;
+    if (i < owned) return static_cast<F>(mine[i].x[d]);
+    const particle& g = want[i - owned];
+    const particle& o = by_id.at(g.id);
+    return static_cast<F>(static_cast<double>(static_cast<F>(o.x[d])) + image_of(c, g, o)[d] * c.length[d]);
+  };
+  auto id_of = [&](std::size_t i) { return i < owned ? mine[i].id : want[i - owned].id; };
+  struct atom {
+    std::array<F, 3> x;
+    std::int32_t type;
+    double q;
+  };
+  std::vector<F> p3(3 * room, pad), p4(4 * room, pad), sx(room, pad), sy(room, pad), sz(room, pad);
+  std::vector<std::array<F, 4>> a4(room, {pad, pad, pad, pad});
+  std::vector<atom> atoms(room, atom{{pad, pad, pad}, -1, -1.0});
+  std::vector<std::int64_t> gid(room, -1), gid2(room, -1);
+  std::vector<std::int32_t> type(room, -1);
+  F* split[3] = {sx.data(), sy.data(), sz.data()};
+  for (std::size_t i = 0; i < owned; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      p3[3 * i + d] = p4[4 * i + d] = split[d][i] = a4[i][d] = atoms[i].x[d] = expected(i, d);
+    }
+    p4[4 * i + 3] = a4[i][3] = static_cast<F>(mine[i].id);
+    gid[i] = gid2[i] = mine[i].id;
+    type[i] = atoms[i].type = static_cast<std::int32_t>(mine[i].id % 5);
+    atoms[i].q = static_cast<double>(mine[i].id) / 8;
+  }
+  const std::span<F> cx(sx), cy(sy), cz(sz);
+  const hs::split_positions<F> soa = nd == 1 ? hs::split_positions<F>(cx) : nd == 2 ? hs::split_positions<F>(cx, cy)
+                                                                                     : hs::split_positions<F>(cx, cy, cz);
+  plan.forward_positions(hs::strided_positions<F>(p3.data(), room, 3), gid);
+  plan.forward_positions(hs::strided_positions<F>(p4.data(), room, 4, nd), hs::strided_positions<F>(p4.data() + 3, room, 4, 1),
+                         std::span<std::int32_t>(type));
+  {
+    auto pending = plan.start_forward_positions(soa, std::span<std::int64_t>(gid2));
+    pending.progress();
+    pending.wait();
+  }
+  plan.forward_positions(hs::array_positions<std::array<F, 4>>(a4));
+  plan.forward_positions(hs::member_positions<atom, std::array<F, 3>>(atoms, &atom::x),
+                         hs::member_positions<atom, std::int32_t>(atoms, &atom::type),
+                         hs::member_positions<atom, double>(atoms, &atom::q));
+  bool positions = true, companions = true, untouched = true;
+  for (std::size_t i = 0; i < room; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      const F want_d = expected(i, d);
+      positions = positions && p3[3 * i + d] == want_d && a4[i][d] == want_d && atoms[i].x[d] == want_d &&
+                  p4[4 * i + d] == (d < nd ? want_d : i < owned ? want_d : pad) &&
+                  (d >= nd || split[d][i] == want_d);
+    }
+    if (i >= n) {
+      untouched = untouched && gid[i] == -1 && type[i] == -1 && atoms[i].type == -1 && p4[4 * i + 3] == pad;
+      continue;
+    }
+    const std::int64_t id = id_of(i);
+    companions = companions && gid[i] == id && gid2[i] == id && type[i] == id % 5 && atoms[i].type == id % 5 &&
+                 atoms[i].q == static_cast<double>(id) / 8 && p4[4 * i + 3] == static_cast<F>(id) &&
+                 a4[i][3] == static_cast<F>(id);
+  }
+  CHECK(positions);
+  CHECK(companions);
+  CHECK(untouched);
+
+  // Reverse in the same layouts: integer values, exact in float too whatever the order of the sums.
+  auto value = [&](std::size_t i, int d) {
+    return static_cast<F>(i < owned ? mine[i].id % 1000 + d : contribution(rank, id_of(i)) + d);
+  };
+  for (std::size_t i = 0; i < room; ++i)
+    for (int d = 0; d < 3; ++d)
+      p3[3 * i + d] = p4[4 * i + d] = split[d][i] = a4[i][d] = atoms[i].x[d] = i < n ? value(i, d) : pad;
+  plan.reverse(hs::strided_positions<F>(p3.data(), room, 3));
+  plan.reverse(hs::strided_positions<F>(p4.data(), room, 4, nd));
+  plan.reverse(soa, std::plus<>{});
+  plan.reverse(hs::array_positions<std::array<F, 4>>(a4));
+  {
+    auto pending = plan.start_reverse(hs::member_positions<atom, std::array<F, 3>>(atoms, &atom::x));
+    pending.wait();
+  }
+  bool sums = true;
+  for (std::size_t i = 0; i < owned; ++i) {
+    // Every ghost of the particle adds its holder's contribution and d.
+    const auto& [contributions, copies] = held.at(mine[i].id);
+    for (int d = 0; d < 3; ++d) {
+      const F s = static_cast<F>(static_cast<double>(mine[i].id % 1000 + d) + contributions +
+                                 static_cast<double>(d) * static_cast<double>(copies));
+      sums = sums && p3[3 * i + d] == s && a4[i][d] == s && atoms[i].x[d] == s &&
+             (d >= nd || (p4[4 * i + d] == s && split[d][i] == s));
+    }
+  }
+  CHECK(sums);
+}
+
+/// A code's own ghost fill over the plan's send lists (an EAM embedding term's loop): per round,
+/// pack `indices`, send to `rank`, receive from `source` into `received`. Returns the filled ids.
+std::vector<std::int64_t> fill_by_send_lists(const hs::particle_plan& plan, const std::vector<particle>& mine) {
+  std::vector<std::int64_t> v(plan.size(), -1);
+  for (std::size_t i = 0; i < mine.size(); ++i) v[i] = mine[i].id;
+  const std::vector<hs::send_list> lists = plan.send_lists();
+  auto tag = [](const hs::offset& o) { return ((o[0] + 16) * 32 + (o[1] + 16)) * 32 + (o[2] + 16); };
+  std::vector<std::vector<std::int64_t>> out(lists.size()), in(lists.size());
+  std::vector<MPI_Request> requests;
+  for (std::size_t first = 0, next = 0; first < lists.size(); first = next) {
+    requests.clear();
+    for (next = first; next < lists.size() && lists[next].round == lists[first].round; ++next) {
+      const hs::send_list& l = lists[next];
+      CHECK(l.count == l.received.size());
+      CHECK((l.received.empty() || l.first == l.received.front()));
+      in[next].resize(l.count);
+      if (l.source >= 0)
+        MPI_Irecv(in[next].data(), static_cast<int>(l.count * 8), MPI_BYTE, l.source, tag(l.direction), MPI_COMM_WORLD,
+                  &requests.emplace_back());
+      for (std::size_t i : l.indices) out[next].push_back(v[i]);
+      if (l.rank >= 0)
+        MPI_Isend(out[next].data(), static_cast<int>(out[next].size() * 8), MPI_BYTE, l.rank, tag(l.direction),
+                  MPI_COMM_WORLD, &requests.emplace_back());
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t k = first; k < next; ++k)
+      for (std::size_t j = 0; j < lists[k].received.size(); ++j) v[lists[k].received[j]] = in[k][j];
+  }
+  return v;
+}
+
 template <class Strategy>
 void sweep_particles() {
   int size = 0, rank = 0;
@@ -153,6 +300,14 @@ void sweep_particles() {
           }
         }
         plan.forward_positions(xs);
+        {  // a vector of positions with a companion: both in one exchange, as separately
+          std::vector<hs::position> xs2(plan.size());
+          std::vector<std::int64_t> ids3(plan.size());
+          for (std::size_t i = 0; i < mine.size(); ++i) xs2[i] = mine[i].x, ids3[i] = mine[i].id;
+          plan.forward_positions(xs2, ids3);
+          CHECK(ids3 == ids);
+          CHECK((xs.empty() || std::memcmp(xs2.data(), xs.data(), xs.size() * sizeof(hs::position)) == 0));
+        }
         bool same = ids.size() == mine.size() + want.size();
         for (std::size_t i = 0; same && i < want.size(); ++i)
           same = ids[mine.size() + i] == want[i].id &&
@@ -224,10 +379,11 @@ void sweep_particles() {
         // Send lists: with one round (SingleHop, NeighborAlltoall) each names exactly the owned
         // particles within the cutoff of the receiving box, in order; every strategy's lie in the arrays.
         for (const hs::send_list& l : plan.send_lists()) {
-          bool inside = !l.indices.empty();
+          bool inside = l.rank < 0 || !l.indices.empty();
           for (std::size_t i : l.indices) inside = inside && i < plan.size();
           CHECK(inside);
-          if (!std::is_same_v<Strategy, hs::SingleHop> && !std::is_same_v<Strategy, hs::NeighborAlltoall>) continue;
+          if (l.rank < 0 || (!std::is_same_v<Strategy, hs::SingleHop> && !std::is_same_v<Strategy, hs::NeighborAlltoall>))
+            continue;
           oracle::coords to{};
           for (int d = 0; d < 3; ++d) to[d] = me[d] + l.direction[d];
           const auto rlo = c.box_lo(to), rhi = c.box_hi(to);
@@ -239,6 +395,25 @@ void sweep_particles() {
             if (in) near.push_back(i);
           }
           CHECK(l.indices == near);
+        }
+        // The receive side: a fill loop of the code's own over the lists lands every ghost as forward does.
+        CHECK(fill_by_send_lists(plan, mine) == ids);
+        // Positions and companions in every layout, float and double, written in place; reverse sums
+        // (both protocols: rendezvous sends and receives in place too).
+        {
+          std::map<std::int64_t, particle> by_id;
+          for (const auto& r : all)
+            for (const particle& p : r) by_id[p.id] = p;
+          // Per owned particle: the contributions of its ghosts (reverse) and how many there are.
+          std::map<std::int64_t, std::pair<double, std::size_t>> held;
+          for (const particle& p : mine) held[p.id] = {0.0, 0};
+          for (int holder = 0; holder < size; ++holder)
+            for (const particle& p : expected_ghosts(c, holder, all))
+              if (held.count(p.id)) held[p.id].first += contribution(holder, p.id), ++held[p.id].second;
+          check_layouts<double>(plan, c, mine, want, by_id, rank, held);
+          // The executor is the same for every element type: float once, on Shift's schedule.
+          if (std::is_same_v<Strategy, hs::Shift> && mode == hs::protocol::overlapping)
+            check_layouts<float>(plan, c, mine, want, by_id, rank, held);
         }
 
         // Re-neighbouring: other particles (another seed, another count) through rebuild(), exact
@@ -327,6 +502,26 @@ TEST_CASE("particle plans reject bad input on every rank", "[particles][errors]"
     auto plan = hs::make_particle_plan<hs::Shift>(grid, dom, 0.3, x);
     std::vector<double> short_array(plan.owned());
     if (plan.ghosts() > 0) CHECK_THROWS_WITH(plan.forward(short_array), Catch::Contains("owned and ghosts"));
+    // Views in the code's layout: room for the ghosts, a companion as long, writable storage. Too
+    // short on rank 0 only: with agreed checks every rank raises.
+    auto agreed = hs::make_particle_plan<hs::Shift>(grid, dom, 0.3, x, {.checks = hs::argument_checks::collective});
+    std::vector<double> flat(4 * agreed.size()), room(agreed.size());
+    std::vector<int> types(agreed.size());
+    int rank0_ghosts = agreed.ghosts() > 0;
+    MPI_Bcast(&rank0_ghosts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const std::size_t shorter = rank == 0 ? agreed.owned() : agreed.size();
+    if (rank0_ghosts) {
+      CHECK_THROWS_WITH(agreed.forward_positions(hs::strided_positions<double>(flat.data(), shorter, 4)),
+                        Catch::Contains("forward_positions: the positions hold") && Catch::Contains("room for ghosts"));
+      CHECK_THROWS_WITH(agreed.reverse(hs::strided_positions<double>(flat.data(), shorter, 4)),
+                        Catch::Contains("reverse: the positions hold"));
+      std::span<int> few(types.data(), shorter);
+      CHECK_THROWS_WITH(agreed.forward_positions(hs::strided_positions<double>(flat.data(), agreed.size(), 4), few),
+                        Catch::Contains("companion 1 holds"));
+    }
+    const std::vector<double>& read_only = flat;
+    CHECK_THROWS_WITH(agreed.forward_positions(hs::strided_positions<double>(read_only.data(), agreed.size(), 4), room),
+                      Catch::Contains("the positions was made from const storage"));
   }
 }
 

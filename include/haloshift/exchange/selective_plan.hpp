@@ -190,6 +190,24 @@ class selective_plan : public detail::plan_base {
          engine_.get()},
         *resources_);
   }
+  /// Starts a ghost fill of `data`, arrays and strided columns in a code's own layouts
+  /// (detail::arrays), then runs `then()`. For the payload plans built on this one: the caller has
+  /// checked, in its check_call, that each holds at least size() elements.
+  template <class Then, class... Cs>
+  exchange_handle<detail::exchange_run<detail::arrays<Cs...>, detail::store_arrivals, detail::selected_neighbor_engine>,
+                  Then>
+  start_forward_columns(Then then, const detail::arrays<Cs...>& data) {
+    check_locally("start_forward");
+    return {{*program_, comm(), options_.mode, *resources_, data, false, {}, engine_.get()}, *resources_, std::move(then)};
+  }
+  /// Starts a reverse of `data` (as start_forward_columns), each value combined with `op`.
+  template <class Op, class... Cs>
+  arrays_reverse_handle<Op, Cs...> start_reverse_columns(Op op, const detail::arrays<Cs...>& data) {
+    check_locally("start_reverse");
+    return arrays_reverse_handle<Op, Cs...>(
+        {*program_, comm(), options_.mode, *resources_, data, true, std::move(op), engine_.get()}, *resources_);
+  }
+
   /// Keeps the elements in the caller's storage instead: element `i` of the
   /// data array described above lives at `place[i]` of an array of
   /// `storage_size` elements (a grid field with its ghost layers). Messages

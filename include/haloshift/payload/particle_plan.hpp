@@ -28,20 +28,29 @@
 #include "../detail/payload/cutoff_selection.hpp"
 #include "domain.hpp"
 #include "../detail/payload/particle_checks.hpp"
+#include "../detail/payload/particle_columns.hpp"
 #include "particle_grid.hpp"
 #include "position_views.hpp"
 
 namespace haloshift {
 
-/// What this rank sends in one message of a particle exchange (LAMMPS's
-/// `sendlist` of a swap): to `rank`, in round `round` of the strategy, the
-/// entries `indices` of the owned-then-ghosts arrays (ghosts too where the
-/// strategy forwards them: Shift's later dimensions), in message order.
+/// One transfer of a particle exchange, both ways (LAMMPS's swap: `sendproc`
+/// and `sendlist`, `recvproc`, `firstrecv` and `recvnum`): in round `round` of
+/// the strategy this rank sends the entries `indices` of the owned-then-ghosts
+/// arrays (ghosts too where the strategy forwards them: Shift's later
+/// dimensions), in message order, to `rank`, and receives `count` elements from
+/// `source` into the entries `received` (the k-th element that arrives is
+/// entry `received[k]`; when they form one range, `first` to `first + count`).
+/// A forward runs the transfers in order, a reverse backwards.
 struct send_list {
-  int rank = -1;                     ///< the receiver (this rank itself for a periodic image)
+  int rank = -1;                     ///< the receiver (this rank itself for a periodic image); -1: nothing sent
   std::size_t round = 0;             ///< the strategy's round
   haloshift::offset direction{};     ///< where the receiver's box lies from this one (unwrapped)
   std::vector<std::size_t> indices;  ///< array entries sent, in order
+  int source = -1;                   ///< the sender of what arrives (from -direction); -1: nothing arrives
+  std::size_t first = 0;             ///< the first entry the arrival fills (`received[0]`)
+  std::size_t count = 0;             ///< elements that arrive
+  std::vector<std::size_t> received;  ///< array entries the arrival fills, in message order
 };
 
 /// Where a ghost comes from: its owner and the owner's index of it (LAMMPS
@@ -63,6 +72,7 @@ struct ghost_block {
 
 namespace detail {
 struct particle_builder;
+struct particle_columns;
 
 /// A per-particle array a call of several takes: a span or a vector of a transferable type.
 template <class A>
@@ -179,12 +189,50 @@ class particle_plan {
   /// exchange (one message per neighbour), shifted when it completes.
   template <std::floating_point F>
   auto start_forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
-    return plan_.start_forward_arrays_then(shift_split<F>{blocks_, {x.data(), y.data(), z.data()}, length_}, x, y, z);
+    return start_forward_positions(split_positions<F>(x, y, z));
   }
-  /// forward_positions() for a structure of arrays: x, y and z, each of size() entries.
+  /// forward_positions() for a structure of arrays: x, y and z, each of at least size() entries.
   template <std::floating_point F>
   void forward_positions(std::span<F> x, std::span<F> y, std::span<F> z) {
     start_forward_positions(x, y, z).wait();
+  }
+
+  /// Positions in the code's own layout, written in place: `x` is a position view made from
+  /// writable storage (hs::strided_positions over `x[i*PAD + d]`, hs::split_positions,
+  /// hs::array_positions, hs::member_positions) of at least size() particles, the ghosts landing
+  /// after the owned ones. The coordinates move and ghosts are shifted by their periodic image (in
+  /// double, stored in the view's type); padding is left alone. `more` are companion arrays moved
+  /// in the same messages, unshifted: spans or vectors of any transferable type (types, charges,
+  /// ids), or strided columns (a strided_positions or member_positions of any trivially copyable
+  /// type), each of at least size() entries. One message per neighbour carries them all.
+  template <detail::position_view View, class... More>
+  void forward_positions(const View& x, More&&... more) {
+    start_forward_positions(x, std::forward<More>(more)...).wait();
+  }
+  /// Starts forward_positions(x, more...): the ghosts are filled and shifted once wait() returns.
+  template <detail::position_view View, class... More>
+  auto start_forward_positions(const View& x, More&&... more) {
+    return detail::particle_columns::start_forward(*this, x, std::forward<More>(more)...);
+  }
+  /// forward_positions() of a vector of positions with companion arrays in the same messages.
+  template <detail::coordinate_array P, class... More>
+    requires(sizeof...(More) >= 1)
+  void forward_positions(std::vector<P>& x, More&&... more) {
+    forward_positions(array_positions<P>(x), std::forward<More>(more)...);
+  }
+  /// Sums ghost values (forces) back onto their owners in a position view's layout (made from
+  /// writable storage of at least size() particles): `op` combines one coordinate at a time
+  /// (default `std::plus<>`); padding is combined too.
+  template <detail::position_view View, class Op = std::plus<>>
+    requires detail::reduction_for<Op, detail::view_scalar<View>>
+  void reverse(const View& f, Op op = {}) {
+    start_reverse(f, std::move(op)).wait();
+  }
+  /// Starts reverse(f, op) on a position view.
+  template <detail::position_view View, class Op = std::plus<>>
+    requires detail::reduction_for<Op, detail::view_scalar<View>>
+  auto start_reverse(const View& f, Op op = {}) {
+    return detail::particle_columns::start_reverse(*this, f, std::move(op));
   }
 
   /// Sums (or combines with `op`) every ghost's value onto its owner: what a
@@ -249,22 +297,11 @@ class particle_plan {
   /// `element_bytes`, so that not even their first exchange allocates.
   void reserve_arrays(std::size_t element_bytes) { plan_.reserve_arrays(element_bytes); }
 
-  /// What this rank sends, message by message, in the order the strategy sends them: every
-  /// message of a forward (a reverse runs them backwards, summing). Local, no communication.
+  /// Every transfer of a forward, in order (send_list: what this rank sends, to whom, and where
+  /// what it receives lands), for a code's own exchange loop over the plan's lists. Local.
   std::vector<send_list> send_lists() const {
     detail::check_not_moved(recipe_ != nullptr, "send_lists");
-    std::vector<send_list> out;
-    const detail::program& p = plan_.details();
-    for (std::size_t r = 0; r < p.rounds.size(); ++r)
-      for (const detail::transfer_program& t : p.rounds[r].transfers) {
-        if (!t.send.exists()) continue;
-        send_list l{t.send.peer, r, t.direction, {}};
-        detail::for_each_run(p.layout, t.send, [&](std::size_t first, std::size_t count) {
-          for (std::size_t e = first; e < first + count; ++e) l.indices.push_back(e);
-        });
-        out.push_back(std::move(l));
-      }
-    return out;
+    return detail::particle_columns::send_lists<send_list>(*this);
   }
   /// Each ghost's owner and the owner's index of it, in ghost order (entry `i` for the array
   /// entry `owned() + i`). Collective: one forward of the owned indices.
@@ -300,6 +337,7 @@ class particle_plan {
 
  private:
   friend struct detail::particle_builder;
+  friend struct detail::particle_columns;
   using recipe = detail::selective_recipe<detail::within_cutoff>;
 
   particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach,
@@ -317,6 +355,7 @@ class particle_plan {
     for (const ghost_block& b : blocks_)
       for (std::size_t i = b.first; i < b.first + b.count; ++i) detail::shift_by_image(positions_[i], b.image, length_);
     plan_.reserve(sizeof(position));  // positions, forces: no exchange of them allocates
+    plan_.reserve_arrays(sizeof(position));  // nor of them in a view's layout
   }
 
   /// A ghost's coordinates moved by its periodic image.
@@ -334,21 +373,6 @@ class particle_plan {
     P T::*member;
     void operator()(T& p, const offset& image) const noexcept { detail::shift_by_image(p.*member, image, length); }
   };
-  /// The same for one array per coordinate, over the ghost blocks that wrapped.
-  template <class F>
-  struct shift_split {
-    std::span<const ghost_block> blocks;
-    std::array<F*, 3> c;
-    position length;
-    void operator()() const noexcept {
-      for (const ghost_block& b : blocks)
-        for (std::size_t d = 0; d < 3; ++d)
-          if (b.image[d] != 0)
-            for (std::size_t i = b.first; i < b.first + b.count; ++i)
-              c[d][i] = static_cast<F>(static_cast<double>(c[d][i]) + b.image[d] * length[d]);
-    }
-  };
-
   selective_plan plan_;
   std::vector<position> positions_;
   offset reach_{0, 0, 0};

@@ -12,94 +12,265 @@
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "executor.hpp"
 #include "program.hpp"
 
 namespace haloshift::detail {
 
-/// Element `e` of the arrays `Ts` is the `e`-th entry of each. One array may
-/// send and receive in place where a message is a single run; several are
-/// always packed (into bytes with no alignment: a later array's entries are
-/// read back with memcpy).
+/// A column of a code's per-element data that is not an array of its own
+/// element type: `width` values of `S` per element, elements `stride` bytes
+/// apart from `base` (a padded `x[i*PAD + d]`, a member of a struct, one of
+/// several coordinates). Read and written with memcpy, so the bytes may belong
+/// to any object of the code's; a width of 0 is a column left out.
+template <class S>
+struct strided_column {
+  std::byte* base = nullptr;
+  std::size_t stride = 0;  ///< bytes from one element to the next
+  std::size_t width = 0;   ///< values of S per element
+  using scalar = S;
+  std::size_t bytes() const noexcept { return width * sizeof(S); }
+  std::byte* at(std::size_t e) const noexcept { return base + e * stride; }
+};
+
+/// What `arrays` holds for a column: a pointer to an array of `C`, or a strided column as is.
+template <class C>
+struct column_of {
+  using type = C*;
+};
+template <class S>
+struct column_of<strided_column<S>> {
+  using type = strided_column<S>;
+};
+template <class C>
+inline constexpr bool is_strided_column = false;
+template <class S>
+inline constexpr bool is_strided_column<strided_column<S>> = true;
+
+/// Calls `f` with the width of a strided column as a compile-time constant
+/// (0 for a width above 4): the per-element copies are then fixed-size moves,
+/// as a hand-written `buf[m++] = x[j*PAD + d]` loop, not a memcpy call each.
+template <class F>
+void with_width(std::size_t width, F&& f) {
+  switch (width) {
+    case 1: return f(std::integral_constant<std::size_t, 1>{});
+    case 2: return f(std::integral_constant<std::size_t, 2>{});
+    case 3: return f(std::integral_constant<std::size_t, 3>{});
+    case 4: return f(std::integral_constant<std::size_t, 4>{});
+    default: return f(std::integral_constant<std::size_t, 0>{});
+  }
+}
+
+/// The elements message `m` carries, one at a time: `f(element address, packed address)`,
+/// `packed` advancing by the element's bytes (`n`, a constant in with_width's body).
+template <class S, class F>
+void each_packed(const block_layout& layout, const message& m, const strided_column<S>& c, std::size_t n,
+                 std::byte* packed, F&& f) {
+  for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+    std::byte* e = c.at(first);
+    for (std::size_t k = 0; k < count; ++k, e += c.stride, packed += n) f(e, packed);
+  });
+}
+
+/// Packs (`Pack`) the elements of a strided column that message `m` carries into `packed`, or unpacks.
+template <bool Pack, class S>
+void copy_column(const block_layout& layout, const message& m, const strided_column<S>& c, std::byte* packed) {
+  if (c.width == 0) return;
+  with_width(c.width, [&](auto w) {
+    const std::size_t n = w() ? w() * sizeof(S) : c.bytes();
+    each_packed(layout, m, c, n, packed, [&](std::byte* e, std::byte* p) {
+      if constexpr (Pack)
+        std::memcpy(p, e, n);
+      else
+        std::memcpy(e, p, n);
+    });
+  });
+}
+template <class T>
+void gather(const block_layout& layout, const message& m, const strided_column<T>& c, std::byte* out) {
+  copy_column<true>(layout, m, c, out);
+}
+template <class T>
+void scatter(const block_layout& layout, const message& m, const std::byte* in, const strided_column<T>& c) {
+  copy_column<false>(layout, m, c, const_cast<std::byte*>(in));  // read only: Pack is false
+}
+
+/// Value `j` of element `e` of a column combined with `v` by `op`, through memcpy.
+template <class S, class Op>
+void combine_value(std::byte* at, const std::byte* v, Op& op) {
+  S a, b;
+  std::memcpy(&a, at, sizeof(S));
+  std::memcpy(&b, v, sizeof(S));
+  a = op(a, b);
+  std::memcpy(at, &a, sizeof(S));
+}
+
+/// Element `e` of the arrays `Ts` is the `e`-th entry of each (an array of
+/// `T`, or a strided column: detail::strided_column). One array may send and
+/// receive in place where a message is a single run; several, or a strided
+/// column, are always packed (into bytes with no alignment: a later array's
+/// entries are read back with memcpy).
 template <class... Ts>
 struct arrays {
   static_assert(sizeof...(Ts) >= 1, "an exchange moves at least one array");
-  std::tuple<Ts*...> data;
+  std::tuple<typename column_of<Ts>::type...> data;
 
-  /// One array: messages may go straight from and into it.
-  static constexpr bool single = sizeof...(Ts) == 1;
+  /// One array of its element type (what a block plan's neighbourhood collective needs: only()).
+  static constexpr bool plain_single = sizeof...(Ts) == 1 && !(is_strided_column<Ts> || ...);
+  /// One array whose elements lie one after another (of its element type, or the one strided column
+  /// of nonzero width that is dense, as `x[i*3 + d]` moved 3 at a time): messages may go straight
+  /// from and into it (see place).
+  bool single() const noexcept {
+    std::size_t moving = 0;
+    bool dense = true;
+    each([&](const auto& a) {
+      if (bytes_of(a) == 0) return;
+      ++moving;
+      if constexpr (!std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) dense = a.stride == a.bytes();
+    });
+    return moving == 1 && dense;
+  }
+  /// Where element `e` of the one array that moves starts (single()).
+  void* place(std::size_t e) const noexcept {
+    void* at = nullptr;
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
+        at = a + e;
+      else if (a.width)
+        at = a.at(e);
+    });
+    return at;
+  }
   /// Bytes an element takes in a message: one entry of every array.
-  static constexpr std::size_t element_bytes = (sizeof(Ts) + ...);
+  std::size_t element_bytes() const noexcept {
+    std::size_t n = 0;
+    each([&](const auto& a) { n += bytes_of(a); });
+    return n;
+  }
 
   /// The array, when there is one.
   auto* only() const noexcept
-    requires single
+    requires plain_single
   {
     return std::get<0>(data);
   }
 
   /// Packs the elements message `m` carries, array after array, into `out`.
   void gather(const block_layout& layout, const message& m, std::byte* out) const {
-    each([&](auto* a) {
+    each([&](const auto& a) {
       detail::gather(layout, m, a, out);
-      out += m.count * sizeof(*a);
+      out += m.count * bytes_of(a);
     });
   }
   /// Unpacks message `m` from `in` into every array.
   void scatter(const block_layout& layout, const message& m, const std::byte* in) const {
-    each([&](auto* a) {
+    each([&](const auto& a) {
       detail::scatter(layout, m, in, a);
-      in += m.count * sizeof(*a);
+      in += m.count * bytes_of(a);
     });
   }
-  /// Combines the arrived values of message `m` at `in` into every array with `op`.
+  /// Combines the arrived values of message `m` at `in` into every array with `op` (a strided
+  /// column value by value: `op` takes its scalars).
   template <class Op>
   void combine(const block_layout& layout, const message& m, const std::byte* in, Op& op) const {
-    each([&](auto* a) {
-      using T = std::remove_pointer_t<decltype(a)>;
-      for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
-        T* acc = a + first;
-        for (std::size_t e = 0; e < count; ++e, in += sizeof(T)) {
-          std::array<std::byte, sizeof(T)> raw;
-          std::memcpy(raw.data(), in, sizeof(T));
-          acc[e] = op(acc[e], std::bit_cast<T>(raw));
-        }
-      });
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
+        using T = std::remove_pointer_t<std::remove_cvref_t<decltype(a)>>;
+        for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+          T* acc = a + first;
+          for (std::size_t e = 0; e < count; ++e, in += sizeof(T)) {
+            std::array<std::byte, sizeof(T)> raw;
+            std::memcpy(raw.data(), in, sizeof(T));
+            acc[e] = op(acc[e], std::bit_cast<T>(raw));
+          }
+        });
+      } else {
+        using S = typename std::remove_cvref_t<decltype(a)>::scalar;
+        with_width(a.width, [&](auto w) {
+          const std::size_t width = w() ? w() : a.width;  // a constant in the loop below, where it can be
+          for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+            for (std::size_t e = first; e < first + count; ++e)
+              for (std::size_t j = 0; j < width; ++j, in += sizeof(S)) combine_value<S>(a.at(e) + j * sizeof(S), in, op);
+          });
+        });
+      }
     });
   }
   /// A transfer to the rank itself of one element, `from` to `to`, in every array.
   void copy_one(std::size_t from, std::size_t to) const {
-    each([&](auto* a) { a[to] = a[from]; });
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
+        a[to] = a[from];
+      else if (a.width)
+        with_width(a.width, [&](auto w) { std::memcpy(a.at(to), a.at(from), w() ? w() * sizeof(typename std::remove_cvref_t<decltype(a)>::scalar) : a.bytes()); });
+    });
   }
   /// Asks the cache for element `from` (read) and `to` (written) of every array.
   void prefetch(std::size_t from, std::size_t to) const {
-    each([&](auto* a) {
-      __builtin_prefetch(a + from, 0);
-      __builtin_prefetch(a + to, 1);
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
+        __builtin_prefetch(a + from, 0);
+        __builtin_prefetch(a + to, 1);
+      } else {
+        __builtin_prefetch(a.at(from), 0);
+        __builtin_prefetch(a.at(to), 1);
+      }
     });
   }
   /// The same, combined into `to` with `op`.
   template <class Op>
   void combine_one(std::size_t from, std::size_t to, Op& op) const {
-    each([&](auto* a) { a[to] = op(a[to], a[from]); });
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
+        a[to] = op(a[to], a[from]);
+      else
+        combine_element(a, a.at(to), a.at(from), op);
+    });
   }
   /// A transfer to the rank itself: `count` elements from `from` to `to` in every array.
   void copy(std::size_t from, std::size_t to, std::size_t count) const {
-    if (count) each([&](auto* a) { std::memcpy(a + to, a + from, count * sizeof(*a)); });
+    if (count) each([&](const auto& a) {
+        if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>)
+          std::memcpy(a + to, a + from, count * sizeof(*a));
+        else if (a.stride == a.bytes())
+          std::memcpy(a.at(to), a.at(from), count * a.bytes());
+        else
+          for (std::size_t e = 0; e < count; ++e) std::memcpy(a.at(to + e), a.at(from + e), a.bytes());
+      });
   }
   /// The same, combined into `to` with `op`.
   template <class Op>
   void combine(std::size_t from, std::size_t to, std::size_t count, Op& op) const {
-    each([&](auto* a) {
-      for (std::size_t e = 0; e < count; ++e) a[to + e] = op(a[to + e], a[from + e]);
-    });
+    for (std::size_t e = 0; e < count; ++e) combine_one(from + e, to + e, op);
   }
 
  private:
+  /// `f(column)` for every column, leaving out strided columns of width 0 (a coordinate array not given).
   template <class F>
   void each(F&& f) const {
-    std::apply([&](auto*... a) { (f(a), ...); }, data);
+    std::apply([&](const auto&... a) { ((moves(a) ? f(a) : void()), ...); }, data);
+  }
+  template <class T>
+  static bool moves(T* const&) noexcept {
+    return true;
+  }
+  template <class S>
+  static bool moves(const strided_column<S>& c) noexcept {
+    return c.width != 0;
+  }
+  template <class T>
+  static std::size_t bytes_of(T* const&) noexcept {
+    return sizeof(T);
+  }
+  template <class S>
+  static std::size_t bytes_of(const strided_column<S>& c) noexcept {
+    return c.bytes();
+  }
+  /// Combines the values of a strided column's element at `acc` with those at `in`, one by one.
+  template <class S, class Op>
+  static void combine_element(const strided_column<S>& c, std::byte* acc, const std::byte* in, Op& op) {
+    for (std::size_t j = 0; j < c.width; ++j) combine_value<S>(acc + j * sizeof(S), in + j * sizeof(S), op);
   }
 };
 

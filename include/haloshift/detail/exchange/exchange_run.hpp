@@ -94,16 +94,16 @@ class exchange_run {
  public:
   exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, Data data, bool backward,
                Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
-      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), backward_(backward), op_(std::move(op)),
-        engine_(engine) {
+      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), element_bytes(data.element_bytes()),
+        single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine) {
     if (engine_) {
       next_ = 0;
       end_ = 1;
-      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, Data::element_bytes));
+      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, element_bytes));
     } else {
       next_ = begin;
       end_ = std::min(end, p.rounds.size());
-      staging_ = res.staging<std::byte>(staging_elements(p, backward, Data::single) * Data::element_bytes);
+      staging_ = res.staging<std::byte>(staging_elements(p, backward, single_) * element_bytes);
     }
   }
 
@@ -181,8 +181,6 @@ class exchange_run {
  private:
   static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
   static constexpr bool combines = !std::is_same_v<Op, store_arrivals>;
-  static constexpr std::size_t element_bytes = Data::element_bytes;
-
 
   const round_program& round() const { return p_->rounds[backward_ ? p_->rounds.size() - 1 - next_ : next_]; }
   // Forwards a transfer sends `send` and receives `recv`; backwards the roles swap.
@@ -190,14 +188,14 @@ class exchange_run {
   const message& incoming(const transfer_program& t) const { return backward_ ? t.send : t.recv; }
   // Forwards, one array's contiguous arrival lands in place, and one array's contiguous departure
   // leaves from place; everything else is staged (backwards arrivals are combined, not stored).
-  bool lands_in_place(const message& in) const { return Data::single && !backward_ && in.contiguous; }
-  bool leaves_in_place(const message& out) const { return Data::single && out.contiguous; }
-  static int bytes(std::size_t count) { return static_cast<int>(count * element_bytes); }  // bounded when compiled
+  bool lands_in_place(const message& in) const { return single_ && !backward_ && in.contiguous; }
+  bool leaves_in_place(const message& out) const { return single_ && out.contiguous; }
+  int bytes(std::size_t count) const { return static_cast<int>(count * element_bytes); }  // bounded when compiled
 
   /// Where a transfer's arrival is staged. One array: where the program put it. Several: the
   /// round's arrivals one after another from `cursor` (post and finish walk them in one order).
   std::byte* in_area(const transfer_program& t, std::size_t& cursor) const {
-    if constexpr (Data::single) {
+    if (single_) {
       return staging_ + t.staged[backward_ ? 1 : 0] * element_bytes;
     } else {
       std::byte* at = staging_ + cursor;
@@ -207,7 +205,7 @@ class exchange_run {
   }
   /// Where a transfer's departure is packed (after the round's arrivals, for several arrays).
   std::byte* out_area(const transfer_program& t, std::size_t& cursor) const {
-    if constexpr (Data::single) {
+    if (single_) {
       const int dir = backward_ ? 1 : 0;
       return staging_ + (t.staged[dir] + t.staged_in[dir]) * element_bytes;
     } else {
@@ -219,16 +217,14 @@ class exchange_run {
 
   const void* source(const transfer_program& t, std::size_t& cursor) const {
     const message& out = outgoing(t);
-    if constexpr (Data::single)
-      if (leaves_in_place(out)) return data_.only() + out.first;
+    if (leaves_in_place(out)) return data_.place(out.first);
     std::byte* packed = out_area(t, cursor);
     data_.gather(p_->layout, out, packed);
     return packed;
   }
   void* target(const transfer_program& t, std::size_t& cursor) const {
     const message& in = incoming(t);
-    if constexpr (Data::single)
-      if (lands_in_place(in)) return data_.only() + in.first;
+    if (lands_in_place(in)) return data_.place(in.first);
     return in_area(t, cursor);
   }
 
@@ -270,24 +266,22 @@ class exchange_run {
       }
     const round_program& r = round();
     if (mode_ == protocol::rendezvous) return run_rendezvous(r);
-    if constexpr (Data::single)
-      if (!backward_ && r.direct) {
-        // Every message one contiguous range both ways (every Shift round): precomputed posts.
-        auto* buffer = data_.only();
-        for (const direct_post& c : r.direct->receives) {
-          requests.emplace_back();
-          mpi::check(MPI_Irecv(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                     "MPI_Irecv");
-        }
-        receives_ = requests.size();
-        for (const direct_post& c : r.direct->sends) {
-          requests.emplace_back();
-          mpi::check(MPI_Isend(buffer + c.first, bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                     "MPI_Isend");
-        }
-        for (const local_copy& c : r.direct->copies) data_.copy(c.from, c.to, c.count);
-        return;
+    if (single_ && !backward_ && r.direct) {
+      // Every message one contiguous range both ways (every Shift round): precomputed posts.
+      for (const direct_post& c : r.direct->receives) {
+        requests.emplace_back();
+        mpi::check(MPI_Irecv(data_.place(c.first), bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                   "MPI_Irecv");
       }
+      receives_ = requests.size();
+      for (const direct_post& c : r.direct->sends) {
+        requests.emplace_back();
+        mpi::check(MPI_Isend(data_.place(c.first), bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                   "MPI_Isend");
+      }
+      for (const local_copy& c : r.direct->copies) data_.copy(c.from, c.to, c.count);
+      return;
+    }
     std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
@@ -321,8 +315,7 @@ class exchange_run {
       }
     const round_program& r = round();
     if (mode_ == protocol::rendezvous) return;  // delivered as it went
-    if constexpr (Data::single)
-      if (!backward_ && r.direct) return;  // everything landed in place
+    if (single_ && !backward_ && r.direct) return;  // everything landed in place
     std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
@@ -371,6 +364,8 @@ class exchange_run {
   protocol mode_;
   exchange_resources* res_;
   Data data_;
+  std::size_t element_bytes;  ///< one element of every array (a strided column's width is known at run time)
+  bool single_;               ///< one array, its elements consecutive (Data::single): messages in place
   std::byte* staging_ = nullptr;
   bool backward_;
   Op op_;

@@ -235,7 +235,7 @@ class neighbor_engine {
   void finish_reverse(const program& p, const Data& data, const std::byte* staging, Op& op) {
     for (const message& own : own_targets_) {
       data.combine(p.layout, own, staging, op);
-      staging += own.count * Data::element_bytes;
+      staging += own.count * data.element_bytes();
     }
   }
 
@@ -328,7 +328,7 @@ class selected_neighbor_engine {
     for_each_edge(p, [&](const message& m, bool out) {
       if (out) return;
       data.scatter(p.layout, m, arrived);
-      arrived += m.count * Data::element_bytes;
+      arrived += m.count * data.element_bytes();
     });
   }
   template <class Data>
@@ -341,7 +341,7 @@ class selected_neighbor_engine {
     for_each_edge(p, [&](const message& m, bool out) {
       if (!out) return;
       data.combine(p.layout, m, arrived, op);
-      arrived += m.count * Data::element_bytes;
+      arrived += m.count * data.element_bytes();
     });
   }
   void forget_requests() noexcept {}
@@ -365,7 +365,7 @@ class selected_neighbor_engine {
   template <class Data>
   void post(const program& p, neighbor_graph& g, bool forwards, const Data& data, std::byte* staging,
             std::vector<MPI_Request>& requests) {
-    constexpr std::size_t element_bytes = Data::element_bytes;
+    const std::size_t element_bytes = data.element_bytes();
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
     std::size_t out_bytes = 0, in_bytes = 0;
     for_each_edge(p, [&](const message& m, bool out) {

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file particle_columns.hpp
+/// @brief A particle plan's exchanges on a code's own arrays: positions in
+/// any view's layout (payload/position_views.hpp) written in place and
+/// shifted across periodic borders, with any companion arrays in the same
+/// messages; reverse sums into the same layouts; and the plan's send and
+/// receive lists. The plan's members (particle_plan.hpp) call these.
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../../exchange/halo.hpp"
+#include "../../payload/position_views.hpp"
+#include "../exchange/arrays.hpp"
+#include "../exchange/executor.hpp"
+#include "../exchange/program.hpp"
+
+namespace haloshift::detail {
+
+/// A position view forward_positions and reverse write into (array_positions, strided_positions,
+/// split_positions, member_positions of a coordinate array).
+template <class V>
+concept position_view = requires(const V& v) { position_access::columns(v); };
+
+/// The scalar type of a position view's coordinates.
+template <class V>
+using view_scalar = typename decltype(position_access::columns(std::declval<const V&>()))::scalar;
+
+/// A forward's last step: every coordinate of every ghost of a block that wrapped moves by its
+/// image, `x + image * length` computed in double and stored in the view's type (one rounding; as
+/// shift_by_image does for an array per particle). Values beyond the third coordinate (padding)
+/// stay.
+template <class F, class Block>
+struct shift_columns {
+  std::span<const Block> blocks;  ///< the plan's (their storage stays put when the plan moves)
+  position_columns<F> x;
+  position length;
+  void operator()() const noexcept {
+    for (const Block& b : blocks)
+      if (b.image != zero_offset)
+        for (std::size_t k = 0; k < 3; ++k)
+          for (std::size_t j = 0; j < x.c[k].width; ++j) {
+            const std::size_t d = x.first[k] + j;
+            if (d < 3 && b.image[static_cast<int>(d)] != 0) shift(x.c[k], j, b, b.image[static_cast<int>(d)] * length[d]);
+          }
+  }
+  static void shift(const strided_column<F>& c, std::size_t j, const Block& b, double by) noexcept {
+    std::byte* at = c.at(b.first) + j * sizeof(F);
+    for (std::size_t i = 0; i < b.count; ++i, at += c.stride) {
+      F v;
+      std::memcpy(&v, at, sizeof(F));
+      v = static_cast<F>(static_cast<double>(v) + by);
+      std::memcpy(at, &v, sizeof(F));
+    }
+  }
+};
+
+/// A for_each_run callback that lists every element of the runs in `v`.
+inline auto append_to(std::vector<std::size_t>& v) {
+  return [&v](std::size_t first, std::size_t count) {
+    for (std::size_t e = first; e < first + count; ++e) v.push_back(e);
+  };
+}
+
+/// The calls of particle_plan on a code's own arrays (a friend of it: `Plan` is particle_plan).
+struct particle_columns {
+  /// Starts forward_positions(x, more...): x's coordinates and every companion's values in one
+  /// message per neighbour, ghosts shifted once the exchange completes.
+  template <class Plan, position_view View, class... More>
+  static auto start_forward(Plan& plan, const View& x, More&&... more) {
+    using F = view_scalar<View>;
+    const position_columns<F> pc = position_access::columns(x);
+    const auto companions = std::make_tuple(position_access::column(std::forward<More>(more))...);
+    check(plan, "forward_positions", x, pc, companions);
+    return std::apply(
+        [&](const auto&... c) {
+          using data = arrays<strided_column<F>, strided_column<F>, strided_column<F>, column_type<decltype(c)>...>;
+          return plan.plan_.start_forward_columns(shift_columns<F, typename decltype(plan.blocks_)::value_type>{plan.blocks_, pc, plan.length_},
+                                                  data{{pc.c[0], pc.c[1], pc.c[2], c.column...}});
+        },
+        companions);
+  }
+
+  /// Starts reverse(f, op): every ghost's values combined with `op` onto its owner's, value by value.
+  template <class Plan, position_view View, class Op>
+  static auto start_reverse(Plan& plan, const View& f, Op op) {
+    using F = view_scalar<View>;
+    const position_columns<F> pc = position_access::columns(f);
+    check(plan, "reverse", f, pc, std::tuple<>{});
+    using data = arrays<strided_column<F>, strided_column<F>, strided_column<F>>;
+    return plan.plan_.start_reverse_columns(std::move(op), data{{pc.c[0], pc.c[1], pc.c[2]}});
+  }
+
+  /// One entry per transfer of the plan's program, in the order of a forward (see send_list).
+  template <class List, class Plan>
+  static std::vector<List> send_lists(const Plan& plan) {
+    std::vector<List> out;
+    const program& p = plan.plan_.details();
+    for (std::size_t r = 0; r < p.rounds.size(); ++r)
+      for (const transfer_program& t : p.rounds[r].transfers) {
+        if (!t.send.exists() && !t.recv.exists()) continue;
+        List l{};
+        l.rank = t.send.peer;
+        l.round = r;
+        l.direction = t.direction;
+        l.source = t.recv.peer;
+        if (t.send.exists()) for_each_run(p.layout, t.send, append_to(l.indices));
+        if (t.recv.exists()) for_each_run(p.layout, t.recv, append_to(l.received));
+        l.count = l.received.size();
+        l.first = l.received.empty() ? 0 : l.received.front();
+        out.push_back(std::move(l));
+      }
+    return out;
+  }
+
+ private:
+  template <class C>
+  using column_type = typename std::remove_cvref_t<C>::column_type;
+
+  /// The call's one argument check (agreed when the plan checks collectively): the view and every
+  /// companion writable and long enough, coordinates for every dimension, no exchange in flight.
+  template <class Plan, class View, class F, class Companions>
+  static void check(Plan& plan, const char* call, const View& x, const position_columns<F>& pc,
+                    const Companions& companions) {
+    std::apply(
+        [&](const auto&... c) {
+          plan.plan_.check_call(
+              call,
+              [&] {
+                detail::check_idle(plan.busy(), call);
+                check_components(x, plan.recipe_->shape.ndims());
+                check_room(call, 0, pc.size, pc.writable, plan.size());
+                std::size_t i = 0;
+                (check_room(call, ++i, c.size, c.writable, plan.size()), ...);
+              },
+              {pc.c[0].bytes() + pc.c[1].bytes() + pc.c[2].bytes(), c.bytes()...});
+        },
+        companions);
+  }
+};
+
+}  // namespace haloshift::detail
