@@ -238,7 +238,7 @@ template <class Data>
 void pack_only(const hs::detail::program& p, const Data& data, std::vector<std::byte>& staging) {
   namespace d = hs::detail;
   for (const d::round_program& r : p.rounds) {
-    if (Data::single && r.direct) {  // a Shift round: everything in place, only copies to itself
+    if (data.single() && r.direct) {  // a Shift round: everything in place, only copies to itself
       for (const d::local_copy& c : r.direct->copies) data.copy(c.from, c.to, c.count);
       continue;
     }
@@ -251,10 +251,10 @@ void pack_only(const hs::detail::program& p, const Data& data, std::vector<std::
               [&](std::size_t a, std::size_t b) { data.prefetch(a, b); });
         continue;
       }
-      const std::size_t need = std::max(t.send.count, t.recv.count) * Data::element_bytes;
+      const std::size_t need = std::max(t.send.count, t.recv.count) * data.element_bytes();
       if (staging.size() < need) staging.resize(need);
-      if (t.send.exists() && !(Data::single && t.send.contiguous)) data.gather(p.layout, t.send, staging.data());
-      if (t.recv.exists() && !(Data::single && t.recv.contiguous)) data.scatter(p.layout, t.recv, staging.data());
+      if (t.send.exists() && !(data.single() && t.send.contiguous)) data.gather(p.layout, t.send, staging.data());
+      if (t.recv.exists() && !(data.single() && t.recv.contiguous)) data.scatter(p.layout, t.recv, staging.data());
     }
   }
 }
