@@ -52,7 +52,7 @@ inline constexpr bool is_strided_column<strided_column<S>> = true;
 /// (0 for a width above 4): the per-element copies are then fixed-size moves,
 /// as a hand-written `buf[m++] = x[j*PAD + d]` loop, not a memcpy call each.
 template <class F>
-void with_width(std::size_t width, F&& f) {
+[[gnu::always_inline]] inline void with_width(std::size_t width, F&& f) {
   switch (width) {
     case 1: return f(std::integral_constant<std::size_t, 1>{});
     case 2: return f(std::integral_constant<std::size_t, 2>{});
