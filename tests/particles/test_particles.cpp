@@ -567,7 +567,8 @@ TEST_CASE("NeighborAlltoall keeps its graph communicators across rebuilds", "[pa
   // edge and corner stay there, whatever else moves.
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
   const hs::domain dom{{0, 0, 0}, {2, 2, 1}};
-  const auto [lo, hi] = hs::box_of(grid, dom);
+  const auto box = hs::box_of(grid, dom);  // not a structured binding: the lambda below captures it
+  const hs::position &lo = box.first, &hi = box.second;
   auto corners = [&](double in) {  // one particle `in` inside each corner of the box: every neighbour needs one
     std::vector<hs::position> x;
     for (double px : {lo[0] + in, hi[0] - in})
