@@ -66,15 +66,17 @@ struct grid_options {
   /// over 2 ranks is 1x1x2, over 4 ranks 1x2x2): the least communication for
   /// particles. Empty: MPI_Dims_create's balanced split (2 ranks: 2x1x1).
   std::vector<double> lengths{};
+  /// grid_shape::rank_order, by its short name.
+  using rank_order = grid_shape::rank_order;
   /// Which dimension varies fastest in rank numbers (docs/grids.md, "Matching
   /// another code's decomposition"): the last, as MPI_Cart_create numbers ranks
   /// (the default), or the first (x fastest: PETSc's DMDA, LAMMPS's `map xyz`).
-  using rank_order = grid_shape::rank_order;
   rank_order order = rank_order::last_fastest;
+  /// grid_shape::remainder_cells, by its short name.
+  using remainder_cells = grid_shape::remainder_cells;
   /// Which boxes of the even split of a field's cells take the cells left over
   /// when the boxes do not divide them: spread out (the default), the first
   /// boxes (PETSc) or the last ones.
-  using remainder_cells = grid_shape::remainder_cells;
   remainder_cells remainder = remainder_cells::spread;
 };
 
