@@ -4,6 +4,7 @@
 /// @brief The options every plan kind is built with.
 
 #include "../grid/neighborhood.hpp"
+#include "../memory/spaces.hpp"
 #include "argument_checks.hpp"
 #include "protocol.hpp"
 
@@ -23,6 +24,11 @@ struct plan_options {
   /// How forward, reverse and start check their arguments: locally, or agreed
   /// per call so that a mistake on one rank raises on all (argument_checks.hpp).
   argument_checks checks = argument_checks::from_environment;
+  /// Host threads that pack and unpack a field view's exchange in host memory (1: the calling
+  /// thread alone). MPI stays on the calling thread (MPI_THREAD_FUNNELED is enough).
+  int pack_threads = 1;
+  /// How device memory's messages reach MPI (docs/gpu.md, "Staging").
+  memory::mpi_path device_mpi = memory::mpi_path::detect;
 };
 
 }  // namespace haloshift
