@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file host_threads.hpp
+/// @brief The executor of host memory on plan_options::pack_threads threads:
+/// each launch's words split evenly among them (the calling thread is one),
+/// each share run by run_words. Threads only pack and unpack: MPI stays on the
+/// calling thread (MPI_THREAD_FUNNELED is enough). With OpenMP (`_OPENMP`,
+/// the user compiles with -fopenmp) the team is OpenMP's; otherwise a pool of
+/// std::threads made with the executor, woken per launch without allocating
+/// or locking.
+///
+/// A launch's segments write disjoint targets (compile.hpp puts copies that
+/// must be ordered into later launches), so the shares need no ordering
+/// between them; run returns when all are done, so there is nothing to
+/// synchronize.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "../../error.hpp"
+#include "host_run.hpp"
+#include "segment.hpp"
+
+namespace haloshift::detail::batch {
+
+/// Launches smaller than this run on the calling thread alone: waking the others costs a few
+/// microseconds, about what copying this much from cache does (not tuned by timing).
+inline constexpr std::uint64_t min_threaded_bytes = 32 * 1024;
+
+/// Share `t` of `k` of a launch's words.
+inline void run_share(const segment* table, const launch& l, const bases& b, int t, int k) {
+  const auto share = [&](int i) { return l.words * static_cast<std::uint64_t>(i) / static_cast<std::uint64_t>(k); };
+  run_words(table, l, b, share(t), share(t + 1));
+}
+
+/// The pack_threads option checked: at least 1.
+inline void check_pack_threads(int n) {
+  if (n < 1)
+    throw error("plan_options::pack_threads is " + std::to_string(n) +
+                ", must be at least 1 (1: pack on the calling thread alone)");
+}
+
+/// `n` - 1 std::threads that, with the calling thread, run each launch's shares. A launch
+/// publishes its job and bumps `generation_` (release); the workers, spinning briefly and then
+/// blocked in an atomic wait on it, run their shares and count `pending_` down; the caller runs
+/// share 0 and waits for `pending_` to reach 0. One launch at a time, from one thread.
+class thread_pool {
+ public:
+  explicit thread_pool(int n) : size_(n) {
+    check_pack_threads(n);
+    workers_.reserve(static_cast<std::size_t>(n - 1));
+    try {
+      for (int t = 1; t < n; ++t) workers_.emplace_back([this, t] { work(t); });
+    } catch (...) {  // a thread that could not start: end those that did (else ~thread terminates)
+      stop();
+      throw;
+    }
+  }
+  ~thread_pool() { stop(); }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+
+  int size() const noexcept { return size_; }
+
+  void run(const segment* table, const launch& l, const bases& b) {
+    table_ = table;
+    launch_ = &l;
+    bases_ = &b;
+    pending_.store(size_ - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    run_share(table, l, b, 0, size_);
+    while (!spin([&] { return pending_.load(std::memory_order_acquire) == 0; }))
+      if (const int left = pending_.load(std::memory_order_acquire)) pending_.wait(left, std::memory_order_acquire);
+  }
+
+ private:
+  /// Whether `done()` holds within a short spin (spin_time): a launch's share is tens of
+  /// microseconds of work, and a futex sleep and wake-up cost about as much; past the spin the
+  /// thread blocks, so that idle workers leave the cores to the user's threads. Timed rather than
+  /// counted: a pause instruction takes 10 to 140 cycles, by processor.
+  template <class Done>
+  static bool spin(Done&& done) {
+    const auto until = std::chrono::steady_clock::now() + spin_time;
+    for (unsigned i = 1;; ++i) {
+      if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if (i % 32 == 0 && std::chrono::steady_clock::now() > until) return done();
+    }
+  }
+  static constexpr std::chrono::microseconds spin_time{50};
+
+  void work(int t) {
+    for (std::uint32_t seen = 0;;) {
+      while (!spin([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+        generation_.wait(seen, std::memory_order_acquire);
+      seen = generation_.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_relaxed)) return;
+      run_share(table_, *launch_, *bases_, t, size_);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+
+  void stop() noexcept {
+    stop_.store(true, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    for (std::thread& w : workers_) w.join();
+  }
+
+  int size_;
+  // The job of the current launch: written before generation_ is bumped, read after.
+  const segment* table_ = nullptr;
+  const launch* launch_ = nullptr;
+  const bases* bases_ = nullptr;
+  std::atomic<std::uint32_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;  // last: started once the members above exist
+};
+
+#if defined(_OPENMP)
+/// OpenMP's team: one parallel region per launch. Inside a user's parallel region (nested
+/// parallelism off) the region has one thread, which then runs the whole launch.
+class openmp_team {
+ public:
+  explicit openmp_team(int n) : size_(n) { check_pack_threads(n); }
+  int size() const noexcept { return size_; }
+  void run(const segment* table, const launch& l, const bases& b) {
+#pragma omp parallel num_threads(size_)
+    run_share(table, l, b, omp_get_thread_num(), omp_get_num_threads());
+  }
+
+ private:
+  int size_;
+};
+#endif
+
+/// The executor: host memory, MPI reads it directly, `Team` runs the launches.
+template <class Team>
+class host_threads final : public executor {
+ public:
+  /// `n` threads (at least 1; 1: the calling thread alone); launches of fewer than
+  /// `min_bytes` bytes run on the calling thread.
+  explicit host_threads(int n, std::uint64_t min_bytes = min_threaded_bytes) : team_(n), min_bytes_(min_bytes) {}
+
+  const char* name() const noexcept override { return name_of(static_cast<Team*>(nullptr)); }
+  bool host_accessible() const noexcept override { return true; }
+  bool mpi_reaches_memory() const noexcept override { return true; }
+  void* allocate(std::size_t bytes) override { return ::operator new(bytes, alignment); }
+  void deallocate(void* p, std::size_t) noexcept override { ::operator delete(p, alignment); }
+  void* allocate_pinned(std::size_t bytes) override { return allocate(bytes); }
+  void deallocate_pinned(void* p, std::size_t bytes) noexcept override { deallocate(p, bytes); }
+  void upload(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
+  void to_host(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
+  void to_device(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
+  void run(const segment* table, const launch& l, const bases& b) override {
+    if (team_.size() == 1 || l.words * l.word_bytes < min_bytes_) return run_all(table, l, b);
+    team_.run(table, l, b);
+  }
+  void synchronize() override {}
+
+ private:
+  static constexpr std::align_val_t alignment{64};  // a cache line, as aligned_buffer.hpp's staging
+  static void copy(void* to, const void* from, std::size_t bytes) {
+    if (bytes) std::memcpy(to, from, bytes);  // never memcpy a null pointer
+  }
+  static const char* name_of(thread_pool*) { return "host threads (std::thread)"; }
+#if defined(_OPENMP)
+  static const char* name_of(openmp_team*) { return "host threads (OpenMP)"; }
+#endif
+
+  Team team_;
+  std::uint64_t min_bytes_;
+};
+
+// Which team make_host_threads builds depends on -fopenmp: a program may compile some files with
+// it and some without, so each choice is its own function (an inline namespace), not two
+// definitions of one.
+#if defined(_OPENMP)
+inline namespace openmp_abi {
+#else
+inline namespace thread_abi {
+#endif
+/// The executor of plan_options::pack_threads = `n` threads: OpenMP's where this file is compiled
+/// with OpenMP, else a pool of std::threads.
+inline std::unique_ptr<executor> make_host_threads(int n) {
+#if defined(_OPENMP)
+  return std::make_unique<host_threads<openmp_team>>(n);
+#else
+  return std::make_unique<host_threads<thread_pool>>(n);
+#endif
+}
+}  // namespace openmp_abi / thread_abi
+
+}  // namespace haloshift::detail::batch
