@@ -123,7 +123,7 @@ class field_plan {
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
     check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
-    return plan_.start_forward_with(plan_.details(), f.storage().data());
+    return start_views<memory::host>(plan_.details(), detail::store_arrivals{}, f.storage().data());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
@@ -135,7 +135,7 @@ class field_plan {
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
     check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
-    return plan_.start_forward_with(bytes_program(b.parts()), b.base());
+    return start_views<memory::host>(bytes_program(b.parts()), detail::store_arrivals{}, b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -153,7 +153,7 @@ class field_plan {
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
     check_call("start_reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
-    return plan_.start_reverse_with(plan_.details(), f.storage().data(), std::move(op));
+    return start_views<memory::host>(plan_.details(), std::move(op), f.storage().data());
   }
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
