@@ -12,6 +12,7 @@
 #include <haloshift/haloshift.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -149,4 +150,19 @@ TEST_CASE("host_threads: pack_threads below 1 is an error naming the option and 
     CHECK_THROWS_WITH(hb::make_host_threads(n), Catch::Contains("plan_options::pack_threads is " + std::to_string(n)));
     CHECK_THROWS_AS(hb::thread_pool(n), haloshift::error);
   }
+}
+
+TEST_CASE("host_threads: HALOSHIFT_PACK_THREADS_MIN_BYTES sets the smallest threaded launch",
+          "[detail][batch][threads]") {
+  CHECK(hb::threaded_bytes_from_environment() == hb::min_threaded_bytes);
+  ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", "0", 1);
+  CHECK(hb::threaded_bytes_from_environment() == 0);
+  ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", "4096", 1);
+  CHECK(hb::threaded_bytes_from_environment() == 4096);
+  for (const char* bad : {"-1", "12k", " 3", "x"}) {
+    ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", bad, 1);
+    CHECK_THROWS_WITH(hb::make_host_threads(2),
+                      Catch::Contains("HALOSHIFT_PACK_THREADS_MIN_BYTES is '" + std::string(bad) + "'"));
+  }
+  ::unsetenv("HALOSHIFT_PACK_THREADS_MIN_BYTES");
 }

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -39,6 +40,19 @@ namespace haloshift::detail::batch {
 /// microseconds, about what copying this much from cache does (not tuned by timing).
 inline constexpr std::uint64_t min_threaded_bytes = 32 * 1024;
 
+/// min_threaded_bytes, or the environment's HALOSHIFT_PACK_THREADS_MIN_BYTES (a number of bytes;
+/// 0 threads every launch: how the tests make small fields run on the threads).
+inline std::uint64_t threaded_bytes_from_environment() {
+  const char* text = std::getenv("HALOSHIFT_PACK_THREADS_MIN_BYTES");
+  if (!text || !*text) return min_threaded_bytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (*end || *text < '0' || *text > '9')
+    throw error(std::string("environment variable HALOSHIFT_PACK_THREADS_MIN_BYTES is '") + text +
+                "', expected a number of bytes");
+  return v;
+}
+
 /// Share `t` of `k` of a launch's words.
 inline void run_share(const segment* table, const launch& l, const bases& b, int t, int k) {
   const auto share = [&](int i) { return l.words * static_cast<std::uint64_t>(i) / static_cast<std::uint64_t>(k); };
@@ -52,17 +66,21 @@ inline void check_pack_threads(int n) {
                 ", must be at least 1 (1: pack on the calling thread alone)");
 }
 
-/// `n` - 1 std::threads that, with the calling thread, run each launch's shares. A launch
+/// `n` - 1 std::threads that, with the calling thread, run each launch's `n` shares. A launch
 /// publishes its job and bumps `generation_` (release); the workers, spinning briefly and then
-/// blocked in an atomic wait on it, run their shares and count `pending_` down; the caller runs
-/// share 0 and waits for `pending_` to reach 0. One launch at a time, from one thread.
+/// blocked in an atomic wait on it, wake and claim shares, as the caller does, from `ticket_`
+/// (the launch's generation and its next unclaimed share); the caller then waits until every
+/// share is done. A share no worker has claimed by then the caller runs itself: on a machine
+/// whose cores are all busy (other ranks, other jobs) a launch costs what it does on one thread,
+/// not a scheduler's time slice spent waiting for a worker to be woken. One launch at a time, from
+/// one thread.
 class thread_pool {
  public:
   explicit thread_pool(int n) : size_(n) {
     check_pack_threads(n);
     workers_.reserve(static_cast<std::size_t>(n - 1));
     try {
-      for (int t = 1; t < n; ++t) workers_.emplace_back([this, t] { work(t); });
+      for (int t = 1; t < n; ++t) workers_.emplace_back([this] { work(); });
     } catch (...) {  // a thread that could not start: end those that did (else ~thread terminates)
       stop();
       throw;
@@ -78,15 +96,29 @@ class thread_pool {
     table_ = table;
     launch_ = &l;
     bases_ = &b;
-    pending_.store(size_ - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    const std::uint32_t g = generation_.load(std::memory_order_relaxed) + 1;
+    done_.store(0, std::memory_order_relaxed);
+    ticket_.store(std::uint64_t{g} << 32, std::memory_order_release);
+    generation_.store(g, std::memory_order_release);
     generation_.notify_all();
-    run_share(table, l, b, 0, size_);
-    while (!spin([&] { return pending_.load(std::memory_order_acquire) == 0; }))
-      if (const int left = pending_.load(std::memory_order_acquire)) pending_.wait(left, std::memory_order_acquire);
+    claim(g);
+    while (!spin([&] { return done_.load(std::memory_order_acquire) == size_; }))
+      if (const int d = done_.load(std::memory_order_acquire); d != size_) done_.wait(d, std::memory_order_acquire);
   }
 
  private:
+  /// Claims and runs shares of generation `g` until none is left. The job is read only after a
+  /// claim: the caller does not move on to the next launch before a claimed share is done.
+  void claim(std::uint32_t g) {
+    std::uint64_t t = ticket_.load(std::memory_order_acquire);
+    while (t >> 32 == g && static_cast<int>(t & 0xffffffffu) < size_) {
+      if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      run_share(table_, *launch_, *bases_, static_cast<int>(t & 0xffffffffu), size_);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == size_) done_.notify_one();
+      t = ticket_.load(std::memory_order_acquire);
+    }
+  }
+
   /// Whether `done()` holds within a short spin (spin_time): a launch's share is tens of
   /// microseconds of work, and a futex sleep and wake-up cost about as much; past the spin the
   /// thread blocks, so that idle workers leave the cores to the user's threads. Timed rather than
@@ -104,14 +136,13 @@ class thread_pool {
   }
   static constexpr std::chrono::microseconds spin_time{50};
 
-  void work(int t) {
+  void work() {
     for (std::uint32_t seen = 0;;) {
       while (!spin([&] { return generation_.load(std::memory_order_acquire) != seen; }))
         generation_.wait(seen, std::memory_order_acquire);
       seen = generation_.load(std::memory_order_acquire);
       if (stop_.load(std::memory_order_relaxed)) return;
-      run_share(table_, *launch_, *bases_, t, size_);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+      claim(seen);
     }
   }
 
@@ -123,12 +154,13 @@ class thread_pool {
   }
 
   int size_;
-  // The job of the current launch: written before generation_ is bumped, read after.
+  // The job of the current launch: written before ticket_ is published, read after a claim.
   const segment* table_ = nullptr;
   const launch* launch_ = nullptr;
   const bases* bases_ = nullptr;
-  std::atomic<std::uint32_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<std::uint32_t> generation_{0};  ///< the latest launch (what idle workers wait on)
+  std::atomic<std::uint64_t> ticket_{0};      ///< generation << 32 | the next share to claim
+  std::atomic<int> done_{0};                  ///< shares of the latest launch done
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;  // last: started once the members above exist
 };
@@ -197,12 +229,13 @@ inline namespace openmp_abi {
 inline namespace thread_abi {
 #endif
 /// The executor of plan_options::pack_threads = `n` threads: OpenMP's where this file is compiled
-/// with OpenMP, else a pool of std::threads.
+/// with OpenMP, else a pool of std::threads; launches under threaded_bytes_from_environment()
+/// run on the calling thread.
 inline std::unique_ptr<executor> make_host_threads(int n) {
 #if defined(_OPENMP)
-  return std::make_unique<host_threads<openmp_team>>(n);
+  return std::make_unique<host_threads<openmp_team>>(n, threaded_bytes_from_environment());
 #else
-  return std::make_unique<host_threads<thread_pool>>(n);
+  return std::make_unique<host_threads<thread_pool>>(n, threaded_bytes_from_environment());
 #endif
 }
 }  // namespace openmp_abi / thread_abi
