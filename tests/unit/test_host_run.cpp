@@ -145,7 +145,7 @@ TEST_CASE("host_threads: host memory, copies that are memcpy", "[detail][batch][
 
 TEST_CASE("host_threads: pack_threads below 1 is an error naming the option and the value",
           "[detail][batch][threads]") {
-  for (int n : {0, -3}) {
+  for (int n : {0, -3, 1025}) {
     CAPTURE(n);
     CHECK_THROWS_WITH(hb::make_host_threads(n), Catch::Contains("plan_options::pack_threads is " + std::to_string(n)));
     CHECK_THROWS_AS(hb::thread_pool(n), haloshift::error);

@@ -2,8 +2,9 @@
 #pragma once
 /// @file host_threads.hpp
 /// @brief The executor of host memory on plan_options::pack_threads threads:
-/// each launch's words split evenly among them (the calling thread is one),
-/// each share run by run_words. Threads only pack and unpack: MPI stays on the
+/// each launch's words split in equal shares, a few per thread, that the
+/// threads (the calling thread one of them) claim as they come and run with
+/// run_words. Threads only pack and unpack: MPI stays on the
 /// calling thread (MPI_THREAD_FUNNELED is enough). With OpenMP (`_OPENMP`,
 /// the user compiles with -fopenmp) the team is OpenMP's; otherwise a pool of
 /// std::threads made with the executor, woken per launch without allocating
@@ -53,20 +54,29 @@ inline std::uint64_t threaded_bytes_from_environment() {
   return v;
 }
 
+/// Equal shares of a launch's words per thread, claimed by whichever thread is free: a thread
+/// woken late (a futex wake-up is microseconds, a share of a 128^3 face tens of them) then leaves
+/// the others fewer idle microseconds than with one share each.
+inline constexpr int shares_per_thread = 4;
+
 /// Share `t` of `k` of a launch's words.
 inline void run_share(const segment* table, const launch& l, const bases& b, int t, int k) {
   const auto share = [&](int i) { return l.words * static_cast<std::uint64_t>(i) / static_cast<std::uint64_t>(k); };
   run_words(table, l, b, share(t), share(t + 1));
 }
 
-/// The pack_threads option checked: at least 1.
+/// The most threads a plan packs on (a bound far above any machine's cores: a larger value is
+/// a mistake, not a request).
+inline constexpr int max_pack_threads = 1024;
+
+/// The pack_threads option checked: 1 to max_pack_threads.
 inline void check_pack_threads(int n) {
-  if (n < 1)
-    throw error("plan_options::pack_threads is " + std::to_string(n) +
-                ", must be at least 1 (1: pack on the calling thread alone)");
+  if (n < 1 || n > max_pack_threads)
+    throw error("plan_options::pack_threads is " + std::to_string(n) + ", must be 1 to " +
+                std::to_string(max_pack_threads) + " (1: pack on the calling thread alone)");
 }
 
-/// `n` - 1 std::threads that, with the calling thread, run each launch's `n` shares. A launch
+/// `n` - 1 std::threads that, with the calling thread, run each launch's shares. A launch
 /// publishes its job and bumps `generation_` (release); the workers, spinning briefly and then
 /// blocked in an atomic wait on it, wake and claim shares, as the caller does, from `ticket_`
 /// (the launch's generation and its next unclaimed share); the caller then waits until every
@@ -76,8 +86,7 @@ inline void check_pack_threads(int n) {
 /// one thread.
 class thread_pool {
  public:
-  explicit thread_pool(int n) : size_(n) {
-    check_pack_threads(n);
+  explicit thread_pool(int n) : size_((check_pack_threads(n), n)), shares_(n * shares_per_thread) {
     workers_.reserve(static_cast<std::size_t>(n - 1));
     try {
       for (int t = 1; t < n; ++t) workers_.emplace_back([this] { work(); });
@@ -102,8 +111,8 @@ class thread_pool {
     generation_.store(g, std::memory_order_release);
     generation_.notify_all();
     claim(g);
-    while (!spin([&] { return done_.load(std::memory_order_acquire) == size_; }))
-      if (const int d = done_.load(std::memory_order_acquire); d != size_) done_.wait(d, std::memory_order_acquire);
+    while (!spin([&] { return done_.load(std::memory_order_acquire) == shares_; }))
+      if (const int d = done_.load(std::memory_order_acquire); d != shares_) done_.wait(d, std::memory_order_acquire);
   }
 
  private:
@@ -111,18 +120,19 @@ class thread_pool {
   /// claim: the caller does not move on to the next launch before a claimed share is done.
   void claim(std::uint32_t g) {
     std::uint64_t t = ticket_.load(std::memory_order_acquire);
-    while (t >> 32 == g && static_cast<int>(t & 0xffffffffu) < size_) {
+    while (t >> 32 == g && static_cast<int>(t & 0xffffffffu) < shares_) {
       if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-      run_share(table_, *launch_, *bases_, static_cast<int>(t & 0xffffffffu), size_);
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == size_) done_.notify_one();
+      run_share(table_, *launch_, *bases_, static_cast<int>(t & 0xffffffffu), shares_);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == shares_) done_.notify_one();
       t = ticket_.load(std::memory_order_acquire);
     }
   }
 
-  /// Whether `done()` holds within a short spin (spin_time): a launch's share is tens of
-  /// microseconds of work, and a futex sleep and wake-up cost about as much; past the spin the
-  /// thread blocks, so that idle workers leave the cores to the user's threads. Timed rather than
-  /// counted: a pause instruction takes 10 to 140 cycles, by processor.
+  /// Whether `done()` holds within a short spin (spin_time): a futex sleep and wake-up cost
+  /// microseconds, and the unpack launch of a round often follows its pack launch that soon
+  /// (a share of a 128^3 face is a few microseconds); past the spin the thread blocks, so that idle
+  /// workers leave the cores to the user's threads between exchanges. Timed rather than counted:
+  /// a pause instruction takes 10 to 140 cycles, by processor.
   template <class Done>
   static bool spin(Done&& done) {
     const auto until = std::chrono::steady_clock::now() + spin_time;
@@ -134,7 +144,7 @@ class thread_pool {
       if (i % 32 == 0 && std::chrono::steady_clock::now() > until) return done();
     }
   }
-  static constexpr std::chrono::microseconds spin_time{50};
+  static constexpr std::chrono::microseconds spin_time{100};
 
   void work() {
     for (std::uint32_t seen = 0;;) {
@@ -153,7 +163,7 @@ class thread_pool {
     for (std::thread& w : workers_) w.join();
   }
 
-  int size_;
+  int size_, shares_;
   // The job of the current launch: written before ticket_ is published, read after a claim.
   const segment* table_ = nullptr;
   const launch* launch_ = nullptr;
@@ -166,15 +176,16 @@ class thread_pool {
 };
 
 #if defined(_OPENMP)
-/// OpenMP's team: one parallel region per launch. Inside a user's parallel region (nested
+/// OpenMP's team: one parallel loop over the shares per launch. Inside a user's parallel region (nested
 /// parallelism off) the region has one thread, which then runs the whole launch.
 class openmp_team {
  public:
   explicit openmp_team(int n) : size_(n) { check_pack_threads(n); }
   int size() const noexcept { return size_; }
   void run(const segment* table, const launch& l, const bases& b) {
-#pragma omp parallel num_threads(size_)
-    run_share(table, l, b, omp_get_thread_num(), omp_get_num_threads());
+    const int k = size_ * shares_per_thread;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(size_)
+    for (int i = 0; i < k; ++i) run_share(table, l, b, i, k);
   }
 
  private:
