@@ -39,6 +39,8 @@ st::launch_case far_rows(hb::batch_op op, bool pack) {
   std::mt19937 rng(7);
   st::launch_case c;
   c.arrays.assign(4, std::vector<std::byte>(std::size_t{2100} * 1040 + 64));
+  c.arrays[2].resize(38000);  // the staging: the packed rows, consecutive
+  c.arrays[3].resize(38000);
   for (auto& a : c.arrays) st::fill(a, r.scalar, 8, rng);
   if (pack)
     c.table = {{8, 0, 1040, 8, 0, 8, 2100, 0, 2}, {16, 16800, 4096, 40, 0, 40, 530, 0, 2}};
