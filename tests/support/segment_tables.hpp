@@ -66,7 +66,9 @@ inline void fill(std::vector<std::byte>& a, hb::scalar_kind k, std::uint32_t wor
 inline launch_case draw(const recipe& r, std::mt19937& rng) {
   launch_case c;
   const std::int64_t wb = r.word_bytes;
-  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   std::int64_t target_end[4] = {};  // targets go one after the other in each array
   struct draft {
     hb::segment s;
@@ -125,7 +127,8 @@ inline void reference_word(const std::vector<hb::segment>& table, const hb::laun
       w -= n;
       continue;
     }
-    const auto r = static_cast<std::int64_t>(w / row_words), at = static_cast<std::int64_t>(w % row_words * l.word_bytes);
+    const auto r = static_cast<std::int64_t>(w / row_words);
+    const auto at = static_cast<std::int64_t>(w % row_words * l.word_bytes);
     std::byte* to = b.at[s.to_base] + s.to + r * s.to_stride + at;
     const std::byte* from = b.at[s.from_base] + s.from + r * s.from_stride + at;
     auto one = [&](auto x) {

@@ -154,17 +154,32 @@ TEST_CASE("host_threads: pack_threads below 1 is an error naming the option and 
   }
 }
 
-TEST_CASE("host_threads: HALOSHIFT_PACK_THREADS_MIN_BYTES sets the smallest threaded launch",
+TEST_CASE("host_threads: HALOSHIFT_PACK_THREADS_MIN_BYTES and _SPIN_US set the smallest threaded launch and the spin",
           "[detail][batch][threads]") {
   CHECK(hb::threaded_bytes_from_environment() == hb::min_threaded_bytes);
+  CHECK(hb::spin_from_environment().count() == 1000);
   ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", "0", 1);
+  ::setenv("HALOSHIFT_PACK_THREADS_SPIN_US", "0", 1);  // workers block at once
   CHECK(hb::threaded_bytes_from_environment() == 0);
+  CHECK(hb::spin_from_environment().count() == 0);
+  {
+    hb::host_threads<hb::thread_pool> e(3);
+    for (const st::launch_case& c : cases()) {
+      st::launch_case got = c;
+      e.run(got.table.data(), got.l, got.b());
+      CHECK(got.arrays == st::reference(c, 0, c.l.words));
+    }
+  }
   ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", "4096", 1);
   CHECK(hb::threaded_bytes_from_environment() == 4096);
   for (const char* bad : {"-1", "12k", " 3", "x"}) {
     ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", bad, 1);
     CHECK_THROWS_WITH(hb::make_host_threads(2),
                       Catch::Contains("HALOSHIFT_PACK_THREADS_MIN_BYTES is '" + std::string(bad) + "'"));
+    ::setenv("HALOSHIFT_PACK_THREADS_SPIN_US", bad, 1);
+    CHECK_THROWS_WITH(hb::thread_pool(2),
+                      Catch::Contains("HALOSHIFT_PACK_THREADS_SPIN_US is '" + std::string(bad) + "'"));
   }
   ::unsetenv("HALOSHIFT_PACK_THREADS_MIN_BYTES");
+  ::unsetenv("HALOSHIFT_PACK_THREADS_SPIN_US");
 }

@@ -41,17 +41,33 @@ namespace haloshift::detail::batch {
 /// microseconds, about what copying this much from cache does (not tuned by timing).
 inline constexpr std::uint64_t min_threaded_bytes = 32 * 1024;
 
-/// min_threaded_bytes, or the environment's HALOSHIFT_PACK_THREADS_MIN_BYTES (a number of bytes;
-/// 0 threads every launch: how the tests make small fields run on the threads).
-inline std::uint64_t threaded_bytes_from_environment() {
-  const char* text = std::getenv("HALOSHIFT_PACK_THREADS_MIN_BYTES");
-  if (!text || !*text) return min_threaded_bytes;
+/// The environment's `name`, a number (`unit` says of what, for the error), or `otherwise`
+/// where it is unset or empty.
+inline std::uint64_t number_from_environment(const char* name, const char* unit, std::uint64_t otherwise) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return otherwise;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(text, &end, 10);
   if (*end || *text < '0' || *text > '9')
-    throw error(std::string("environment variable HALOSHIFT_PACK_THREADS_MIN_BYTES is '") + text +
-                "', expected a number of bytes");
+    throw error(std::string("environment variable ") + name + " is '" + text + "', expected a number of " + unit);
   return v;
+}
+
+/// min_threaded_bytes, or the environment's HALOSHIFT_PACK_THREADS_MIN_BYTES (0 threads every
+/// launch: how the tests make small fields run on the threads).
+inline std::uint64_t threaded_bytes_from_environment() {
+  return number_from_environment("HALOSHIFT_PACK_THREADS_MIN_BYTES", "bytes", min_threaded_bytes);
+}
+
+/// How long an idle worker of the std::thread pool spins before it blocks, in microseconds:
+/// 1000, or the environment's HALOSHIFT_PACK_THREADS_SPIN_US. A blocked worker takes a futex
+/// wake-up, tens of microseconds on a virtual machine, to join the next launch, while a share of
+/// a 128^3 face is a few; a spinning one joins at once, but keeps a core busy the user's other
+/// threads or ranks might have used. OpenMP runtimes make the same trade (GOMP_SPINCOUNT,
+/// KMP_BLOCKTIME: about a millisecond and 200 ms by default).
+inline std::chrono::microseconds spin_from_environment() {
+  return std::chrono::microseconds(
+      static_cast<std::int64_t>(number_from_environment("HALOSHIFT_PACK_THREADS_SPIN_US", "microseconds", 1000)));
 }
 
 /// Equal shares of a launch's words per thread, claimed by whichever thread is free: a thread
@@ -128,14 +144,11 @@ class thread_pool {
     }
   }
 
-  /// Whether `done()` holds within a short spin (spin_time): a futex sleep and wake-up cost
-  /// microseconds, and the unpack launch of a round often follows its pack launch that soon
-  /// (a share of a 128^3 face is a few microseconds); past the spin the thread blocks, so that idle
-  /// workers leave the cores to the user's threads between exchanges. Timed rather than counted:
-  /// a pause instruction takes 10 to 140 cycles, by processor.
+  /// Whether `done()` holds within spin_ (spin_from_environment); past it the thread blocks.
+  /// Timed rather than counted: a pause instruction takes 10 to 140 cycles, by processor.
   template <class Done>
-  static bool spin(Done&& done) {
-    const auto until = std::chrono::steady_clock::now() + spin_time;
+  bool spin(Done&& done) const {
+    const auto until = std::chrono::steady_clock::now() + spin_;
     for (unsigned i = 1;; ++i) {
       if (done()) return true;
 #if defined(__x86_64__) || defined(__i386__)
@@ -144,7 +157,6 @@ class thread_pool {
       if (i % 32 == 0 && std::chrono::steady_clock::now() > until) return done();
     }
   }
-  static constexpr std::chrono::microseconds spin_time{100};
 
   void work() {
     for (std::uint32_t seen = 0;;) {
@@ -164,6 +176,7 @@ class thread_pool {
   }
 
   int size_, shares_;
+  std::chrono::microseconds spin_ = spin_from_environment();
   // The job of the current launch: written before ticket_ is published, read after a claim.
   const segment* table_ = nullptr;
   const launch* launch_ = nullptr;
