@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gpu_pack: the device executor (memory::device, CUDA or HIP) packing the six faces of a 128^3 double
+// field (one ghost layer, 130^3 allocated) into one staging buffer, all six faces' segments in one
+// launch, against cudaMemcpy device to device of the same bytes; then unpacking them into the ghost
+// layers. Bandwidth counts bytes read plus bytes written; the target of issue #34 is a pack at least
+// 70 % of the copy's. The packed faces are checked byte for byte against the host loop
+// (detail/batch/host_run.hpp) before anything is timed.
+//
+//   gpu_pack [n] [iterations]        (defaults 128 and 2000; one MPI rank is enough)
+//
+// Built and run by scripts/gpu_run (docs/gpu.md, "Figures"); compiled for AMD by the hip-compile stage.
+#include <haloshift/detail/batch/host_run.hpp>
+#include <haloshift/memory/device.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+namespace hs = haloshift;
+namespace batch = hs::detail::batch;
+
+// The segments of the six interior faces of an n^3 field stored x fastest with one ghost layer
+// (extent n + 2), from base 0 (the field) to base 1 (the staging, faces one after another); or, with
+// `unpack`, from the staging into the six ghost layers. Word size 8 (doubles).
+std::vector<batch::segment> faces(std::int64_t n, bool unpack, batch::launch& l) {
+  const std::int64_t e = n + 2, x = 8, y = e * x, z = e * y;  // byte strides of i, j, k
+  std::vector<batch::segment> t;
+  std::int64_t packed = 0;
+  auto add = [&](std::int64_t cell, std::int64_t stride, std::uint32_t row_bytes, std::uint32_t repeat) {
+    batch::segment g;
+    g.from = cell;
+    g.from_stride = stride;
+    g.to = packed;
+    g.to_stride = row_bytes;
+    g.row_bytes = row_bytes;
+    g.repeat = repeat;
+    g.to_base = 1;
+    if (unpack) {
+      std::swap(g.from, g.to);
+      std::swap(g.from_stride, g.to_stride);
+      std::swap(g.from_base, g.to_base);
+    }
+    g.first_word = l.words;
+    l.words += std::uint64_t(repeat) * row_bytes / 8;
+    packed += std::int64_t(repeat) * row_bytes;
+    t.push_back(g);
+  };
+  const auto row = static_cast<std::uint32_t>(n * 8), count = static_cast<std::uint32_t>(n);
+  for (std::int64_t side : {0, 1}) {
+    // Interior layer 1 or n when packing, ghost layer 0 or n + 1 when unpacking.
+    const std::int64_t layer = unpack ? side * (n + 1) : 1 + side * (n - 1);
+    for (std::int64_t k = 1; k <= n; ++k) add(layer * x + y + k * z, y, 8, count);  // x face: a column per k
+    add(layer * y + x + z, z, row, count);                                           // y face: rows of i, by k
+    add(layer * z + x + y, y, row, count);                                           // z face: rows of i, by j
+  }
+  l.first = 0;
+  l.count = t.size();
+  l.word_bytes = 8;
+  return t;
+}
+
+// Seconds per call of `body`, over `iterations` calls enqueued back to back, then `sync`.
+template <class Body, class Sync>
+double seconds_each(int iterations, Body body, Sync sync) {
+  body();
+  sync();  // warm-up
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) body();
+  sync();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iterations;
+}
+
+struct device_buffer {
+  std::byte* p;
+  explicit device_buffer(std::size_t bytes) : p(hs::memory::device::allocate<std::byte>(bytes)) {}
+  ~device_buffer() { hs::memory::device::deallocate(p); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+};
+
+// The packed faces on the device against the host loop's, byte for byte.
+bool check_pack(batch::executor& ex, const std::vector<batch::segment>& table, const batch::launch& l,
+                const std::vector<double>& field, const device_buffer& staging, std::size_t bytes) {
+  std::vector<std::byte> expected(bytes), got(bytes);
+  batch::bases host;
+  host.at[0] = reinterpret_cast<std::byte*>(const_cast<double*>(field.data()));
+  host.at[1] = expected.data();
+  batch::run_all(table.data(), l, host);
+  ex.synchronize();
+  hs::memory::device::copy_to_host(got.data(), staging.p, bytes);
+  return got == expected;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 128;
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 2000;
+  int status = 0;
+  try {
+    auto ex = hs::memory::device::make_executor(hs::memory::mpi_path::staged);
+    const std::size_t cells = std::size_t((n + 2) * (n + 2) * (n + 2)), face_bytes = std::size_t(6 * n * n * 8);
+    std::vector<double> field(cells);
+    for (std::size_t c = 0; c < cells; ++c) field[c] = double(c) * 0.5 - 1e6;
+    device_buffer f(cells * 8), staging(face_bytes), copy(face_bytes);
+    hs::memory::device::copy_to_device(f.p, field.data(), cells * 8);
+    batch::launch pack, unpack;
+    const std::vector<batch::segment> pack_table = faces(n, false, pack), unpack_table = faces(n, true, unpack);
+    device_buffer tables((pack_table.size() + unpack_table.size()) * sizeof(batch::segment));
+    const auto* pack_on_device = reinterpret_cast<const batch::segment*>(tables.p);
+    const auto* unpack_on_device = pack_on_device + pack_table.size();
+    ex->upload(tables.p, pack_table.data(), pack_table.size() * sizeof(batch::segment));
+    ex->upload(const_cast<batch::segment*>(unpack_on_device), unpack_table.data(),
+               unpack_table.size() * sizeof(batch::segment));
+    batch::bases b;
+    b.at[0] = f.p;
+    b.at[1] = staging.p;
+    ex->run(pack_on_device, pack, b);
+    const bool same = check_pack(*ex, pack_table, pack, field, staging, face_bytes);
+    auto sync = [&] { ex->synchronize(); };
+    const double t_pack = seconds_each(iterations, [&] { ex->run(pack_on_device, pack, b); }, sync);
+    const double t_unpack = seconds_each(iterations, [&] { ex->run(unpack_on_device, unpack, b); }, sync);
+    const double t_memcpy = seconds_each(
+        iterations,
+        [&] {
+          batch::gpu::check(HALOSHIFT_GPU(MemcpyAsync)(copy.p, staging.p, face_bytes, HALOSHIFT_GPU(MemcpyDeviceToDevice)),
+                            HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to device)");
+        },
+        [] { batch::gpu::check(HALOSHIFT_GPU(DeviceSynchronize)(), HALOSHIFT_GPU_RUNTIME "DeviceSynchronize"); });
+    const double moved = 2.0 * double(face_bytes);
+    std::printf("gpu_pack: %lld^3 doubles, six faces, %zu segments, %zu bytes per pack, %d iterations (%s)\n",
+                static_cast<long long>(n), pack_table.size(), face_bytes, iterations, ex->name());
+    std::printf("  packed faces against the host loop: %s\n", same ? "identical" : "DIFFERENT");
+    std::printf("  pack   %8.2f us  %7.1f GB/s\n", t_pack * 1e6, moved / t_pack * 1e-9);
+    std::printf("  unpack %8.2f us  %7.1f GB/s\n", t_unpack * 1e6, moved / t_unpack * 1e-9);
+    std::printf("  memcpy %8.2f us  %7.1f GB/s (device to device, same bytes)\n", t_memcpy * 1e6, moved / t_memcpy * 1e-9);
+    std::printf("  pack / memcpy bandwidth: %.0f %% (target 70 %%), unpack: %.0f %%\n", 100 * t_memcpy / t_pack,
+                100 * t_memcpy / t_unpack);
+    status = same ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu_pack: %s\n", e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
