@@ -56,6 +56,10 @@ std::vector<std::byte> values(batch::scalar_kind k, std::mt19937_64& rng) {
     const std::uint64_t bits = rng();
     std::memcpy(v.data() + i, &bits, 8);
   }
+  // Signed sums must not overflow (undefined behaviour on the host): each byte's top two bits equal, so
+  // that any element read, misaligned ones too, lies within a half of the range.
+  if (k == batch::scalar_kind::i32 || k == batch::scalar_kind::i64)
+    for (std::byte& b : v) b = (b & std::byte{0x80}) != std::byte{0} ? b | std::byte{0xc0} : b & std::byte{0x3f};
   std::uniform_real_distribution<double> real(-1e3, 1e3);
   if (k == batch::scalar_kind::f64)
     for (std::size_t i = 0; i < area; i += 8) {
@@ -72,7 +76,8 @@ std::vector<std::byte> values(batch::scalar_kind k, std::mt19937_64& rng) {
 
 // A table of `count` segments of `wb`-byte words from bases 0/2 (sources) to bases 1/3 (targets),
 // targets disjoint (as every real table's are: a GPU runs its words in any order), rows of 0-6
-// words (empty ones included), 0-4 rows, gaps between rows, one negative source stride.
+// words (empty ones included), 0-4 rows, gaps between rows, one negative source stride; a combine's
+// offsets misaligned now and then (views of several types share a staging buffer).
 std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_64& rng, batch::launch& l) {
   std::vector<batch::segment> t;
   std::int64_t cursor[2] = {0, 0};
@@ -87,9 +92,11 @@ std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_6
     g.from_stride = (s % 7 == 3 ? -1 : 1) * std::int64_t(g.row_bytes + wb * pick(4));
     g.from = std::int64_t(wb) * pick(64) + (g.from_stride < 0 ? 4 * std::int64_t(-g.from_stride) : 0);
     g.to_stride = g.row_bytes + wb * pick(3);
+    const int skew = l.op == batch::batch_op::copy || wb == 1 ? 0 : pick(int(wb));
+    g.from += skew;
     std::int64_t& c = cursor[g.to_base / 2];
-    g.to = c;
-    c += g.to_stride * g.repeat + wb * pick(3);
+    g.to = c + skew;
+    c += g.to_stride * g.repeat + wb * pick(3) + skew;
     g.first_word = l.words;
     l.words += std::uint64_t(g.repeat) * (g.row_bytes / wb);
     t.push_back(g);

@@ -4,12 +4,13 @@
 /// @brief A launch (segment.hpp) as one CUDA/HIP kernel: a thread per word,
 /// grid-stride, each finding its segment by binary search on first_word;
 /// words move as integers of word_bytes bytes, combines (plus, min, max)
-/// read the launch's scalar type. The same arithmetic as host_run.hpp, so
+/// read the launch's scalar type (misaligned elements byte by byte). The same arithmetic as host_run.hpp, so
 /// device and host results are bit-identical.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "gpu_api.hpp"
@@ -51,21 +52,38 @@ __global__ void copy_words(const segment* table, launch l, bases b) {
   }
 }
 
+/// An element of T at `p`: a combine's offsets need not be multiples of its size (several views of
+/// different types share a staging buffer), so a misaligned one is read byte by byte.
+template <class T>
+__device__ inline T load(const std::byte* p) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) return *reinterpret_cast<const T*>(p);
+  T v;
+  memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <class T>
+__device__ inline void store(std::byte* p, T v) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0)
+    *reinterpret_cast<T*>(p) = v;
+  else
+    memcpy(p, &v, sizeof(T));
+}
+
 /// A combining launch over elements of type T: as host_run's combine_element.
 template <class T>
 __global__ void combine_words(const segment* table, launch l, bases b) {
   const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step) {
     const word_place p = place_of<sizeof(T)>(table, l, b, w);
-    T a = *reinterpret_cast<const T*>(p.to);
-    const T v = *reinterpret_cast<const T*>(p.from);
+    T a = load<T>(p.to);
+    const T v = load<T>(p.from);
     switch (l.op) {
       case batch_op::plus: a = static_cast<T>(a + v); break;
       case batch_op::min: a = v < a ? v : a; break;
       case batch_op::max: a = a < v ? v : a; break;
       case batch_op::copy: a = v; break;
     }
-    *reinterpret_cast<T*>(p.to) = a;
+    store<T>(p.to, a);
   }
 }
 
