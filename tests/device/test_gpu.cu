@@ -113,9 +113,11 @@ std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_6
   return t;
 }
 
-// One launch of `op` on kind `k` with `wb`-byte words: the executor's result against the host loop's.
+// One launch of `op` on kind `k` with `wb`-byte words: the executor's result against the host loop's,
+// waited for with synchronize(), or with `by_mark` as a stream-ordered exchange waits: mark(), then
+// marked_done() polled (bounded) and wait_mark().
 void compare(tally& t, batch::executor& ex, batch::batch_op op, batch::scalar_kind k, std::uint32_t wb,
-             std::mt19937_64& rng) {
+             std::mt19937_64& rng, bool by_mark = false) {
   batch::launch l;
   l.op = op;
   l.scalar = k;
@@ -131,7 +133,15 @@ void compare(tally& t, batch::executor& ex, batch::batch_op op, batch::scalar_ki
     on_device.at[i] = static_cast<std::byte*>(dev[i].p);
   }
   ex.run(static_cast<const batch::segment*>(dev_table.p), l, on_device);
-  ex.synchronize();
+  if (by_mark) {
+    ex.mark();
+    for (int polls = 0; polls < 1000 && !ex.marked_done(); ++polls) {
+    }
+    ex.wait_mark();
+    t.check(ex.marked_done(), "marked_done() false after wait_mark()");
+  } else {
+    ex.synchronize();
+  }
   batch::run_all(table.data(), l, on_host);
   const std::string what = "op " + std::to_string(int(op)) + ", kind " + std::to_string(int(k)) + ", " +
                            std::to_string(wb) + "-byte words, " + std::to_string(l.words) + " words";
@@ -155,6 +165,19 @@ void launches(tally& t, batch::executor& ex, std::mt19937_64& rng) {
   for (auto [k, wb] : kinds)
     for (auto op : {batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max})
       t.guard("combine", [&, k = k, wb = wb] { compare(t, ex, op, k, wb, rng); });
+}
+
+// Stream-ordered: launches on the caller's stream (use_stream), waited for by mark; then back to the
+// executor's own stream.
+void stream_ordered(tally& t, batch::executor& ex, std::mt19937_64& rng) {
+  batch::gpu::stream s{};
+  batch::gpu::check(HALOSHIFT_GPU(StreamCreate)(&s), "StreamCreate");
+  ex.use_stream(s);
+  compare(t, ex, batch::batch_op::copy, batch::scalar_kind::none, 8, rng, true);
+  compare(t, ex, batch::batch_op::plus, batch::scalar_kind::f64, 8, rng, true);
+  ex.use_stream(nullptr);
+  compare(t, ex, batch::batch_op::copy, batch::scalar_kind::none, 4, rng, true);
+  static_cast<void>(HALOSHIFT_GPU(StreamDestroy)(s));
 }
 
 // Staging: device -> pinned host -> device, enqueued on the executor's stream.
@@ -223,6 +246,7 @@ int main(int argc, char** argv) {
     auto ex = hs::memory::device::make_executor(hs::memory::mpi_path::detect);
     launches(t, *ex, rng);
     staging(t, *ex, rng);
+    stream_ordered(t, *ex, rng);
   });
 #if defined(HALOSHIFT_TEST_SWEEPS)
   t.guard("sweeps", [&] { sweeps(t); });

@@ -8,10 +8,13 @@
 /// and stages messages through pinned host memory unless MPI reads device
 /// memory itself (docs/gpu.md, "Staging").
 ///
-/// The executor's stream is a blocking one: it waits for work the program
-/// enqueued on the legacy default stream before the exchange, as a plain
-/// cudaMemcpy would. Work on other streams must be complete (or the stream
-/// synchronized) before an exchange reads the arrays.
+/// Without a stream (`memory::device{}`), an exchange runs on the executor's
+/// own stream, a blocking one: it waits for work the program enqueued on the
+/// legacy default stream before the exchange, as a plain cudaMemcpy would, and
+/// returns with the ghosts written. With one (`memory::device{s}`), the
+/// exchange is stream-ordered: packing is enqueued on `s` after the program's
+/// work there, unpacking too, and wait() returns without waiting for the
+/// device (docs/gpu.md, "Streams").
 
 #include <cstddef>
 #include <memory>
@@ -51,19 +54,23 @@ inline void host_free(void* p) noexcept {
 #endif
 }
 
-/// The device executor: everything but allocation and upload is enqueued on its stream.
+/// The device executor: everything but allocation and upload is enqueued on its current stream (its
+/// own, or the caller's from use_stream on: a stream-ordered exchange).
 class device_executor final : public executor {
  public:
   explicit device_executor(memory::mpi_path path) {
-    check(HALOSHIFT_GPU(StreamCreate)(&stream_), HALOSHIFT_GPU_RUNTIME "StreamCreate");
+    check(HALOSHIFT_GPU(StreamCreate)(&own_), HALOSHIFT_GPU_RUNTIME "StreamCreate");
     try {
+      check(HALOSHIFT_GPU(EventCreateWithFlags)(&mark_, HALOSHIFT_GPU(EventDisableTiming)),
+            HALOSHIFT_GPU_RUNTIME "EventCreateWithFlags");
       direct_ = mpi_reaches_device(path, this_runtime, HALOSHIFT_GPU_RUNTIME);
     } catch (...) {
-      static_cast<void>(HALOSHIFT_GPU(StreamDestroy)(stream_));
+      release();
       throw;
     }
+    current_ = own_;
   }
-  ~device_executor() override { static_cast<void>(HALOSHIFT_GPU(StreamDestroy)(stream_)); }
+  ~device_executor() override { release(); }
   device_executor(const device_executor&) = delete;
   device_executor& operator=(const device_executor&) = delete;
 
@@ -84,20 +91,36 @@ class device_executor final : public executor {
     check(HALOSHIFT_GPU(Memcpy)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice)), HALOSHIFT_GPU_RUNTIME "Memcpy");
   }
   void to_host(void* to, const void* from, std::size_t bytes) override {
-    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost), stream_),
+    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost), current_),
           HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to host)");
   }
   void to_device(void* to, const void* from, std::size_t bytes) override {
-    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice), stream_),
+    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice), current_),
           HALOSHIFT_GPU_RUNTIME "MemcpyAsync (host to device)");
   }
-  void run(const segment* table, const launch& l, const bases& b) override { run_launch(table, l, b, stream_); }
+  void run(const segment* table, const launch& l, const bases& b) override { run_launch(table, l, b, current_); }
   void synchronize() override {
-    check(HALOSHIFT_GPU(StreamSynchronize)(stream_), HALOSHIFT_GPU_RUNTIME "StreamSynchronize");
+    check(HALOSHIFT_GPU(StreamSynchronize)(current_), HALOSHIFT_GPU_RUNTIME "StreamSynchronize");
   }
 
+  void use_stream(void* s) override { current_ = s ? static_cast<stream>(s) : own_; }
+  void mark() override { check(HALOSHIFT_GPU(EventRecord)(mark_, current_), HALOSHIFT_GPU_RUNTIME "EventRecord"); }
+  bool marked_done() override {
+    const status s = HALOSHIFT_GPU(EventQuery)(mark_);
+    if (s == HALOSHIFT_GPU(ErrorNotReady)) return false;
+    check(s, HALOSHIFT_GPU_RUNTIME "EventQuery");
+    return true;
+  }
+  void wait_mark() override { check(HALOSHIFT_GPU(EventSynchronize)(mark_), HALOSHIFT_GPU_RUNTIME "EventSynchronize"); }
+
  private:
-  stream stream_{};
+  void release() noexcept {
+    if (mark_) static_cast<void>(HALOSHIFT_GPU(EventDestroy)(mark_));
+    static_cast<void>(HALOSHIFT_GPU(StreamDestroy)(own_));
+  }
+
+  stream own_{}, current_{};
+  HALOSHIFT_GPU(Event_t) mark_{};
   bool direct_ = false;
 };
 
@@ -109,6 +132,9 @@ namespace haloshift::memory {
 /// `make_field_view(memory::device{}, ptr, ...)`; the helpers below allocate and fill such memory
 /// (synchronously, for tests and examples: a program may use its own allocations just as well).
 struct device {
+  /// The stream exchanges of this space's views are ordered on (null: none, each exchange is synchronous).
+  HALOSHIFT_GPU(Stream_t) stream = nullptr;
+
   /// `n` elements of T in device memory (cudaMalloc / hipMalloc), uninitialised.
   template <class T>
   static T* allocate(std::size_t n) {
