@@ -8,6 +8,7 @@
 // device-emulate) select them, the grid sweep skips them.
 
 #include "../support/catch.hpp"
+#include "space_sweeps.hpp"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -285,6 +286,36 @@ TEST_CASE("the emulated executor runs copies and combines over several bases lik
     CHECK_FALSE(host_read_faults(pinned));
     ex->deallocate_pinned(pinned, 16);
   }
+}
+
+/// Plain host memory as a space of the sweeps (the threaded host executor's arrays).
+struct host_memory {
+  template <class T>
+  static T* allocate(std::size_t n) {
+    return std::allocator<T>().allocate(n == 0 ? 1 : n);
+  }
+  static void deallocate(void* p) { ::operator delete(p); }
+  static void copy_to_device(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+  static void copy_to_host(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+
+ private:
+  static void copy(void* to, const void* from, std::size_t bytes) {
+    if (bytes != 0) std::memcpy(to, from, bytes);
+  }
+};
+
+/// Checks a sweep's result on this rank (the runner agrees the verdict across ranks).
+void check_sweep(const space_sweeps::result& r) {
+  INFO(r.failures);
+  CHECK(r.mismatches == 0);
+  CHECK(r.configurations > 0);
+  CHECK(r.cells > 0);
+}
+
+TEST_CASE("field sweeps packed by two host threads match the oracle and one thread", "[.threads][sweep]") {
+  hs::plan_options two;
+  two.pack_threads = 2;
+  check_sweep(space_sweeps::run<host_memory>(MPI_COMM_WORLD, {two}));
 }
 
 }  // namespace
