@@ -23,6 +23,8 @@
 #include "../grid/cartesian_grid.hpp"
 #include "argument_checks.hpp"
 #include "exchange_handle.hpp"
+#include "../detail/batch/host_threads.hpp"
+#include "../detail/batch/ops.hpp"
 #include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
@@ -272,6 +274,42 @@ class selective_plan : public detail::plan_base {
     return arrays_reverse_handle<Op, Ts...>(
         {p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
         *resources_);
+  }
+
+  /// The batch cache a field view in `Space` exchanges through: the space's executor for a
+  /// device, host threads for host memory with plan_options::pack_threads above 1, else none
+  /// (the plan's own serial path).
+  template <class Space>
+  detail::batch::batch_cache* batch_cache_for() {
+    if constexpr (memory::device_space<Space>) {
+      static constexpr char key = 0;  // one per space type
+      return &resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
+    } else {
+      const int n = options_.pack_threads;
+      if (n < 1)
+        throw error("plan_options::pack_threads = " + std::to_string(n) + ": need at least 1 (1 packs on the calling thread)");
+      if (n == 1) return nullptr;
+      static constexpr char key = 0;
+      return &resources_->batches(&key, n, [&] { return detail::batch::make_host_threads(n); });
+    }
+  }
+
+  /// Starts `p` over the arrays `data`, forwards or `backward` (combining with `op`, which the
+  /// executor runs as `bop`), every copy of a phase in one launch of `batch`'s executor.
+  template <class Op, transferable... Ts>
+  exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>> start_batched(
+      const detail::program& p, bool backward, Op op, detail::batch::batch_cache& batch, detail::batch::batch_op bop,
+      Ts*... data) {
+    check_locally(backward ? "start_reverse" : "start_forward");
+    const detail::batch::array_shape shapes[] = {{sizeof(Ts), alignof(Ts)}...};
+    detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr);
+    int i = 0;
+    ((b.at.at[i] = reinterpret_cast<std::byte*>(data), b.kinds[i] = detail::batch::scalar_kind_of<Ts>(), ++i), ...);
+    b.op = bop;
+    detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine> run(
+        p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, backward, std::move(op), engine_.get());
+    run.batched(b);
+    return {std::move(run), *resources_};
   }
 
   selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)

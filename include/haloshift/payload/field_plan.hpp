@@ -52,6 +52,18 @@ struct take_max {
     return a < b ? b : a;
   }
 };
+namespace detail::batch {  // executors combine these too (take_min and take_max as their batch_op)
+template <>
+struct op_kind<take_min> {
+  static constexpr bool known = true;
+  static constexpr batch_op value = batch_op::min;
+};
+template <>
+struct op_kind<take_max> {
+  static constexpr bool known = true;
+  static constexpr batch_op value = batch_op::max;
+};
+}  // namespace detail::batch
 /// The owner takes the value of one of its ghost copies: the copy held by the
 /// highest rank and, among that rank's copies (periodic images), the one at
 /// the highest storage index. A cell nobody holds keeps its value. The same
@@ -111,7 +123,7 @@ class field_plan {
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
     check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
-    return plan_.start_forward_with(plan_.details(), f.storage().data());
+    return start_views<memory::host>(plan_.details(), detail::store_arrivals{}, f.storage().data());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
@@ -123,7 +135,7 @@ class field_plan {
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
     check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
-    return plan_.start_forward_with(bytes_program(b.parts()), b.base());
+    return start_views<memory::host>(bytes_program(b.parts()), detail::store_arrivals{}, b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -141,7 +153,7 @@ class field_plan {
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
     check_call("start_reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
-    return plan_.start_reverse_with(plan_.details(), f.storage().data(), std::move(op));
+    return start_views<memory::host>(plan_.details(), std::move(op), f.storage().data());
   }
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
@@ -152,32 +164,32 @@ class field_plan {
   /// the others, which then wait: docs/design.md, "Plans and collective
   /// validation", per-call checks), or on every rank together with collective
   /// argument checks (plan_options::checks).
-  template <transferable T>
-  void forward(const field_view<T>& v) {
+  template <transferable T, class Space>
+  void forward(const field_view<T, Space>& v) {
     start_forward(v).wait();
   }
   /// Starts forward(v).
-  template <transferable T>
-  auto start_forward(const field_view<T>& v) {
+  template <transferable T, class Space>
+  auto start_forward(const field_view<T, Space>& v) {
     check_call("start_forward", [&] { detail::checked_view(v, shape_, "forward"); }, {sizeof(T)});
-    return plan_.start_forward_with(view_program(v.ghost, v.stride), v.data);
+    return start_views<Space>(view_program(v.ghost, v.stride), detail::store_arrivals{}, v.data);
   }
   /// Fills the ghosts of several views in one exchange (one message per
   /// neighbour carrying each view's cells in turn). The views may hold
   /// different element types but must share their layout: ghost widths and
   /// element strides.
-  template <transferable... Ts>
+  template <class Space, transferable... Ts>
     requires(sizeof...(Ts) >= 2)
-  void forward(const field_view<Ts>&... views) {
+  void forward(const field_view<Ts, Space>&... views) {
     start_forward(views...).wait();
   }
   /// Starts forward() of several views.
-  template <transferable... Ts>
+  template <class Space, transferable... Ts>
     requires(sizeof...(Ts) >= 2)
-  auto start_forward(const field_view<Ts>&... views) {
+  auto start_forward(const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_forward", [&] { layout = shared_layout("forward", views...); }, {sizeof(Ts)...});
-    return plan_.start_forward_arrays_with(view_program(layout.first, layout.second), views.data...);
+    return start_views<Space>(view_program(layout.first, layout.second), detail::store_arrivals{}, views.data...);
   }
   /// Combines the ghosts of several views onto their owners in one exchange:
   /// `reverse(u, v, op)`, each view combined with `op` (last, like the
@@ -198,17 +210,18 @@ class field_plan {
   }
 
   /// Combines the ghosts of the caller's array onto their owners (see reverse(grid_field)).
-  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  template <transferable T, class Space, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
-  void reverse(const field_view<T>& v, Op op = {}) {
+  void reverse(const field_view<T, Space>& v, Op op = {}) {
     start_reverse(v, std::move(op)).wait();
   }
-  /// Starts reverse(v, op).
-  template <transferable T, detail::reduction_for<T> Op = std::plus<>>
+  /// Starts reverse(v, op). A view of device memory combines with std::plus<>, take_min or
+  /// take_max, of arithmetic element types.
+  template <transferable T, class Space, detail::reduction_for<T> Op = std::plus<>>
     requires(!std::is_same_v<Op, take_ghost_value>)
-  auto start_reverse(const field_view<T>& v, Op op = {}) {
+  auto start_reverse(const field_view<T, Space>& v, Op op = {}) {
     check_call("start_reverse", [&] { detail::checked_view(v, shape_, "reverse"); }, {sizeof(T)});
-    return plan_.start_reverse_with(view_program(v.ghost, v.stride), v.data, std::move(op));
+    return start_views<Space>(view_program(v.ghost, v.stride), std::move(op), v.data);
   }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
@@ -232,11 +245,34 @@ class field_plan {
 
  private:
   /// reverse() of several views, the op first (the pack of views must come last to be deduced).
-  template <class Op, transferable... Ts>
-  auto start_reverse_views(Op op, const field_view<Ts>&... views) {
+  template <class Op, class Space, transferable... Ts>
+  auto start_reverse_views(Op op, const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_reverse", [&] { layout = shared_layout("reverse", views...); }, {sizeof(Ts)...});
-    return plan_.start_reverse_arrays_with(view_program(layout.first, layout.second), std::move(op), views.data...);
+    return start_views<Space>(view_program(layout.first, layout.second), std::move(op), views.data...);
+  }
+  /// Starts program `p` of views in `Space` holding `data`: forwards (`Op` is store_arrivals) or
+  /// combining with `op`; batched through the space's executor (or host threads), else on the
+  /// plan's own serial path.
+  template <class Space, class Op, transferable... Ts>
+  auto start_views(const detail::program& p, Op op, Ts*... data) {
+    constexpr bool forwards = std::is_same_v<Op, detail::store_arrivals>;
+    constexpr bool batchable = forwards || detail::batch::executor_combines<Op, Ts...>();
+    static_assert(batchable || !memory::device_space<Space>,
+                  "reverse of device memory combines arithmetic element types with std::plus<>, take_min or take_max");
+    detail::batch::batch_cache* batch = plan_.template batch_cache_for<Space>();
+    if constexpr (batchable) {
+      detail::batch::batch_op bop = detail::batch::batch_op::copy;
+      if constexpr (!forwards) bop = detail::batch::op_kind<Op>::value;
+      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, data...);
+    }
+    if constexpr (memory::device_space<Space>) {
+      throw error("unreachable: a device space always has its executor");
+    } else if constexpr (forwards) {
+      return plan_.start_forward_arrays_with(p, data...);
+    } else {
+      return plan_.start_reverse_arrays_with(p, std::move(op), data...);
+    }
   }
   friend struct detail::field_plan_builder;
   field_plan(selective_plan p, const field_shape& s, const offset& reach)
@@ -276,9 +312,9 @@ class field_plan {
   }
 
   /// Checks several views (each against the plan, all of one layout) and returns their layout.
-  template <class First, class... Rest>
-  std::pair<offset, std::array<std::size_t, 3>> shared_layout(const char* call, const field_view<First>& first,
-                                                              const field_view<Rest>&... rest) const {
+  template <class Space, class First, class... Rest>
+  std::pair<offset, std::array<std::size_t, 3>> shared_layout(const char* call, const field_view<First, Space>& first,
+                                                              const field_view<Rest, Space>&... rest) const {
     detail::checked_view(first, shape_, call);
     int which = 1;
     (

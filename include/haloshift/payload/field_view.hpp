@@ -17,6 +17,7 @@
 #include "../error.hpp"
 #include "../exchange/halo.hpp"
 #include "../grid/offset.hpp"
+#include "../memory/spaces.hpp"
 #include "field_shape.hpp"
 
 namespace haloshift {
@@ -31,7 +32,9 @@ enum class storage_order {
 /// Cell `(i, j, k)` of the interior (from 0; ghosts from `-ghost[d]` up to
 /// `interior[d] + high()[d]`) lives at
 /// `data[(i + ghost[0]) * stride[0] + (j + ghost[1]) * stride[1] + (k + ghost[2]) * stride[2]]`.
-template <transferable T>
+/// `Space` says where that memory lives: host memory, or a device's (memory::device_space; made
+/// by `make_field_view(space, ...)`), which the library then never touches from the host.
+template <transferable T, class Space = memory::host>
 struct field_view {
   T* data = nullptr;          ///< the array (its first element, at the lowest ghost cell when the strides are positive)
   offset interior{1, 1, 1};  ///< this rank's interior cells (as the plan's shape gives them)
@@ -116,20 +119,29 @@ field_view<T> make_field_view(T* data, const field_shape& shape, storage_order o
   return make_field_view(data, shape.interior, shape.ghost, shape.ghost_high, order, padding);
 }
 
+/// A view of device memory: `make_field_view(space, ptr, ...)` with any of the arguments above
+/// after the space (`hs::memory::device{}`, `hs::memory::emulated_device{}`). Checked as any
+/// view, on the host, without reading the memory.
+template <memory::device_space Space, class T, class... Rest>
+field_view<T, Space> make_field_view(Space, T* data, const Rest&... rest) {
+  const field_view<T> v = make_field_view(data, rest...);
+  return {v.data, v.interior, v.ghost, v.stride, v.ghost_high};
+}
+
 namespace detail {
 /// Whether `V` is a field_view (the arrays of field_plan's calls of several views).
 template <class V>
 struct is_field_view : std::false_type {};
-template <class T>
-struct is_field_view<field_view<T>> : std::true_type {
+template <class T, class Space>
+struct is_field_view<field_view<T, Space>> : std::true_type {
   using element = T;
 };
 
 /// Checks a view against the plan's shape (this rank only: the call is local)
 /// and returns the number of elements it spans. A view without cells (a box
 /// that owns none and has no ghosts along some dimension) may have no data.
-template <class T>
-std::size_t checked_view(const field_view<T>& v, const field_shape& shape, const char* call) {
+template <class T, class Space>
+std::size_t checked_view(const field_view<T, Space>& v, const field_shape& shape, const char* call) {
   // Messages are built only on failure: a view is checked on every exchange, which allocates nothing.
   const auto where = [call] { return std::string(call) + ": field_view "; };
   const auto index = [](int d) { return "[" + std::to_string(d) + "]"; };

@@ -14,10 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "../batch/batch_cache.hpp"
 #include "../mpi/check.hpp"
 #include "aligned_buffer.hpp"
 #include "arrays.hpp"
@@ -63,9 +66,24 @@ class exchange_resources {
     const std::size_t bytes =
         std::max(staging_elements(p, false, single), staging_elements(p, true, single)) * element_size + extra_bytes;
     if (bytes > bytes_.size()) bytes_.resize(bytes);
+    forget_batches();
     std::size_t requests_needed = 1;  // a neighbourhood collective's one request
     for (const round_program& r : p.rounds) requests_needed = std::max(requests_needed, 2 * r.transfers.size());
     requests.reserve(requests_needed);
+  }
+
+  /// The batch cache of executor `key` (one per memory space or thread count), made by `make`
+  /// on first use.
+  template <class Make>
+  batch::batch_cache& batches(const void* key, int variant, Make&& make) {
+    for (auto& [k, v, cache] : batches_)
+      if (k == key && v == variant) return *cache;
+    batches_.emplace_back(key, variant, std::make_unique<batch::batch_cache>(make()));
+    return *std::get<2>(batches_.back());
+  }
+  /// Forgets every batched program (the plan's programs were rebuilt in place).
+  void forget_batches() noexcept {
+    for (auto& b : batches_) std::get<2>(b)->clear();
   }
 
   std::vector<MPI_Request> requests;  ///< the current round's
@@ -73,6 +91,7 @@ class exchange_resources {
 
  private:
   aligned_vector<std::byte> bytes_;
+  std::vector<std::tuple<const void*, int, std::unique_ptr<batch::batch_cache>>> batches_;
 };
 
 /// The operation of a forward pass: arrivals are stored, not combined.
@@ -105,6 +124,13 @@ class exchange_run {
       end_ = std::min(end, p.rounds.size());
       staging_ = res.staging<std::byte>(staging_elements(p, backward, single_) * element_bytes);
     }
+  }
+
+  /// Runs the exchange through an executor instead (batch_cache::prepare): every copy of a
+  /// phase in one launch, every message staged. Set before start().
+  exchange_run& batched(const batch::batch_run& b) noexcept {
+    batch_ = b;
+    return *this;
   }
 
   /// Posts the first round's messages (what a split-phase start does before it returns; a
@@ -256,6 +282,7 @@ class exchange_run {
 
   void post() {
     std::vector<MPI_Request>& requests = res_->requests;
+    if (batch_.program) return post_batched();
     if constexpr (has_engine)
       if (engine_) {
         if constexpr (combines)
@@ -305,6 +332,7 @@ class exchange_run {
   }
 
   void finish() {
+    if (batch_.program) return finish_batched();
     if constexpr (has_engine)
       if (engine_) {
         if constexpr (combines)
@@ -322,6 +350,40 @@ class exchange_run {
       if (t.self || !in.exists() || lands_in_place(in)) continue;
       deliver(in, in_area(t, cursor));
     }
+  }
+
+  /// A batched round: its departures packed (and its copies to the rank itself made) in the
+  /// executor, moved to the pinned staging where MPI cannot reach executor memory, then posted.
+  /// Always nonblocking: a batched rank pairs with a rendezvous one as with any other.
+  void post_batched() {
+    const batch::batched_round& r = batch_.program->rounds[next_];
+    batch::executor& x = *batch_.exec;
+    for (const batch::launch& l : r.pack) x.run(batch_.table, batch_.with_op(l), batch_.at);
+    std::byte* area = batch_.pinned ? batch_.pinned : batch_.staging;
+    if (batch_.pinned && r.departures) x.to_host(area + r.arrivals, batch_.staging + r.arrivals, r.departures);
+    x.synchronize();  // MPI reads what the executor wrote
+    std::vector<MPI_Request>& requests = res_->requests;
+    if constexpr (requires { engine_->start_packed(*p_, true, std::size_t{}, area, area, requests); })
+      if (engine_) return engine_->start_packed(*p_, !backward_, element_bytes, area + r.arrivals, area, requests);
+    for (const batch::staged_post& c : r.receives) {
+      requests.emplace_back();
+      mpi::check(MPI_Irecv(area + c.offset, static_cast<int>(c.bytes), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                 "MPI_Irecv");
+    }
+    receives_ = requests.size();
+    for (const batch::staged_post& c : r.sends) {
+      requests.emplace_back();
+      mpi::check(MPI_Isend(area + c.offset, static_cast<int>(c.bytes), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
+                 "MPI_Isend");
+    }
+  }
+  /// Its arrivals moved back to executor memory where they were staged, and unpacked (or combined).
+  void finish_batched() {
+    const batch::batched_round& r = batch_.program->rounds[next_];
+    batch::executor& x = *batch_.exec;
+    if (batch_.pinned && r.arrivals) x.to_device(batch_.staging, batch_.pinned, r.arrivals);
+    for (const batch::launch& l : r.unpack) x.run(batch_.table, batch_.with_op(l), batch_.at);
+    x.synchronize();  // the arrays are the caller's once the exchange completes
   }
 
   /// The rendezvous protocol: synchronous sends, each transfer's order fixed by
@@ -373,6 +435,7 @@ class exchange_run {
   std::size_t next_ = 0, end_ = 0;
   bool posted_ = false;
   std::size_t receives_ = 0;  ///< the current round's receives: the first requests (post puts them first)
+  batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
 };
 
 /// A blocking forward exchange inside a plan build (the counts, the keys):

@@ -366,6 +366,28 @@ class selected_neighbor_engine {
   void post(const program& p, neighbor_graph& g, bool forwards, const Data& data, std::byte* staging,
             std::vector<MPI_Request>& requests) {
     const std::size_t element_bytes = data.element_bytes();
+    std::byte* next = staging;
+    for_each_edge(p, [&](const message& m, bool out) {
+      if (out != forwards) return;
+      data.gather(p.layout, m, next);
+      next += m.count * element_bytes;
+    });
+    arrivals_at_ = static_cast<std::size_t>(next - staging);
+    start(p, g, forwards, element_bytes, staging, next, requests);
+  }
+
+ public:
+  /// Starts the collective forwards or not over departures already packed at `send`, in edge
+  /// order, arrivals landing at `recv` in edge order (a batched exchange packs them itself).
+  void start_packed(const program& p, bool forwards, std::size_t element_bytes, const std::byte* send,
+                    std::byte* recv, std::vector<MPI_Request>& requests) {
+    start(p, forwards ? forward_ : backward_, forwards, element_bytes, send, recv, requests);
+  }
+
+ private:
+  /// Sizes the graph's counts for elements of `element_bytes` and starts the collective.
+  void start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
+             std::byte* recv, std::vector<MPI_Request>& requests) {
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
     std::size_t out_bytes = 0, in_bytes = 0;
     for_each_edge(p, [&](const message& m, bool out) {
@@ -376,14 +398,7 @@ class selected_neighbor_engine {
       at += m.count * element_bytes;
     });
     for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
-    std::byte* next = staging;
-    for_each_edge(p, [&](const message& m, bool out) {
-      if (out != forwards) return;
-      data.gather(p.layout, m, next);
-      next += m.count * element_bytes;
-    });
-    arrivals_at_ = out_bytes;
-    g.start(staging, staging + arrivals_at_, requests);
+    g.start(send, recv, requests);
   }
 
   std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in bytes

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file batch_cache.hpp
+/// @brief What a plan keeps for its batched exchanges through one executor:
+/// the executor, each program compiled once per direction and set of arrays
+/// (its segment table uploaded to executor memory), and staging in executor
+/// memory and, where MPI cannot reach that, in pinned host memory. Built on a
+/// layout's first exchange; later exchanges of the layout allocate nothing.
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "compile.hpp"
+#include "segment.hpp"
+
+namespace haloshift::detail::batch {
+
+/// A batched exchange's state as exchange_run uses it.
+struct batch_run {
+  const compiled_program* program = nullptr;  ///< null: not batched
+  const segment* table = nullptr;             ///< the program's table in executor memory
+  executor* exec = nullptr;
+  std::byte* staging = nullptr;  ///< executor memory: packed departures and arrivals
+  std::byte* pinned = nullptr;   ///< where MPI reads and writes them when it cannot reach `staging`
+  bases at;                      ///< the arrays, then the staging
+  scalar_kind kinds[max_bases] = {};  ///< each array's element type, for combines
+  batch_op op = batch_op::copy;       ///< how a reverse combines
+
+  /// `l` with the exchange's operation and its target's element type (combining launches).
+  launch with_op(const launch& l) const noexcept {
+    launch out = l;
+    if (l.op != batch_op::copy) {
+      out.op = op;
+      out.scalar = kinds[program->table[l.first].to_base];
+    }
+    return out;
+  }
+};
+
+class batch_cache {
+ public:
+  explicit batch_cache(std::unique_ptr<executor> e) : exec_(std::move(e)) {}
+  batch_cache(const batch_cache&) = delete;
+  batch_cache& operator=(const batch_cache&) = delete;
+  ~batch_cache() {
+    for (entry& e : entries_)
+      if (e.table) exec_->deallocate(e.table, e.table_bytes);
+    if (staging_) exec_->deallocate(staging_, staging_bytes_);
+    if (pinned_) exec_->deallocate_pinned(pinned_, staging_bytes_);
+  }
+
+  executor& exec() noexcept { return *exec_; }
+
+  /// `p` compiled for `arrays`, forwards or `backward` (`collective`: its one round through a
+  /// neighbourhood collective), with staging to run it; compiled and uploaded on first use.
+  batch_run prepare(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
+    entry* found = nullptr;
+    for (entry& e : entries_)
+      if (e.p == &p && e.backward == backward && e.collective == collective &&
+          std::ranges::equal(e.arrays, arrays, [](const array_shape& a, const array_shape& b) {
+            return a.bytes == b.bytes && a.align == b.align;
+          }))
+        found = &e;
+    if (!found) found = &compile(p, backward, arrays, collective);
+    batch_run run;
+    run.program = &found->compiled;
+    run.table = found->table;
+    run.exec = exec_.get();
+    run.staging = staging_;
+    run.pinned = pinned_;
+    run.at.at[arrays.size()] = staging_;
+    return run;
+  }
+
+  /// Forgets every compiled program (the plan was rebuilt: its programs changed in place).
+  void clear() noexcept {
+    for (entry& e : entries_)
+      if (e.table) exec_->deallocate(e.table, e.table_bytes);
+    entries_.clear();
+  }
+
+ private:
+  struct entry {
+    const program* p = nullptr;
+    bool backward = false, collective = false;
+    std::vector<array_shape> arrays;
+    compiled_program compiled;
+    segment* table = nullptr;  ///< executor memory
+    std::size_t table_bytes = 0;
+  };
+
+  entry& compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
+    entry& e = entries_.emplace_back();
+    e.p = &p;
+    e.backward = backward;
+    e.collective = collective;
+    e.arrays.assign(arrays.begin(), arrays.end());
+    e.compiled = program_compiler(p, backward, e.arrays, collective).run();
+    e.table_bytes = e.compiled.table.size() * sizeof(segment);
+    if (e.table_bytes) {
+      e.table = static_cast<segment*>(exec_->allocate(e.table_bytes));
+      exec_->upload(e.table, e.compiled.table.data(), e.table_bytes);
+    }
+    reserve(e.compiled.staging);
+    return e;
+  }
+
+  void reserve(std::size_t bytes) {
+    if (bytes <= staging_bytes_) return;
+    if (staging_) exec_->deallocate(staging_, staging_bytes_);
+    if (pinned_) exec_->deallocate_pinned(pinned_, staging_bytes_);
+    staging_ = pinned_ = nullptr;
+    staging_bytes_ = bytes;
+    staging_ = static_cast<std::byte*>(exec_->allocate(bytes));
+    if (!exec_->mpi_reaches_memory()) pinned_ = static_cast<std::byte*>(exec_->allocate_pinned(bytes));
+  }
+
+  std::unique_ptr<executor> exec_;
+  std::deque<entry> entries_;  ///< a deque: an exchange in flight keeps its entry where it is
+  std::byte* staging_ = nullptr;
+  std::byte* pinned_ = nullptr;
+  std::size_t staging_bytes_ = 0;
+};
+
+}  // namespace haloshift::detail::batch
