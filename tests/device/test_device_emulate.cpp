@@ -326,4 +326,73 @@ TEST_CASE("field sweeps in emulated device memory match the oracle and host memo
   check_sweep(space_sweeps::run<emulated>(MPI_COMM_WORLD, {staged, direct}));
 }
 
+/// What the executors of `counting_space` were asked to do.
+struct executor_calls {
+  std::size_t runs = 0, to_host = 0, to_device = 0, pinned = 0;
+};
+executor_calls calls;
+
+/// The emulated executor, counting its launches and copies.
+class counting_executor final : public batch::executor {
+ public:
+  explicit counting_executor(std::unique_ptr<batch::executor> inner) : inner_(std::move(inner)) {}
+  const char* name() const noexcept override { return inner_->name(); }
+  bool host_accessible() const noexcept override { return inner_->host_accessible(); }
+  bool mpi_reaches_memory() const noexcept override { return inner_->mpi_reaches_memory(); }
+  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
+  void deallocate(void* p, std::size_t bytes) noexcept override { inner_->deallocate(p, bytes); }
+  void* allocate_pinned(std::size_t bytes) override { return ++calls.pinned, inner_->allocate_pinned(bytes); }
+  void deallocate_pinned(void* p, std::size_t bytes) noexcept override { inner_->deallocate_pinned(p, bytes); }
+  void upload(void* to, const void* from, std::size_t bytes) override { inner_->upload(to, from, bytes); }
+  void to_host(void* to, const void* from, std::size_t bytes) override {
+    ++calls.to_host;
+    inner_->to_host(to, from, bytes);
+  }
+  void to_device(void* to, const void* from, std::size_t bytes) override {
+    ++calls.to_device;
+    inner_->to_device(to, from, bytes);
+  }
+  void run(const batch::segment* table, const batch::launch& l, const batch::bases& b) override {
+    ++calls.runs;
+    inner_->run(table, l, b);
+  }
+  void synchronize() override { inner_->synchronize(); }
+
+ private:
+  std::unique_ptr<batch::executor> inner_;
+};
+
+/// Emulated device memory whose executor counts what it does.
+struct counting_space : emulated {
+  static std::unique_ptr<batch::executor> make_executor(hs::memory::mpi_path p) {
+    return std::make_unique<counting_executor>(emulated::make_executor(p));
+  }
+};
+
+TEST_CASE("staged exchanges copy through pinned host memory, direct ones hand executor memory to MPI",
+          "[.device-emulate][emulated][staging]") {
+  using hs::memory::mpi_path;
+  const gpu_aware_env env(std::nullopt);  // detect: no GPU-aware MPI
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const bool messages = grid.size() > 1;
+  for (const mpi_path path : {mpi_path::detect, mpi_path::staged, mpi_path::direct}) {
+    hs::plan_options options;
+    options.device_mpi = path;
+    hs::field_plan plan = hs::make_field_plan<hs::Shift>(grid, hs::field_shape(grid.shape(), grid.coords(), {12, 1, 1}, {2, 0, 0}), options);
+    std::vector<double> start(plan.shape().size(), 1.5);
+    double* d = emulated::allocate<double>(start.size());
+    emulated::copy_to_device(d, start.data(), start.size() * sizeof(double));
+    calls = {};
+    plan.forward(hs::make_field_view(counting_space{}, d, plan.shape()));
+    plan.reverse(hs::make_field_view(counting_space{}, d, plan.shape()), hs::take_max{});
+    CAPTURE(static_cast<int>(path), calls.runs, calls.to_host, calls.to_device, calls.pinned);
+    CHECK(calls.runs >= 2);
+    const bool staged = path != mpi_path::direct && messages;
+    CHECK((calls.to_host > 0) == staged);
+    CHECK((calls.to_device > 0) == staged);
+    CHECK((calls.pinned > 0) == staged);
+    emulated::deallocate(d);
+  }
+}
+
 }  // namespace
