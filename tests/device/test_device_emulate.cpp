@@ -225,9 +225,12 @@ bool run_both(batch::executor& ex, bases_pair& b, const std::vector<batch::segme
 }
 
 /// A pack (copy, in words of `copy_word` bytes), then an unpack that combines with `op`, over
-/// elements of T in three user arrays and one staging buffer; checked against the naive loop.
+/// elements of T in three user arrays and one staging buffer; checked against the naive loop, and
+/// with `faults` that every array is closed again after the launches (a fork per array: slow
+/// under the sanitizers, so not for every combination).
 template <class T>
-void check_phases(batch::executor& ex, batch::scalar_kind kind, batch::batch_op op, std::uint32_t copy_word) {
+void check_phases(batch::executor& ex, batch::scalar_kind kind, batch::batch_op op, std::uint32_t copy_word,
+                  bool faults = false) {
   const int segments = 12;
   const std::size_t user_bytes = (segments / user_bases + 1) * window_elements * sizeof(T);
   bases_pair b;
@@ -257,8 +260,8 @@ void check_phases(batch::executor& ex, batch::scalar_kind kind, batch::batch_op 
   CHECK(run_both(ex, b, unpack, unpack_launch, apply_naive<T>, why));
   CAPTURE(why);
   // Everything emulated is closed again after the launches.
-  for (int i = 0; i < user_bases; ++i) CHECK(host_read_faults(b.device.at[i]));
-  CHECK(host_read_faults(b.device.at[user_bases]) != ex.mpi_reaches_memory());
+  for (int i = 0; faults && i < user_bases; ++i) CHECK(host_read_faults(b.device.at[i]));
+  if (faults) CHECK(host_read_faults(b.device.at[user_bases]) != ex.mpi_reaches_memory());
   for (int i = 0; i < user_bases; ++i) emulated::deallocate(b.device.at[i]);
   ex.deallocate(b.device.at[user_bases], staging_bytes);
 }
@@ -272,7 +275,7 @@ TEST_CASE("the emulated executor runs copies and combines over several bases lik
     for (const batch::batch_op op : {batch::batch_op::copy, batch::batch_op::plus, batch::batch_op::min,
                                      batch::batch_op::max}) {
       CAPTURE(static_cast<int>(op));
-      check_phases<double>(*ex, batch::scalar_kind::f64, op, 8);
+      check_phases<double>(*ex, batch::scalar_kind::f64, op, 8, op == batch::batch_op::plus);
       check_phases<double>(*ex, batch::scalar_kind::f64, op, 1);
       check_phases<float>(*ex, batch::scalar_kind::f32, op, 4);
       check_phases<std::int64_t>(*ex, batch::scalar_kind::i64, op, 8);
