@@ -26,8 +26,8 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <optional>
 #include <haloshift/auto.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,8 +94,8 @@ struct view_layout {
       e[d] = static_cast<std::size_t>(low[d] + interior[d] + high[d] + padding[d]);
       size *= e[d];
     }
-    stride = x_fastest ? std::array<std::size_t, 3>{1, e[0], e[0] * e[1]}
-                       : std::array<std::size_t, 3>{e[2] * e[1], e[2], 1};
+    stride =
+        x_fastest ? std::array<std::size_t, 3>{1, e[0], e[0] * e[1]} : std::array<std::size_t, 3>{e[2] * e[1], e[2], 1};
   }
   /// Calls f(index, unwrapped global coordinates) for every cell of the view.
   template <class F>
@@ -233,7 +233,12 @@ template <class Space>
 class runner {
  public:
   runner(const hs::cartesian_grid& grid, const config& k, const hs::plan_options& options, result& r)
-      : grid_(grid), k_(k), w_(k.w), options_(options), r_(r), rank_(grid.rank()),
+      : grid_(grid),
+        k_(k),
+        w_(k.w),
+        options_(options),
+        r_(r),
+        rank_(grid.rank()),
         layout_(w_, rank_, k.variant % 2 == 0, 1) {
     options_.pattern = w_.pattern();
     hs::plan_options plain;
@@ -244,7 +249,8 @@ class runner {
   }
 
   void forward() {
-    auto start = fill(layout_, [&](std::size_t, const coords& u) { return w_.interior(rank_, u) ? value_at(u) : sentinel; });
+    auto start =
+        fill(layout_, [&](std::size_t, const coords& u) { return w_.interior(rank_, u) ? value_at(u) : sentinel; });
     auto want = fill(layout_, [&](std::size_t, const coords& u) {
       coords q = u;
       if (!in_plan_box(w_, rank_, u) || !w_.in_pattern(rank_, u) || !w_.wrap(q)) return sentinel;
@@ -400,7 +406,8 @@ inline config split_of(const sweep::shape& s, bool cut) {
 inline std::vector<std::array<coords, 3>> widths(const box_oracle::boxes& w) {
   int beyond = 1;
   for (int d = 0; d < w.ndims; ++d)
-    for (std::size_t c = 0; c + 1 < w.bounds[d].size(); ++c) beyond = std::max(beyond, w.bounds[d][c + 1] - w.bounds[d][c] + 1);
+    for (std::size_t c = 0; c + 1 < w.bounds[d].size(); ++c)
+      beyond = std::max(beyond, w.bounds[d][c + 1] - w.bounds[d][c] + 1);
   std::vector<std::array<coords, 3>> out{{coords{1, 1, 1}, coords{1, 1, 1}, coords{3, 0, 0}},
                                          {coords{2, 0, 1}, coords{1, 2, 0}, coords{3, 0, 0}},
                                          {coords{beyond, beyond, beyond}, coords{beyond, 1, beyond}, coords{2, 0, 0}},

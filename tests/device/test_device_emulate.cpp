@@ -7,9 +7,6 @@
 // Hidden Catch2 tags: the ctest tests device_emulate.np<n> (label
 // device-emulate) select them, the grid sweep skips them.
 
-#include "../support/catch.hpp"
-#include "space_sweeps.hpp"
-
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -24,6 +21,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "../support/catch.hpp"
+#include "space_sweeps.hpp"
 
 namespace {
 
@@ -139,7 +139,8 @@ TEST_CASE("the emulated device reaches MPI directly when asked to, or when HALOS
                     Catch::Contains("HALOSHIFT_GPU_AWARE = \"yes\" is not 0 or 1"));
   CHECK(emulated::make_executor(mpi_path::staged)->name() == std::string("emulated device"));
   CHECK_FALSE(emulated::make_executor(mpi_path::staged)->host_accessible());
-  CHECK_THROWS_WITH(emulated::make_executor(static_cast<mpi_path>(7)), Catch::Contains("plan_options.device_mpi: invalid value 7"));
+  CHECK_THROWS_WITH(emulated::make_executor(static_cast<mpi_path>(7)),
+                    Catch::Contains("plan_options.device_mpi: invalid value 7"));
 }
 
 /// Host images of a launch's bases, and the same bases in executor memory.
@@ -150,7 +151,8 @@ struct bases_pair {
 
 /// A naive element loop over `segs`: what a launch of `op` over elements of type T must do.
 template <class T>
-void apply_naive(std::vector<std::vector<std::byte>>& img, const std::vector<batch::segment>& segs, batch::batch_op op) {
+void apply_naive(std::vector<std::vector<std::byte>>& img, const std::vector<batch::segment>& segs,
+                 batch::batch_op op) {
   for (const batch::segment& s : segs)
     for (std::int64_t r = 0; r < s.repeat; ++r)
       for (std::uint32_t e = 0; e < s.row_bytes; e += sizeof(T)) {
@@ -237,8 +239,8 @@ void check_phases(batch::executor& ex, batch::scalar_kind kind, batch::batch_op 
   for (int i = 0; i < user_bases; ++i) {
     std::vector<std::byte>& img = b.host.emplace_back(user_bytes);
     for (std::size_t e = 0; e < user_bytes / sizeof(T); ++e) {
-      const T v = static_cast<T>((static_cast<int>(e * 37 + static_cast<std::size_t>(i) * 11) % 101) - 50) /
-                  static_cast<T>(2);
+      const T v =
+          static_cast<T>((static_cast<int>(e * 37 + static_cast<std::size_t>(i) * 11) % 101) - 50) / static_cast<T>(2);
       std::memcpy(img.data() + e * sizeof(T), &v, sizeof v);
     }
     b.device.at[i] = emulated::allocate<std::byte>(user_bytes);
@@ -272,8 +274,8 @@ TEST_CASE("the emulated executor runs copies and combines over several bases lik
   for (const mpi_path path : {mpi_path::staged, mpi_path::direct}) {
     auto ex = emulated::make_executor(path);
     CAPTURE(ex->mpi_reaches_memory());
-    for (const batch::batch_op op : {batch::batch_op::copy, batch::batch_op::plus, batch::batch_op::min,
-                                     batch::batch_op::max}) {
+    for (const batch::batch_op op :
+         {batch::batch_op::copy, batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max}) {
       CAPTURE(static_cast<int>(op));
       check_phases<double>(*ex, batch::scalar_kind::f64, op, 8, op == batch::batch_op::plus);
       check_phases<double>(*ex, batch::scalar_kind::f64, op, 1);
@@ -375,22 +377,30 @@ struct counting_space : emulated {
 TEST_CASE("staged exchanges copy through pinned host memory, direct ones hand executor memory to MPI",
           "[.device-emulate][emulated][staging]") {
   using hs::memory::mpi_path;
-  const gpu_aware_env env(std::nullopt);  // detect: no GPU-aware MPI
   const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
   const bool messages = grid.size() > 1;
-  for (const mpi_path path : {mpi_path::detect, mpi_path::staged, mpi_path::direct}) {
+  struct way {
+    std::optional<std::string> gpu_aware;  ///< HALOSHIFT_GPU_AWARE
+    mpi_path path;
+    bool direct;
+  };
+  for (const way& w : {way{std::nullopt, mpi_path::detect, false}, way{"1", mpi_path::detect, true},
+                       way{"1", mpi_path::staged, false}, way{"0", mpi_path::direct, true}}) {
+    const gpu_aware_env env(w.gpu_aware);
     hs::plan_options options;
-    options.device_mpi = path;
-    hs::field_plan plan = hs::make_field_plan<hs::Shift>(grid, hs::field_shape(grid.shape(), grid.coords(), {12, 1, 1}, {2, 0, 0}), options);
+    options.device_mpi = w.path;
+    const hs::field_shape shape(grid.shape(), grid.coords(), {12, 1, 1}, {2, 0, 0});
+    hs::field_plan plan = hs::make_field_plan<hs::Shift>(grid, shape, options);
     std::vector<double> start(plan.shape().size(), 1.5);
     double* d = emulated::allocate<double>(start.size());
     emulated::copy_to_device(d, start.data(), start.size() * sizeof(double));
     calls = {};
     plan.forward(hs::make_field_view(counting_space{}, d, plan.shape()));
     plan.reverse(hs::make_field_view(counting_space{}, d, plan.shape()), hs::take_max{});
-    CAPTURE(static_cast<int>(path), calls.runs, calls.to_host, calls.to_device, calls.pinned);
+    CAPTURE(w.gpu_aware.value_or("unset"), static_cast<int>(w.path), calls.runs, calls.to_host, calls.to_device,
+            calls.pinned);
     CHECK(calls.runs >= 2);
-    const bool staged = path != mpi_path::direct && messages;
+    const bool staged = !w.direct && messages;
     CHECK((calls.to_host > 0) == staged);
     CHECK((calls.to_device > 0) == staged);
     CHECK((calls.pinned > 0) == staged);

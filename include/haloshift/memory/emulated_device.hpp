@@ -184,9 +184,12 @@ inline int gpu_aware_from_environment() {
 /// refuses it, and `detect` finds no GPU-aware MPI (there is no GPU) unless HALOSHIFT_GPU_AWARE=1.
 inline bool mpi_direct(memory::mpi_path p) {
   switch (p) {
-    case memory::mpi_path::direct: return true;
-    case memory::mpi_path::staged: return false;
-    case memory::mpi_path::detect: return gpu_aware_from_environment() == 1;
+    case memory::mpi_path::direct:
+      return true;
+    case memory::mpi_path::staged:
+      return false;
+    case memory::mpi_path::detect:
+      return gpu_aware_from_environment() == 1;
   }
   throw error("plan_options.device_mpi: invalid value " + std::to_string(static_cast<int>(p)) +
               " (use mpi_path::detect, direct or staged)");
@@ -213,8 +216,8 @@ class executor final : public batch::executor {
     if (direct_) return host_free(p);
     // A pointer this executor never returned is a library bug: say so loudly (a noexcept call cannot raise).
     if (!registry::instance().unmap(p)) {
-      std::fprintf(stderr, "haloshift: emulated device executor: deallocate(%p, %zu) of memory it never allocated\n",
-                   p, bytes);
+      std::fprintf(stderr, "haloshift: emulated device executor: deallocate(%p, %zu) of memory it never allocated\n", p,
+                   bytes);
       std::abort();
     }
   }
@@ -245,8 +248,8 @@ struct emulated_device {
   static T* allocate(std::size_t n) {
     static_assert(std::is_trivially_copyable_v<T>, "emulated device memory holds trivially copyable elements");
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T))
-      throw error("emulated_device::allocate: n = " + std::to_string(n) + " elements of " +
-                  std::to_string(sizeof(T)) + " bytes exceed the address space");
+      throw error("emulated_device::allocate: n = " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                  " bytes exceed the address space");
     return reinterpret_cast<T*>(detail::emulated::registry::instance().map(n * sizeof(T), "emulated_device::allocate"));
   }
   /// Frees what allocate() returned (null: nothing); raises for any other pointer.
