@@ -36,6 +36,7 @@
 #include "../detail/exchange/geometric_selection.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
+#include "../detail/exchange/selected_neighbor_engine.hpp"
 #include "plan.hpp"
 #include "../detail/exchange/program.hpp"
 #include "selective_plan.hpp"

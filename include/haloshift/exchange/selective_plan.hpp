@@ -28,6 +28,7 @@
 #include "../detail/exchange/exchange_run.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
+#include "../detail/exchange/selected_neighbor_engine.hpp"
 #include "plan.hpp"
 #include "../detail/exchange/plan_base.hpp"
 #include "../detail/exchange/program.hpp"
@@ -295,17 +296,19 @@ class selective_plan : public detail::plan_base {
   }
 
   /// Starts `p` over the arrays `data`, forwards or `backward` (combining with `op`, which the
-  /// executor runs as `bop`), every copy of a phase in one launch of `batch`'s executor.
+  /// executor runs as `bop`), every copy of a phase in one launch of `batch`'s executor; ordered
+  /// on `stream` when it is not null (exchange_run::post_batched).
   template <class Op, transferable... Ts>
   exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>> start_batched(
       const detail::program& p, bool backward, Op op, detail::batch::batch_cache& batch, detail::batch::batch_op bop,
-      Ts*... data) {
+      void* stream, Ts*... data) {
     check_locally(backward ? "start_reverse" : "start_forward");
     const detail::batch::array_shape shapes[] = {{sizeof(Ts), alignof(Ts)}...};
     detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr);
     int i = 0;
     ((b.at.at[i] = reinterpret_cast<std::byte*>(data), b.kinds[i] = detail::batch::scalar_kind_of<Ts>(), ++i), ...);
     b.op = bop;
+    b.stream = stream;
     detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine> run(
         p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, backward, std::move(op), engine_.get());
     run.batched(b);

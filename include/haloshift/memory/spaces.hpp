@@ -34,4 +34,13 @@ concept device_space = !std::same_as<S, host> && requires(mpi_path p) {
   { S::make_executor(p) } -> std::same_as<std::unique_ptr<detail::batch::executor>>;
 };
 
+/// The stream a space orders its exchanges on (its `stream` member), null for none.
+template <class S>
+void* stream_of(const S& space) noexcept {
+  if constexpr (requires { space.stream; })
+    return static_cast<void*>(space.stream);
+  else
+    return nullptr;
+}
+
 }  // namespace haloshift::memory

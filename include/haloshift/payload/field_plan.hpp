@@ -33,42 +33,9 @@
 #include "field_shape.hpp"
 #include "field_storage.hpp"
 #include "field_view.hpp"
+#include "reductions.hpp"
 
 namespace haloshift {
-
-/// Reverse operations besides any binary functor (std::plus<> is the default).
-struct take_min {
-  /// `b` if `b < a`, else `a`.
-  template <class T>
-  T operator()(const T& a, const T& b) const {
-    return b < a ? b : a;
-  }
-};
-/// The larger of the owner's value and each ghost copy (`operator<`).
-struct take_max {
-  /// `b` if `a < b`, else `a`.
-  template <class T>
-  T operator()(const T& a, const T& b) const {
-    return a < b ? b : a;
-  }
-};
-namespace detail::batch {  // executors combine these too (take_min and take_max as their batch_op)
-template <>
-struct op_kind<take_min> {
-  static constexpr bool known = true;
-  static constexpr batch_op value = batch_op::min;
-};
-template <>
-struct op_kind<take_max> {
-  static constexpr bool known = true;
-  static constexpr batch_op value = batch_op::max;
-};
-}  // namespace detail::batch
-/// The owner takes the value of one of its ghost copies: the copy held by the
-/// highest rank and, among that rank's copies (periodic images), the one at
-/// the highest storage index. A cell nobody holds keeps its value. The same
-/// cell wins whatever the strategy.
-struct take_ghost_value {};
 
 namespace detail {
 struct field_plan_builder;
@@ -123,7 +90,7 @@ class field_plan {
   template <transferable T>
   auto start_forward(grid_field<T>& f) {
     check_call("start_forward", [&] { check(f.shape(), f.data(), "forward"); }, {sizeof(T)});
-    return start_views<memory::host>(plan_.details(), detail::store_arrivals{}, f.storage().data());
+    return start_views(memory::host{}, plan_.details(), detail::store_arrivals{}, f.storage().data());
   }
 
   /// Fills the ghosts of every field of the bundle in one exchange.
@@ -135,7 +102,7 @@ class field_plan {
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
     check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
-    return start_views<memory::host>(bytes_program(b.parts()), detail::store_arrivals{}, b.base());
+    return start_views(memory::host{}, bytes_program(b.parts()), detail::store_arrivals{}, b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -153,7 +120,7 @@ class field_plan {
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(grid_field<T>& f, Op op = {}) {
     check_call("start_reverse", [&] { check(f.shape(), f.data(), "reverse"); }, {sizeof(T)});
-    return start_views<memory::host>(plan_.details(), std::move(op), f.storage().data());
+    return start_views(memory::host{}, plan_.details(), std::move(op), f.storage().data());
   }
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
@@ -172,7 +139,7 @@ class field_plan {
   template <transferable T, class Space>
   auto start_forward(const field_view<T, Space>& v) {
     check_call("start_forward", [&] { detail::checked_view(v, shape_, "forward"); }, {sizeof(T)});
-    return start_views<Space>(view_program(v.ghost, v.stride), detail::store_arrivals{}, v.data);
+    return start_views(v.space, view_program(v.ghost, v.stride), detail::store_arrivals{}, v.data);
   }
   /// Fills the ghosts of several views in one exchange (one message per
   /// neighbour carrying each view's cells in turn). The views may hold
@@ -189,7 +156,8 @@ class field_plan {
   auto start_forward(const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_forward", [&] { layout = shared_layout("forward", views...); }, {sizeof(Ts)...});
-    return start_views<Space>(view_program(layout.first, layout.second), detail::store_arrivals{}, views.data...);
+    return start_views(first_space(views...), view_program(layout.first, layout.second), detail::store_arrivals{},
+                       views.data...);
   }
   /// Combines the ghosts of several views onto their owners in one exchange:
   /// `reverse(u, v, op)`, each view combined with `op` (last, like the
@@ -221,7 +189,7 @@ class field_plan {
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(const field_view<T, Space>& v, Op op = {}) {
     check_call("start_reverse", [&] { detail::checked_view(v, shape_, "reverse"); }, {sizeof(T)});
-    return start_views<Space>(view_program(v.ghost, v.stride), std::move(op), v.data);
+    return start_views(v.space, view_program(v.ghost, v.stride), std::move(op), v.data);
   }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
@@ -249,13 +217,18 @@ class field_plan {
   auto start_reverse_views(Op op, const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_reverse", [&] { layout = shared_layout("reverse", views...); }, {sizeof(Ts)...});
-    return start_views<Space>(view_program(layout.first, layout.second), std::move(op), views.data...);
+    return start_views(first_space(views...), view_program(layout.first, layout.second), std::move(op), views.data...);
+  }
+  /// The space of the first of several views (the exchange's stream, for a device).
+  template <class First, class... Rest>
+  static const auto& first_space(const First& first, const Rest&...) {
+    return first.space;
   }
   /// Starts program `p` of views in `Space` holding `data`: forwards (`Op` is store_arrivals) or
   /// combining with `op`; batched through the space's executor (or host threads), else on the
   /// plan's own serial path.
   template <class Space, class Op, transferable... Ts>
-  auto start_views(const detail::program& p, Op op, Ts*... data) {
+  auto start_views(const Space& space, const detail::program& p, Op op, Ts*... data) {
     constexpr bool forwards = std::is_same_v<Op, detail::store_arrivals>;
     constexpr bool batchable = forwards || detail::batch::executor_combines<Op, Ts...>();
     static_assert(batchable || !memory::device_space<Space>,
@@ -264,7 +237,7 @@ class field_plan {
     if constexpr (batchable) {
       detail::batch::batch_op bop = detail::batch::batch_op::copy;
       if constexpr (!forwards) bop = detail::batch::op_kind<Op>::value;
-      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, data...);
+      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, memory::stream_of(space), data...);
     }
     if constexpr (memory::device_space<Space>) {
       throw error("unreachable: a device space always has its executor");
@@ -326,6 +299,9 @@ class field_plan {
                         std::to_string(v.stride[2]) + ", view 0 ghost " + to_string(first.ghost) + " and strides " +
                         std::to_string(first.stride[0]) + "," + std::to_string(first.stride[1]) + "," +
                         std::to_string(first.stride[2]) + ": views exchanged together must share their layout");
+          if (memory::stream_of(v.space) != memory::stream_of(first.space))
+            throw error(std::string(call) + ": view " + std::to_string(which) +
+                        " is ordered on another stream than view 0: views exchanged together share one stream");
           ++which;
         }(rest),
         ...);

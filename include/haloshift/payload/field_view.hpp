@@ -45,6 +45,8 @@ struct field_view {
   /// Ghost layers above the interior (at least the plan's `ghost_high`); -1: as `ghost` (last, so
   /// that a view written as `{data, interior, ghost, stride}` keeps its meaning).
   offset ghost_high{-1, -1, -1};
+  /// The memory space, and for a device the stream the exchange is ordered on (docs/gpu.md).
+  [[no_unique_address]] Space space{};
 
   /// The ghost layers above the interior: `ghost_high`, or `ghost` where that is -1.
   offset high() const noexcept {
@@ -123,9 +125,9 @@ field_view<T> make_field_view(T* data, const field_shape& shape, storage_order o
 /// after the space (`hs::memory::device{}`, `hs::memory::emulated_device{}`). Checked as any
 /// view, on the host, without reading the memory.
 template <memory::device_space Space, class T, class... Rest>
-field_view<T, Space> make_field_view(Space, T* data, const Rest&... rest) {
+field_view<T, Space> make_field_view(const Space& space, T* data, const Rest&... rest) {
   const field_view<T> v = make_field_view(data, rest...);
-  return {v.data, v.interior, v.ghost, v.stride, v.ghost_high};
+  return {v.data, v.interior, v.ghost, v.stride, v.ghost_high, space};
 }
 
 namespace detail {

@@ -30,6 +30,7 @@ struct batch_run {
   bases at;                      ///< the arrays, then the staging
   scalar_kind kinds[max_bases] = {};  ///< each array's element type, for combines
   batch_op op = batch_op::copy;       ///< how a reverse combines
+  void* stream = nullptr;             ///< the caller's stream: the exchange is stream-ordered
 
   /// `l` with the exchange's operation and its target's element type (combining launches).
   launch with_op(const launch& l) const noexcept {

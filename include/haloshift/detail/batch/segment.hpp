@@ -84,6 +84,21 @@ class executor {
   virtual void run(const segment* table, const launch& l, const bases& b) = 0;
   /// Waits for everything enqueued.
   virtual void synchronize() = 0;
+
+  // Stream-ordered exchanges (a view whose space names a stream): the exchange enqueues its
+  // launches and copies on the caller's stream, after the work already there, and never waits
+  // for the whole stream. An executor without streams runs everything at once and keeps these.
+  /// Enqueue on `stream` from now on (null: on the executor's own).
+  virtual void use_stream(void* stream) { (void)stream; }
+  /// Marks the current end of the stream.
+  virtual void mark() {}
+  /// Whether everything enqueued before the last mark has run (without waiting).
+  virtual bool marked_done() {
+    synchronize();
+    return true;
+  }
+  /// Waits until everything enqueued before the last mark has run (and nothing enqueued since).
+  virtual void wait_mark() { synchronize(); }
 };
 
 }  // namespace haloshift::detail::batch

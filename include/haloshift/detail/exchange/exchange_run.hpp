@@ -20,79 +20,15 @@
 #include <utility>
 #include <vector>
 
-#include "../batch/batch_cache.hpp"
+#include "../batch/batched_round.hpp"
 #include "../mpi/check.hpp"
-#include "aligned_buffer.hpp"
+#include "exchange_resources.hpp"
 #include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
 #include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
-
-/// Staging an exchange of `p` needs, in elements: one array stages only what
-/// cannot go in place (the program says where); several arrays stage every
-/// message of a round, one after another.
-inline std::size_t staging_elements(const program& p, bool backward, bool single) {
-  if (single) return p.scratch[backward ? 1 : 0];
-  std::size_t most = 0;
-  for (const round_program& r : p.rounds) {
-    std::size_t round = 0;
-    for (const transfer_program& t : r.transfers) round += t.send.count + t.recv.count;
-    most = std::max(most, round);
-  }
-  return most;
-}
-
-/// What a plan's exchanges run in: staging space and request handles. Owned
-/// by the plan (at a stable address, so a plan may be moved while an exchange
-/// is in flight) and sized when the plan is built, so that forward, reverse,
-/// start, progress and wait allocate nothing. The exchanges of one plan share
-/// it, so at most one of them is in flight at a time (`busy`).
-class exchange_resources {
- public:
-  /// Staging for `elements` elements of T. Grows only when an element type
-  /// larger than the plan was sized for needs more (once per such type).
-  template <class T>
-  T* staging(std::size_t elements) {
-    const std::size_t bytes = elements * sizeof(T);
-    if (bytes > bytes_.size()) bytes_.resize(bytes);
-    return reinterpret_cast<T*>(bytes_.data());
-  }
-  /// Sizes the staging for `element_size`-byte elements of `p` (either
-  /// direction; `single`: of one array, else of several moved together), plus
-  /// `extra_bytes`, and the request list for its largest round.
-  void reserve(const program& p, std::size_t element_size, bool single = true, std::size_t extra_bytes = 0) {
-    const std::size_t bytes =
-        std::max(staging_elements(p, false, single), staging_elements(p, true, single)) * element_size + extra_bytes;
-    if (bytes > bytes_.size()) bytes_.resize(bytes);
-    forget_batches();
-    std::size_t requests_needed = 1;  // a neighbourhood collective's one request
-    for (const round_program& r : p.rounds) requests_needed = std::max(requests_needed, 2 * r.transfers.size());
-    requests.reserve(requests_needed);
-  }
-
-  /// The batch cache of executor `key` (one per memory space or thread count), made by `make`
-  /// on first use.
-  template <class Make>
-  batch::batch_cache& batches(const void* key, int variant, Make&& make) {
-    for (auto& [k, v, cache] : batches_)
-      if (k == key && v == variant) return *cache;
-    batches_.emplace_back(key, variant, std::make_unique<batch::batch_cache>(make()));
-    return *std::get<2>(batches_.back());
-  }
-  /// Forgets every batched program (the plan's programs were rebuilt in place).
-  void forget_batches() noexcept {
-    for (auto& b : batches_) std::get<2>(b)->clear();
-  }
-
-  std::vector<MPI_Request> requests;  ///< the current round's
-  bool busy = false;                  ///< an exchange is in flight
-
- private:
-  aligned_vector<std::byte> bytes_;
-  std::vector<std::tuple<const void*, int, std::unique_ptr<batch::batch_cache>>> batches_;
-};
 
 /// The operation of a forward pass: arrivals are stored, not combined.
 struct store_arrivals {};
@@ -154,6 +90,14 @@ class exchange_run {
         requests.clear();
         post();
         posted_ = true;
+      }
+      if (packing_) {  // a stream-ordered round's departures go once the device has packed them
+        if (block)
+          batch_.exec->wait_mark();
+        else if (!batch_.exec->marked_done())
+          return false;
+        packing_ = false;
+        send_batched();
       }
       if (hold_last && next_ + 1 == end_) {
         int arrived = 0;  // Testall of completed (null) requests is a no-op
@@ -352,39 +296,31 @@ class exchange_run {
     }
   }
 
-  /// A batched round: its departures packed (and its copies to the rank itself made) in the
-  /// executor, moved to the pinned staging where MPI cannot reach executor memory, then posted.
+  /// A batched round (batched_round.hpp): packed in the executor, then its messages posted.
   /// Always nonblocking: a batched rank pairs with a rendezvous one as with any other.
+  /// Stream-ordered (batch_run::stream), the packing is enqueued after the caller's work on its
+  /// stream and the messages go once it has run (advance() looks): the receives too, since the
+  /// previous round's arrivals are still to be unpacked from the same staging until then.
   void post_batched() {
+    batch::pack_round(batch_, batch_.program->rounds[next_]);
+    if (batch_.stream) {
+      batch_.exec->mark();
+      packing_ = true;
+      return;
+    }
+    batch_.exec->synchronize();  // MPI reads what the executor wrote
+    send_batched();
+  }
+  /// Posts a batched round's messages (its departures packed by now).
+  void send_batched() {
     const batch::batched_round& r = batch_.program->rounds[next_];
-    batch::executor& x = *batch_.exec;
-    for (const batch::launch& l : r.pack) x.run(batch_.table, batch_.with_op(l), batch_.at);
-    std::byte* area = batch_.pinned ? batch_.pinned : batch_.staging;
-    if (batch_.pinned && r.departures) x.to_host(area + r.arrivals, batch_.staging + r.arrivals, r.departures);
-    x.synchronize();  // MPI reads what the executor wrote
     std::vector<MPI_Request>& requests = res_->requests;
+    std::byte* area = batch::message_area(batch_);
     if constexpr (requires { engine_->start_packed(*p_, true, std::size_t{}, area, area, requests); })
       if (engine_) return engine_->start_packed(*p_, !backward_, element_bytes, area + r.arrivals, area, requests);
-    for (const batch::staged_post& c : r.receives) {
-      requests.emplace_back();
-      mpi::check(MPI_Irecv(area + c.offset, static_cast<int>(c.bytes), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                 "MPI_Irecv");
-    }
-    receives_ = requests.size();
-    for (const batch::staged_post& c : r.sends) {
-      requests.emplace_back();
-      mpi::check(MPI_Isend(area + c.offset, static_cast<int>(c.bytes), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                 "MPI_Isend");
-    }
+    receives_ = batch::post_round(batch_, r, comm_, requests);
   }
-  /// Its arrivals moved back to executor memory where they were staged, and unpacked (or combined).
-  void finish_batched() {
-    const batch::batched_round& r = batch_.program->rounds[next_];
-    batch::executor& x = *batch_.exec;
-    if (batch_.pinned && r.arrivals) x.to_device(batch_.staging, batch_.pinned, r.arrivals);
-    for (const batch::launch& l : r.unpack) x.run(batch_.table, batch_.with_op(l), batch_.at);
-    x.synchronize();  // the arrays are the caller's once the exchange completes
-  }
+  void finish_batched() { batch::unpack_round(batch_, batch_.program->rounds[next_]); }
 
   /// The rendezvous protocol: synchronous sends, each transfer's order fixed by
   /// the rank's colour along its direction (see sends_first). It cannot
@@ -436,6 +372,7 @@ class exchange_run {
   bool posted_ = false;
   std::size_t receives_ = 0;  ///< the current round's receives: the first requests (post puts them first)
   batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
+  bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
 };
 
 /// A blocking forward exchange inside a plan build (the counts, the keys):
