@@ -6,15 +6,19 @@
 // (detail/payload/interior_partition.hpp) against its definition, cell by cell.
 #include "../support/catch.hpp"
 #include <haloshift/detail/arithmetic.hpp>
+#include <haloshift/detail/batch/gpu_aware.hpp>
 #include <haloshift/detail/hash.hpp>
 #include <haloshift/detail/payload/interior_partition.hpp>
 #include <haloshift/haloshift.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace hs = haloshift;
 namespace hsd = haloshift::detail;
@@ -182,4 +186,53 @@ TEST_CASE("partition_interior covers every interior cell once, inner stencils in
           ++partitions;
         }
   CHECK(partitions == 125 * 729);
+}
+
+// The staging decision of a device executor (detail/batch/gpu_aware.hpp, plain C++ so that it is
+// tested here without a GPU): the option first, then HALOSHIFT_GPU_AWARE, then the MPI's own query.
+TEST_CASE("device executors: the MPI path decision obeys the option, then HALOSHIFT_GPU_AWARE, then the MPI",
+          "[detail][gpu]") {
+  namespace batch = hsd::batch;
+  using hs::memory::mpi_path;
+  const char* saved = std::getenv("HALOSHIFT_GPU_AWARE");
+  const std::string before = saved ? saved : "";
+  const auto restore = [&] { saved ? setenv("HALOSHIFT_GPU_AWARE", before.c_str(), 1) : unsetenv("HALOSHIFT_GPU_AWARE"); };
+  for (auto runtime : {batch::gpu_runtime::cuda, batch::gpu_runtime::rocm}) {
+    setenv("HALOSHIFT_GPU_AWARE", "0", 1);  // the option beats the variable
+    CHECK(batch::decide_mpi_reach(mpi_path::direct, runtime).direct);
+    CHECK(batch::decide_mpi_reach(mpi_path::direct, runtime).why == "plan_options::device_mpi = mpi_path::direct");
+    setenv("HALOSHIFT_GPU_AWARE", "1", 1);
+    CHECK_FALSE(batch::decide_mpi_reach(mpi_path::staged, runtime).direct);
+    CHECK(batch::decide_mpi_reach(mpi_path::detect, runtime).direct);
+    CHECK(batch::decide_mpi_reach(mpi_path::detect, runtime).why == "environment: HALOSHIFT_GPU_AWARE=1");
+    setenv("HALOSHIFT_GPU_AWARE", "0", 1);
+    CHECK_FALSE(batch::decide_mpi_reach(mpi_path::detect, runtime).direct);
+    setenv("HALOSHIFT_GPU_AWARE", "yes", 1);
+    CHECK_THROWS_WITH(batch::decide_mpi_reach(mpi_path::detect, runtime),
+                      Catch::Contains("HALOSHIFT_GPU_AWARE is 'yes'") &&
+                          Catch::Contains("set it to 1"));
+    // Unset (or empty): the MPI says. Debian's Open MPI and MPICH (CI's) are built without GPU support.
+    for (const char* value : {static_cast<const char*>(nullptr), ""}) {
+      value ? setenv("HALOSHIFT_GPU_AWARE", value, 1) : unsetenv("HALOSHIFT_GPU_AWARE");
+      const batch::mpi_reach r = batch::decide_mpi_reach(mpi_path::detect, runtime);
+      CAPTURE(r.why);
+      CHECK_FALSE(r.direct);
+      CHECK((r.why.rfind("MPI", 0) == 0 || r.why.rfind("default: this MPI has no query", 0) == 0));
+    }
+  }
+  // The decision is logged (info) by rank 0 of MPI_COMM_WORLD, naming the executor and the reason.
+  setenv("HALOSHIFT_GPU_AWARE", "0", 1);
+  const bool was_verbose = hsd::verbose();
+  std::vector<std::string> lines;
+  auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
+  hs::set_verbose(true);
+  CHECK_FALSE(batch::mpi_reaches_device(mpi_path::detect, batch::gpu_runtime::cuda, "cuda"));
+  hs::set_verbose(was_verbose);
+  hs::set_log_sink(std::move(previous));
+  restore();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    CHECK(lines == std::vector<std::string>{
+                       "cuda executor: messages are staged through pinned host memory (environment: HALOSHIFT_GPU_AWARE=0)"});
 }

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The device executor on a real GPU (memory::device, CUDA or HIP), without a test framework (a GPU
+// machine may have neither Catch2 nor a way to fetch it): hand-made segment tables, copies of every
+// word size and combines of every scalar kind, run by the executor and by the host loop
+// (detail/batch/host_run.hpp) and compared byte for byte; the staging copies; the MPI path decision.
+// Every rank runs them (ranks sharing one GPU); rank 0 prints `N passed, M failed`. Built and run
+// by scripts/gpu_run (docs/gpu.md); compiled for AMD in CI (ctest label hip-compile).
+#include <haloshift/detail/batch/host_run.hpp>
+#include <haloshift/memory/device.hpp>
+// The hip-compile stage leaves the sweeps out (HALOSHIFT_TEST_GPU_NO_SWEEPS): they triple its time, and
+// examples/bench/gpu_pack.cu already compiles a field plan's exchange of device views as HIP.
+#if __has_include("space_sweeps.hpp") && !defined(HALOSHIFT_TEST_GPU_NO_SWEEPS)
+#include "space_sweeps.hpp"
+#define HALOSHIFT_TEST_SWEEPS 1
+#endif
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace hs = haloshift;
+namespace batch = hs::detail::batch;
+
+struct tally {
+  int passed = 0, failed = 0;
+  void check(bool ok, const std::string& what) {
+    ok ? ++passed : ++failed;
+    if (!ok) std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+  }
+  // Runs `body`; an exception is a failure of `what`.
+  void guard(const std::string& what, const std::function<void()>& body) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      check(false, what + ": " + e.what());
+    }
+  }
+};
+
+// Device memory freed on scope exit.
+struct device_bytes {
+  void* p = nullptr;
+  explicit device_bytes(std::size_t n) : p(hs::memory::device::allocate<std::byte>(n)) {}
+  ~device_bytes() { hs::memory::device::deallocate(p); }
+  device_bytes(const device_bytes&) = delete;
+  device_bytes& operator=(const device_bytes&) = delete;
+};
+
+constexpr std::size_t area = 1 << 14;  // bytes of each source and target array
+
+// Typed values of kind `k` (words of `wb` bytes): random integers, or finite floats (a GPU's sum of
+// NaNs may carry another payload than the host's; sums of finite values round alike everywhere).
+std::vector<std::byte> values(batch::scalar_kind k, std::mt19937_64& rng) {
+  std::vector<std::byte> v(area);
+  for (std::size_t i = 0; i < area; i += 8) {
+    const std::uint64_t bits = rng();
+    std::memcpy(v.data() + i, &bits, 8);
+  }
+  // Signed sums must not overflow (undefined behaviour on the host): each byte's top two bits equal, so
+  // that any element read, misaligned ones too, lies within a half of the range.
+  if (k == batch::scalar_kind::i32 || k == batch::scalar_kind::i64)
+    for (std::byte& b : v) b = (b & std::byte{0x80}) != std::byte{0} ? b | std::byte{0xc0} : b & std::byte{0x3f};
+  std::uniform_real_distribution<double> real(-1e3, 1e3);
+  if (k == batch::scalar_kind::f64)
+    for (std::size_t i = 0; i < area; i += 8) {
+      const double x = real(rng);
+      std::memcpy(v.data() + i, &x, 8);
+    }
+  if (k == batch::scalar_kind::f32)
+    for (std::size_t i = 0; i < area; i += 4) {
+      const float x = static_cast<float>(real(rng));
+      std::memcpy(v.data() + i, &x, 4);
+    }
+  return v;
+}
+
+// A table of `count` segments of `wb`-byte words from bases 0/2 (sources) to bases 1/3 (targets),
+// targets disjoint (as every real table's are: a GPU runs its words in any order), rows of 0-6
+// words (empty ones included), 0-4 rows, gaps between rows, one negative source stride; a combine's
+// offsets misaligned now and then (views of several types share a staging buffer).
+std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_64& rng, batch::launch& l) {
+  std::vector<batch::segment> t;
+  std::int64_t cursor[2] = {0, 0};
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  l.words = 0;
+  for (int s = 0; s < count; ++s) {
+    batch::segment g;
+    g.row_bytes = wb * static_cast<std::uint32_t>(pick(7));
+    g.repeat = static_cast<std::uint32_t>(pick(5));
+    g.from_base = static_cast<std::uint16_t>(2 * pick(2));
+    g.to_base = static_cast<std::uint16_t>(1 + 2 * pick(2));
+    g.from_stride = (s % 7 == 3 ? -1 : 1) * std::int64_t(g.row_bytes + wb * pick(4));
+    g.from = std::int64_t(wb) * pick(64) + (g.from_stride < 0 ? 4 * std::int64_t(-g.from_stride) : 0);
+    g.to_stride = g.row_bytes + wb * pick(3);
+    const int skew = l.op == batch::batch_op::copy || wb == 1 ? 0 : pick(int(wb));
+    g.from += skew;
+    std::int64_t& c = cursor[g.to_base / 2];
+    g.to = c + skew;
+    c += g.to_stride * g.repeat + wb * pick(3) + skew;
+    g.first_word = l.words;
+    l.words += std::uint64_t(g.repeat) * (g.row_bytes / wb);
+    t.push_back(g);
+  }
+  l.first = 0;
+  l.count = t.size();
+  l.word_bytes = wb;
+  return t;
+}
+
+// One launch of `op` on kind `k` with `wb`-byte words: the executor's result against the host loop's,
+// waited for with synchronize(), or with `by_mark` as a stream-ordered exchange waits: mark(), then
+// marked_done() polled (bounded) and wait_mark().
+void compare(tally& t, batch::executor& ex, batch::batch_op op, batch::scalar_kind k, std::uint32_t wb,
+             std::mt19937_64& rng, bool by_mark = false) {
+  batch::launch l;
+  l.op = op;
+  l.scalar = k;
+  const std::vector<batch::segment> table = table_of(wb, 40, rng, l);
+  std::vector<std::byte> host[4] = {values(k, rng), values(k, rng), values(k, rng), values(k, rng)};
+  device_bytes dev[4] = {device_bytes(area), device_bytes(area), device_bytes(area), device_bytes(area)};
+  device_bytes dev_table(table.size() * sizeof(batch::segment));
+  ex.upload(dev_table.p, table.data(), table.size() * sizeof(batch::segment));
+  batch::bases on_host, on_device;
+  for (int i = 0; i < 4; ++i) {
+    hs::memory::device::copy_to_device(dev[i].p, host[i].data(), area);
+    on_host.at[i] = host[i].data();
+    on_device.at[i] = static_cast<std::byte*>(dev[i].p);
+  }
+  ex.run(static_cast<const batch::segment*>(dev_table.p), l, on_device);
+  if (by_mark) {
+    ex.mark();
+    for (int polls = 0; polls < 1000 && !ex.marked_done(); ++polls) {
+    }
+    ex.wait_mark();
+    t.check(ex.marked_done(), "marked_done() false after wait_mark()");
+  } else {
+    ex.synchronize();
+  }
+  batch::run_all(table.data(), l, on_host);
+  const std::string what = "op " + std::to_string(int(op)) + ", kind " + std::to_string(int(k)) + ", " +
+                           std::to_string(wb) + "-byte words, " + std::to_string(l.words) + " words";
+  std::vector<std::byte> back(area);
+  for (int i = 1; i < 4; i += 2) {
+    hs::memory::device::copy_to_host(back.data(), dev[i].p, area);
+    t.check(back == host[i], what + ": target " + std::to_string(i) + " differs from the host loop's");
+  }
+}
+
+// Copies of every word size, combines of every kind and operation.
+void launches(tally& t, batch::executor& ex, std::mt19937_64& rng) {
+  using batch::scalar_kind;
+  for (std::uint32_t wb : {1u, 2u, 4u, 8u})
+    for (int repeat = 0; repeat < 3; ++repeat)
+      t.guard("copy", [&] { compare(t, ex, batch::batch_op::copy, scalar_kind::none, wb, rng); });
+  const std::pair<scalar_kind, std::uint32_t> kinds[] = {
+      {scalar_kind::f32, 4}, {scalar_kind::f64, 8}, {scalar_kind::i8, 1},  {scalar_kind::i16, 2},
+      {scalar_kind::i32, 4}, {scalar_kind::i64, 8}, {scalar_kind::u8, 1},  {scalar_kind::u16, 2},
+      {scalar_kind::u32, 4}, {scalar_kind::u64, 8}};
+  for (auto [k, wb] : kinds)
+    for (auto op : {batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max})
+      t.guard("combine", [&, k = k, wb = wb] { compare(t, ex, op, k, wb, rng); });
+}
+
+// Stream-ordered: launches on the caller's stream (use_stream), waited for by mark; then back to the
+// executor's own stream.
+void stream_ordered(tally& t, batch::executor& ex, std::mt19937_64& rng) {
+  batch::gpu::stream s{};
+  batch::gpu::check(HALOSHIFT_GPU(StreamCreate)(&s), "StreamCreate");
+  ex.use_stream(s);
+  compare(t, ex, batch::batch_op::copy, batch::scalar_kind::none, 8, rng, true);
+  compare(t, ex, batch::batch_op::plus, batch::scalar_kind::f64, 8, rng, true);
+  ex.use_stream(nullptr);
+  compare(t, ex, batch::batch_op::copy, batch::scalar_kind::none, 4, rng, true);
+  static_cast<void>(HALOSHIFT_GPU(StreamDestroy)(s));
+}
+
+// Staging: device -> pinned host -> device, enqueued on the executor's stream.
+void staging(tally& t, batch::executor& ex, std::mt19937_64& rng) {
+  const std::vector<std::byte> data = values(batch::scalar_kind::none, rng);
+  device_bytes a(area), b(area);
+  hs::memory::device::copy_to_device(a.p, data.data(), area);
+  void* pinned = ex.allocate_pinned(area);
+  ex.to_host(pinned, a.p, area);
+  ex.to_device(b.p, pinned, area);
+  ex.synchronize();
+  t.check(std::memcmp(pinned, data.data(), area) == 0, "to_host: pinned copy differs");
+  std::vector<std::byte> back(area);
+  hs::memory::device::copy_to_host(back.data(), b.p, area);
+  t.check(back == data, "to_device: device copy differs");
+  ex.deallocate_pinned(pinned, area);
+}
+
+// What the executor says of itself, and the errors it raises.
+void identity(tally& t) {
+  auto staged = hs::memory::device::make_executor(hs::memory::mpi_path::staged);
+  auto direct = hs::memory::device::make_executor(hs::memory::mpi_path::direct);
+  t.check(!staged->mpi_reaches_memory() && direct->mpi_reaches_memory(), "mpi_path staged/direct not obeyed");
+  t.check(!staged->host_accessible(), "device memory claimed host-accessible");
+  t.check(std::string(staged->name()) == HALOSHIFT_GPU_RUNTIME, std::string("name() is ") + staged->name());
+  batch::launch bad;
+  bad.words = 1;
+  bad.word_bytes = 3;
+  bool raised = false;
+  try {
+    staged->run(nullptr, bad, batch::bases{});
+  } catch (const hs::error& e) {
+    raised = std::string(e.what()).find("word_bytes is 3") != std::string::npos;
+  }
+  t.check(raised, "a launch of 3-byte words did not raise haloshift::error naming word_bytes");
+}
+
+#if defined(HALOSHIFT_TEST_SWEEPS)
+// The sweeps over device memory: each configuration that matches is a pass, each mismatch a failure.
+void sweeps(tally& t) {
+  std::vector<hs::plan_options> variants(1);
+  variants[0].device_mpi = hs::memory::mpi_path::staged;
+  if (batch::decide_mpi_reach(hs::memory::mpi_path::detect, batch::gpu::this_runtime).direct) {
+    variants.push_back(variants[0]);
+    variants[1].device_mpi = hs::memory::mpi_path::direct;
+  }
+  const space_sweeps::result r = space_sweeps::run<hs::memory::device>(MPI_COMM_WORLD, variants);
+  t.passed += static_cast<int>(r.configurations);
+  t.failed += static_cast<int>(r.mismatches);
+  if (!r.failures.empty()) std::fprintf(stderr, "FAILED (sweeps):\n%s", r.failures.c_str());
+  t.check(r.configurations > 0 && r.cells > 0, "the sweeps ran no configuration");
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tally t;
+  std::mt19937_64 rng(1234 + static_cast<std::uint64_t>(rank));
+  t.guard("identity", [&] { identity(t); });
+  t.guard("launches", [&] {
+    auto ex = hs::memory::device::make_executor(hs::memory::mpi_path::detect);
+    launches(t, *ex, rng);
+    staging(t, *ex, rng);
+    stream_ordered(t, *ex, rng);
+  });
+#if defined(HALOSHIFT_TEST_SWEEPS)
+  t.guard("sweeps", [&] { sweeps(t); });
+#endif
+  int counts[2] = {t.passed, t.failed};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("test_gpu (%s, %d ranks): %d passed, %d failed\n", HALOSHIFT_GPU_RUNTIME, size, counts[0], counts[1]);
+  MPI_Finalize();
+  return counts[1] == 0 && counts[0] > 0 ? 0 : 1;
+}
