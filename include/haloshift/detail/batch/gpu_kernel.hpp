@@ -53,20 +53,29 @@ __global__ void copy_words(const segment* table, launch l, bases b) {
 }
 
 /// An element of T at `p`: a combine's offsets need not be multiples of its size (several views of
-/// different types share a staging buffer), so a misaligned one is read byte by byte.
+/// different types share a staging buffer), so a misaligned one is read byte by byte, in a loop of
+/// single bytes: a device memcpy of a constant size became one wide load that faulted on an H200
+/// ("misaligned address").
 template <class T>
 __device__ inline T load(const std::byte* p) {
   if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) return *reinterpret_cast<const T*>(p);
+  unsigned char raw[sizeof(T)];
+  const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(p);
+  for (std::size_t i = 0; i < sizeof(T); ++i) raw[i] = from[i];
   T v;
-  memcpy(&v, p, sizeof(T));
+  memcpy(&v, raw, sizeof(T));  // both aligned: a register move
   return v;
 }
 template <class T>
 __device__ inline void store(std::byte* p, T v) {
-  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0)
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) {
     *reinterpret_cast<T*>(p) = v;
-  else
-    memcpy(p, &v, sizeof(T));
+    return;
+  }
+  unsigned char raw[sizeof(T)];
+  memcpy(raw, &v, sizeof(T));
+  volatile unsigned char* to = reinterpret_cast<volatile unsigned char*>(p);
+  for (std::size_t i = 0; i < sizeof(T); ++i) to[i] = raw[i];
 }
 
 /// A combining launch over elements of type T: as host_run's combine_element.
