@@ -286,9 +286,7 @@ class selective_plan : public detail::plan_base {
       static constexpr char key = 0;  // one per space type
       return &resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
     } else {
-      const int n = options_.pack_threads;
-      if (n < 1)
-        throw error("plan_options::pack_threads = " + std::to_string(n) + ": need at least 1 (1 packs on the calling thread)");
+      const int n = options_.pack_threads;  // checked when the plan was built (check_plan_options)
       if (n == 1) return nullptr;
       static constexpr char key = 0;
       return &resources_->batches(&key, n, [&] { return detail::batch::make_host_threads(n); });
