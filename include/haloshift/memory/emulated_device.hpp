@@ -7,7 +7,9 @@
 /// opened (READ|WRITE) only inside the executor's launches and copies, so a
 /// place where the library (or a test) dereferences "device" memory on the
 /// host dies with SIGSEGV instead of passing (docs/gpu.md, "The emulated
-/// device"). POSIX only (mmap, mprotect).
+/// device"). Its streams (emulated_device::queue) run their work only when
+/// synchronised or polled, so that a stream-ordered exchange that does not
+/// wait for its packing sends stale bytes. POSIX only (mmap, mprotect).
 
 #include <sys/mman.h>
 #include <unistd.h>
