@@ -7,7 +7,9 @@
 /// opened (READ|WRITE) only inside the executor's launches and copies, so a
 /// place where the library (or a test) dereferences "device" memory on the
 /// host dies with SIGSEGV instead of passing (docs/gpu.md, "The emulated
-/// device"). POSIX only (mmap, mprotect).
+/// device"). Its streams (emulated_device::queue) run their work only when
+/// synchronised or polled, so that a stream-ordered exchange that does not
+/// wait for its packing sends stale bytes. POSIX only (mmap, mprotect).
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -18,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -200,6 +204,40 @@ inline bool mpi_direct(memory::mpi_path p) {
 inline void* host_allocate(std::size_t bytes) { return ::operator new(bytes == 0 ? 1 : bytes); }
 inline void host_free(void* p) noexcept { ::operator delete(p); }
 
+/// An emulated device stream: work enqueued on it runs later, in order, with all emulated memory
+/// open (as a kernel would), only when the stream is synchronised or polled, so that an exchange
+/// that hands MPI a buffer before its packing has run sends stale bytes and fails its test.
+class stream {
+ public:
+  /// Enqueues `work` (a "kernel": it may read and write emulated device memory).
+  void enqueue(std::function<void()> work) {
+    queue_.push_back(std::move(work));
+    ++enqueued_;
+  }
+  /// Runs the oldest pending work; false when nothing was pending.
+  bool step() {
+    if (queue_.empty()) return false;
+    const std::function<void()> work = std::move(queue_.front());
+    queue_.pop_front();
+    const opened all;
+    work();
+    ++done_;
+    return true;
+  }
+  /// Runs everything enqueued (cudaStreamSynchronize).
+  void synchronize() {
+    while (step()) {
+    }
+  }
+  /// Work enqueued so far, and run so far.
+  std::uint64_t enqueued() const noexcept { return enqueued_; }
+  std::uint64_t done() const noexcept { return done_; }
+
+ private:
+  std::deque<std::function<void()>> queue_;
+  std::uint64_t enqueued_ = 0, done_ = 0;
+};
+
 /// The executor of the emulated device: every launch runs on the calling thread through
 /// batch::run_all with all emulated memory opened, every copy with only its two ranges opened.
 class executor final : public batch::executor {
@@ -224,16 +262,39 @@ class executor final : public batch::executor {
   void* allocate_pinned(std::size_t bytes) override { return host_allocate(bytes); }
   void deallocate_pinned(void* p, std::size_t) noexcept override { host_free(p); }
   void upload(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
-  void to_host(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
-  void to_device(void* to, const void* from, std::size_t bytes) override { copy(to, from, bytes); }
+  void to_host(void* to, const void* from, std::size_t bytes) override { copy_ordered(to, from, bytes); }
+  void to_device(void* to, const void* from, std::size_t bytes) override { copy_ordered(to, from, bytes); }
   void run(const batch::segment* table, const batch::launch& l, const batch::bases& b) override {
+    if (stream_) return stream_->enqueue([table, l, b] { batch::run_all(table, l, b); });
     const opened all;
     batch::run_all(table, l, b);
   }
-  void synchronize() override {}
+  void synchronize() override {
+    if (stream_) stream_->synchronize();
+  }
+  // Stream-ordered exchanges: the work goes on the view's stream and runs when polled or waited for.
+  void use_stream(void* s) override { stream_ = static_cast<stream*>(s); }
+  void mark() override { mark_ = stream_ ? stream_->enqueued() : 0; }
+  /// Not done while work before the mark is pending: runs one item of it and says "not yet", so
+  /// that the exchange's polling path (test(), progress()) runs too.
+  bool marked_done() override {
+    if (!stream_ || stream_->done() >= mark_) return true;
+    stream_->step();
+    return false;
+  }
+  void wait_mark() override {
+    while (stream_ && stream_->done() < mark_) stream_->step();
+  }
 
  private:
+  void copy_ordered(void* to, const void* from, std::size_t bytes) {
+    if (!stream_) return copy(to, from, bytes);
+    stream_->enqueue([to, from, bytes] { std::memcpy(to, from, bytes); });
+  }
+
   bool direct_;
+  stream* stream_ = nullptr;
+  std::uint64_t mark_ = 0;
 };
 
 }  // namespace haloshift::detail::emulated
@@ -243,6 +304,13 @@ namespace haloshift::memory {
 /// Emulated device memory: host memory that only the executor may touch (every other access
 /// dies with SIGSEGV). For tests of code that runs on a GPU, without one (docs/gpu.md).
 struct emulated_device {
+  /// An emulated stream: work enqueued on it runs, in order, when it is synchronised or polled.
+  using queue = detail::emulated::stream;
+  /// The stream a view of this space orders its exchanges on (null: none, the exchange completes
+  /// in wait()). With one, unpacking is still pending when wait() returns: `stream->synchronize()`
+  /// before reading the arrays.
+  queue* stream = nullptr;
+
   /// `n` elements of uninitialised emulated device memory (fill it with copy_to_device).
   template <class T>
   static T* allocate(std::size_t n) {
