@@ -282,7 +282,7 @@ class selective_plan : public detail::plan_base {
   /// (the plan's own serial path).
   template <class Space>
   detail::batch::batch_cache* batch_cache_for() {
-    if constexpr (memory::device_space<Space>) {
+    if constexpr (detail::device_space<Space>) {
       static constexpr char key = 0;  // one per space type
       return &resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
     } else {

@@ -319,7 +319,7 @@ struct emulated_device {
     check_inside("copy_to_host", "from", from, bytes);
     detail::emulated::copy(to, from, bytes);
   }
-  /// The executor of this space (memory::device_space).
+  /// The executor of this space (detail::device_space).
   static std::unique_ptr<detail::batch::executor> make_executor(mpi_path path) {
     return std::make_unique<detail::emulated::executor>(detail::emulated::mpi_direct(path));
   }
@@ -332,6 +332,6 @@ struct emulated_device {
   }
 };
 
-static_assert(device_space<emulated_device>);
+static_assert(detail::device_space<emulated_device>);
 
 }  // namespace haloshift::memory
