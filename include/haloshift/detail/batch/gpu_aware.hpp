@@ -69,6 +69,9 @@ inline mpi_reach query_mpi(gpu_runtime runtime) {
 inline mpi_reach decide_mpi_reach(memory::mpi_path path, gpu_runtime runtime) {
   if (path == memory::mpi_path::direct) return {true, "plan_options::device_mpi = mpi_path::direct"};
   if (path == memory::mpi_path::staged) return {false, "plan_options::device_mpi = mpi_path::staged"};
+  if (path != memory::mpi_path::detect)
+    throw error("plan_options::device_mpi is " + std::to_string(static_cast<int>(path)) +
+                ", not mpi_path::detect, direct or staged");
   const char* variable = std::getenv("HALOSHIFT_GPU_AWARE");
   const std::string_view value = variable ? variable : "";
   if (value == "1") return {true, "environment: HALOSHIFT_GPU_AWARE=1"};
