@@ -159,8 +159,8 @@ void launches(tally& t, batch::executor& ex, std::mt19937_64& rng) {
     for (int repeat = 0; repeat < 3; ++repeat)
       t.guard("copy", [&] { compare(t, ex, batch::batch_op::copy, scalar_kind::none, wb, rng); });
   const std::pair<scalar_kind, std::uint32_t> kinds[] = {
-      {scalar_kind::f32, 4}, {scalar_kind::f64, 8}, {scalar_kind::i8, 1},  {scalar_kind::i16, 2},
-      {scalar_kind::i32, 4}, {scalar_kind::i64, 8}, {scalar_kind::u8, 1},  {scalar_kind::u16, 2},
+      {scalar_kind::f32, 4}, {scalar_kind::f64, 8}, {scalar_kind::i8, 1}, {scalar_kind::i16, 2},
+      {scalar_kind::i32, 4}, {scalar_kind::i64, 8}, {scalar_kind::u8, 1}, {scalar_kind::u16, 2},
       {scalar_kind::u32, 4}, {scalar_kind::u64, 8}};
   for (auto [k, wb] : kinds)
     for (auto op : {batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max})
@@ -253,7 +253,8 @@ int main(int argc, char** argv) {
 #endif
   int counts[2] = {t.passed, t.failed};
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("test_gpu (%s, %d ranks): %d passed, %d failed\n", HALOSHIFT_GPU_RUNTIME, size, counts[0], counts[1]);
+  if (rank == 0)
+    std::printf("test_gpu (%s, %d ranks): %d passed, %d failed\n", HALOSHIFT_GPU_RUNTIME, size, counts[0], counts[1]);
   MPI_Finalize();
   return counts[1] == 0 && counts[0] > 0 ? 0 : 1;
 }

@@ -12,11 +12,11 @@
 /// script sets without recompiling, and the safe default: staging costs
 /// copies, a wrong "direct" costs a crash.
 
+#include <mpi.h>
+
 #include <cstdlib>
 #include <string>
 #include <string_view>
-
-#include <mpi.h>
 #if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI's extensions: MPIX_Query_cuda_support, MPIX_Query_rocm_support
 #endif
@@ -90,9 +90,10 @@ inline bool mpi_reaches_device(memory::mpi_path path, gpu_runtime runtime, std::
   MPI_Initialized(&initialized);
   if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
-    log_message(log_level::info, std::string(executor) + " executor: messages " +
-                                     (r.direct ? "go to MPI from device memory" : "are staged through pinned host memory") +
-                                     " (" + r.why + ")");
+    log_message(log_level::info,
+                std::string(executor) + " executor: messages " +
+                    (r.direct ? "go to MPI from device memory" : "are staged through pinned host memory") + " (" +
+                    r.why + ")");
   return r.direct;
 }
 

@@ -39,7 +39,8 @@ __device__ inline word_place place_of(const segment* table, const launch& l, con
   const std::uint64_t r = local <= 0xffffffffu ? std::uint32_t(local) / std::uint32_t(row_words) : local / row_words;
   const std::uint64_t in_row = (local - r * row_words) * WordBytes;
   const auto row = static_cast<std::int64_t>(r);
-  return {b.at[g.to_base] + g.to + row * g.to_stride + in_row, b.at[g.from_base] + g.from + row * g.from_stride + in_row};
+  return {b.at[g.to_base] + g.to + row * g.to_stride + in_row,
+          b.at[g.from_base] + g.from + row * g.from_stride + in_row};
 }
 
 /// A copy launch: words of type W (1, 2, 4 or 8 bytes) stored as read.
