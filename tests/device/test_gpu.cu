@@ -19,6 +19,7 @@
 #include <exception>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,7 @@ struct device_bytes {
   device_bytes& operator=(const device_bytes&) = delete;
 };
 
-constexpr std::size_t area = 1 << 14;  // bytes of each source and target array
+constexpr std::size_t area = 1 << 19;  // bytes of each source and target array (room for 2000 segments)
 
 // Typed values of kind `k` (words of `wb` bytes): random integers, or finite floats (a GPU's sum of
 // NaNs may carry another payload than the host's; sums of finite values round alike everywhere).
@@ -107,6 +108,8 @@ std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_6
     l.words += std::uint64_t(g.repeat) * (g.row_bytes / wb);
     t.push_back(g);
   }
+  if (cursor[0] > std::int64_t(area) || cursor[1] > std::int64_t(area))
+    throw std::logic_error("table_of: the targets outgrow the arrays (make area larger)");
   l.first = 0;
   l.count = t.size();
   l.word_bytes = wb;
@@ -117,11 +120,11 @@ std::vector<batch::segment> table_of(std::uint32_t wb, int count, std::mt19937_6
 // waited for with synchronize(), or with `by_mark` as a stream-ordered exchange waits: mark(), then
 // marked_done() polled (bounded) and wait_mark().
 void compare(tally& t, batch::executor& ex, batch::batch_op op, batch::scalar_kind k, std::uint32_t wb,
-             std::mt19937_64& rng, bool by_mark = false) {
+             std::mt19937_64& rng, bool by_mark = false, int segments = 40) {
   batch::launch l;
   l.op = op;
   l.scalar = k;
-  const std::vector<batch::segment> table = table_of(wb, 40, rng, l);
+  const std::vector<batch::segment> table = table_of(wb, segments, rng, l);
   std::vector<std::byte> host[4] = {values(k, rng), values(k, rng), values(k, rng), values(k, rng)};
   device_bytes dev[4] = {device_bytes(area), device_bytes(area), device_bytes(area), device_bytes(area)};
   device_bytes dev_table(table.size() * sizeof(batch::segment));
@@ -165,6 +168,9 @@ void launches(tally& t, batch::executor& ex, std::mt19937_64& rng) {
   for (auto [k, wb] : kinds)
     for (auto op : {batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max})
       t.guard("combine", [&, k = k, wb = wb] { compare(t, ex, op, k, wb, rng); });
+  // Tables too long for the kernel's shared copy of their first_word values (gpu_kernel.hpp, shared_starts).
+  t.guard("long copy", [&] { compare(t, ex, batch::batch_op::copy, scalar_kind::none, 8, rng, false, 2000); });
+  t.guard("long combine", [&] { compare(t, ex, batch::batch_op::plus, scalar_kind::i32, 4, rng, false, 2000); });
 }
 
 // Stream-ordered: launches on the caller's stream (use_stream), waited for by mark; then back to the

@@ -2,10 +2,11 @@
 #pragma once
 /// @file gpu_kernel.hpp
 /// @brief A launch (segment.hpp) as one CUDA/HIP kernel: a thread per word,
-/// grid-stride, each finding its segment by binary search on first_word;
-/// words move as integers of word_bytes bytes, combines (plus, min, max)
-/// read the launch's scalar type (misaligned elements byte by byte). The same arithmetic as host_run.hpp, so
-/// device and host results are bit-identical.
+/// grid-stride, each finding its segment by binary search on first_word
+/// (copied into shared memory by each block where it fits); words move as
+/// integers of word_bytes bytes, combines (plus, min, max) read the launch's
+/// scalar type (misaligned elements byte by byte). The same arithmetic as
+/// host_run.hpp, so device and host results are bit-identical.
 
 #include <algorithm>
 #include <cstddef>
@@ -24,16 +25,38 @@ struct word_place {
   const std::byte* from;
 };
 
-/// The place of word `w` of launch `l`: its segment is the last whose first_word is at most `w`
-/// (empty segments share their successor's first_word, so the search never lands on one).
-template <std::uint32_t WordBytes>
-__device__ inline word_place place_of(const segment* table, const launch& l, const bases& b, std::uint64_t w) {
-  std::size_t lo = l.first, hi = l.first + l.count;
-  while (hi - lo > 1) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (table[mid].first_word <= w) lo = mid; else hi = mid;
+/// The segment of a word: the last whose first_word is at most the word (empty segments share their
+/// successor's first_word, so the search never lands on one), by binary search of the first_word values.
+/// Where they fit, the block copies them into shared memory first: every step of a search in the table
+/// itself waits for a load from memory (nine steps for 300 segments), the copy for one.
+inline constexpr std::size_t shared_starts = 1024;
+struct segment_finder {
+  const segment* table;
+  const std::uint64_t* starts;  ///< the first_word values in shared memory, or null: read from the table
+  std::size_t first, count;
+
+  __device__ const segment& operator()(std::uint64_t w) const {
+    std::size_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if ((starts ? starts[mid] : table[first + mid].first_word) <= w) lo = mid; else hi = mid;
+    }
+    return table[first + lo];
   }
-  const segment& g = table[lo];
+};
+
+/// A kernel's prologue, run by every thread of the block: the finder of launch `l`, its first_word
+/// values copied into `shared` (shared_starts of them) when they fit.
+__device__ inline segment_finder finder_of(const segment* table, const launch& l, std::uint64_t* shared) {
+  if (l.count > shared_starts) return {table, nullptr, l.first, l.count};
+  for (std::size_t i = threadIdx.x; i < l.count; i += blockDim.x) shared[i] = table[l.first + i].first_word;
+  __syncthreads();  // the same branch in every thread: the condition depends on the launch alone
+  return {table, shared, l.first, l.count};
+}
+
+/// The place of word `w` in its segment `g`.
+template <std::uint32_t WordBytes>
+__device__ inline word_place place_of(const segment& g, const bases& b, std::uint64_t w) {
   const std::uint64_t row_words = g.row_bytes / WordBytes, local = w - g.first_word;
   // 32-bit division where it fits: a 64-bit one costs a GPU tens of instructions per word.
   const std::uint64_t r = local <= 0xffffffffu ? std::uint32_t(local) / std::uint32_t(row_words) : local / row_words;
@@ -46,9 +69,11 @@ __device__ inline word_place place_of(const segment* table, const launch& l, con
 /// A copy launch: words of type W (1, 2, 4 or 8 bytes) stored as read.
 template <class W>
 __global__ void copy_words(const segment* table, launch l, bases b) {
+  __shared__ std::uint64_t starts[shared_starts];
+  const segment_finder find = finder_of(table, l, starts);
   const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step) {
-    const word_place p = place_of<sizeof(W)>(table, l, b, w);
+    const word_place p = place_of<sizeof(W)>(find(w), b, w);
     *reinterpret_cast<W*>(p.to) = *reinterpret_cast<const W*>(p.from);
   }
 }
@@ -73,9 +98,11 @@ __device__ inline void store(std::byte* p, T v) {
 /// A combining launch over elements of type T: as host_run's combine_element.
 template <class T>
 __global__ void combine_words(const segment* table, launch l, bases b) {
+  __shared__ std::uint64_t starts[shared_starts];
+  const segment_finder find = finder_of(table, l, starts);
   const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step) {
-    const word_place p = place_of<sizeof(T)>(table, l, b, w);
+    const word_place p = place_of<sizeof(T)>(find(w), b, w);
     T a = load<T>(p.to);
     const T v = load<T>(p.from);
     switch (l.op) {
