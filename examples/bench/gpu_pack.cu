@@ -219,6 +219,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 2000;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::set_log_sink(stderr);  // with HALOSHIFT_VERBOSE=1 (scripts/gpu_run sets it): the staging decision
   // Rank 0 alone times the pack: ranks sharing a GPU would time each other.
   const bool ok = agreed("pack", [&] { return rank != 0 || pack_figures(n, iterations); }) &&
                   agreed("exchange", [&] { return exchange_figures(n, std::max(1, iterations / 20)); });

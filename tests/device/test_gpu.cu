@@ -246,6 +246,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tally t;
+  hs::set_log_sink(stderr);  // with HALOSHIFT_VERBOSE=1: the staging decision (and Auto's choices)
   std::mt19937_64 rng(1234 + static_cast<std::uint64_t>(rank));
   t.guard("identity", [&] { identity(t); });
   t.guard("launches", [&] {
