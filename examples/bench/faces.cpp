@@ -7,6 +7,8 @@
 //
 //   mpiexec -n 4 ./haloshift_bench_faces      2D n = 2000, 4000 and 3D n = 128, w = 1..4
 //   ./haloshift_bench_faces --help            all options
+//   mpiexec -n 1 ./haloshift_bench_faces --dims 3 --width 1,2,3 --strategies Shift --pack-threads 1,2
+//                                             the same plan packing on 1 and 2 host threads (issue 34)
 //
 // Each configuration first checks that the hand-written exchange and every
 // library plan (forward and start_forward/wait) leave the array bit for bit
@@ -49,7 +51,11 @@ namespace {
 
 struct options {
   std::vector<long> dims{2, 3}, n2{2000, 4000}, n3{128}, widths{1, 2, 3, 4};
-  std::vector<std::string> strategies{"SingleHop", "Shift"};
+  std::vector<std::string> strategies{"SingleHop", "Shift"};  ///< after parse: one label per plan
+  std::vector<long> pack_threads{1};                          ///< --pack-threads
+  /// Per plan: its strategy and plan_options::pack_threads (each strategy once per --pack-threads count).
+  std::vector<std::string> plan_strategy;
+  std::vector<int> plan_threads;
   bool self_copy = false;  ///< --raw-self copy
   std::string loop;        ///< --loop: the variant whose blocking exchange runs alone (for a profiler)
   double budget = 1.5;     ///< timed seconds per configuration, all variants
@@ -67,6 +73,8 @@ const char* help =
     "  --n3 LIST          the same in 3D (default 128)\n"
     "  --width LIST       ghost widths (default 1,2,3,4)\n"
     "  --strategies LIST  library strategies (default SingleHop,Shift; also TtlMultiHop, NeighborAlltoall)\n"
+    "  --pack-threads LIST  each strategy's plan once per count: plan_options::pack_threads (default 1;\n"
+    "                     a plan of N > 1 threads is labelled STRATEGY/Nt, e.g. Shift/2t)\n"
     "  --budget SECONDS   timed seconds per configuration, all variants together (default 1.5)\n"
     "  --min-reps N       repetitions per variant, at least (default 5)\n"
     "  --max-reps N       repetitions per variant, at most (default 2001)\n"
@@ -137,6 +145,8 @@ options parse(int argc, char** argv) {
       o.widths = integers(a, v, 1, 64);
     else if (a == "--strategies")
       o.strategies = names(v);
+    else if (a == "--pack-threads")
+      o.pack_threads = integers(a, v, 1, 256);
     else if (a == "--budget")
       o.budget = number(a, v, 0, 3600);
     else if (a == "--min-reps")
@@ -157,6 +167,14 @@ options parse(int argc, char** argv) {
       throw usage_error{"unknown option '" + a + "'"};
   }
   if (o.strategies.empty()) throw usage_error{"--strategies: expected at least one name"};
+  std::vector<std::string> labels;
+  for (const std::string& name : o.strategies)
+    for (long t : o.pack_threads) {
+      labels.push_back(t == 1 ? name : name + "/" + std::to_string(t) + "t");
+      o.plan_strategy.push_back(name);
+      o.plan_threads.push_back(static_cast<int>(t));
+    }
+  o.strategies = labels;
   if (!o.loop.empty() && o.loop != "hand-written" &&
       std::find(o.strategies.begin(), o.strategies.end(), o.loop) == o.strategies.end())
     throw usage_error{"--loop: expected hand-written or one of --strategies, got '" + o.loop + "'"};
@@ -515,7 +533,10 @@ void run(const options& o) {
         hs::plan_options po;
         po.pattern = hs::halo_pattern::faces;
         std::vector<hs::field_plan> plans;
-        for (const std::string& name : o.strategies) plans.push_back(hs::make_field_plan(s.grid, name, s.shape, po));
+        for (std::size_t p = 0; p < o.plan_strategy.size(); ++p) {
+          po.pack_threads = o.plan_threads[p];
+          plans.push_back(hs::make_field_plan(s.grid, o.plan_strategy[p], s.shape, po));
+        }
         verify(s, raw, plans, o);
         if (!o.loop.empty()) {
           loop(s, raw, plans, o);

@@ -97,7 +97,7 @@ struct view_layout {
   }
   template <class Space, class T>
   auto view_in(T* p, const hs::offset& interior_cells) const {
-    if constexpr (hs::memory::device_space<Space>)
+    if constexpr (hs::detail::device_space<Space>)
       return hs::make_field_view(Space{}, p, interior_cells, to_offset(low), to_offset(high), order,
                                  to_offset(padding));
     else

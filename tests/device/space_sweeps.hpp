@@ -14,7 +14,7 @@
 //
 // Space: `allocate<T>(n)`, `deallocate(p)`, `copy_to_device(to, from, bytes)`,
 // `copy_to_host(to, from, bytes)`; its views are made with
-// `make_field_view(Space{}, ...)` when it is a memory::device_space, else as
+// `make_field_view(Space{}, ...)` when it is a detail::device_space, else as
 // host views (a host space, e.g. for plan_options::pack_threads).
 
 #include <mpi.h>

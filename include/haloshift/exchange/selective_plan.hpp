@@ -282,13 +282,11 @@ class selective_plan : public detail::plan_base {
   /// (the plan's own serial path).
   template <class Space>
   detail::batch::batch_cache* batch_cache_for() {
-    if constexpr (memory::device_space<Space>) {
+    if constexpr (detail::device_space<Space>) {
       static constexpr char key = 0;  // one per space type
       return &resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
     } else {
-      const int n = options_.pack_threads;
-      if (n < 1)
-        throw error("plan_options::pack_threads = " + std::to_string(n) + ": need at least 1 (1 packs on the calling thread)");
+      const int n = options_.pack_threads;  // checked when the plan was built (check_plan_options)
       if (n == 1) return nullptr;
       static constexpr char key = 0;
       return &resources_->batches(&key, n, [&] { return detail::batch::make_host_threads(n); });

@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../detail/batch/gpu_aware.hpp"
 #include "../detail/batch/host_run.hpp"
 #include "../detail/batch/segment.hpp"
 #include "../error.hpp"
@@ -173,30 +174,12 @@ inline void copy(void* to, const void* from, std::size_t bytes) {
   std::memcpy(to, from, bytes);
 }
 
-/// HALOSHIFT_GPU_AWARE: 1 (MPI reads device memory itself), 0 (stage through the host), or -1
-/// when unset or empty (detect). Read on every call, like HALOSHIFT_CHECKS; another value raises
-/// naming the variable and the value.
-inline int gpu_aware_from_environment() {
-  const char* env = std::getenv("HALOSHIFT_GPU_AWARE");
-  if (!env || !*env) return -1;
-  if (std::string_view(env) == "1") return 1;
-  if (std::string_view(env) == "0") return 0;
-  throw error("HALOSHIFT_GPU_AWARE = \"" + std::string(env) + "\" is not 0 or 1 (or leave it unset)");
-}
-
-/// Whether the emulated device's messages go to MPI directly: `direct` asks for it, `staged`
-/// refuses it, and `detect` finds no GPU-aware MPI (there is no GPU) unless HALOSHIFT_GPU_AWARE=1.
+/// Whether the emulated device's messages go to MPI directly: as a GPU's (detail/batch/gpu_aware.hpp:
+/// the option, else HALOSHIFT_GPU_AWARE), except that `detect` has no MPI to ask and stages.
 inline bool mpi_direct(memory::mpi_path p) {
-  switch (p) {
-    case memory::mpi_path::direct:
-      return true;
-    case memory::mpi_path::staged:
-      return false;
-    case memory::mpi_path::detect:
-      return gpu_aware_from_environment() == 1;
-  }
-  throw error("plan_options.device_mpi: invalid value " + std::to_string(static_cast<int>(p)) +
-              " (use mpi_path::detect, direct or staged)");
+  return batch::logged(
+      batch::decide_mpi_reach(p, [] { return batch::mpi_reach{false, "the emulated device has no GPU-aware MPI"}; }),
+      "emulated device");
 }
 
 /// Host memory for staging MPI reads (the "pinned" buffers, and executor memory when MPI is
@@ -336,7 +319,7 @@ struct emulated_device {
     check_inside("copy_to_host", "from", from, bytes);
     detail::emulated::copy(to, from, bytes);
   }
-  /// The executor of this space (memory::device_space).
+  /// The executor of this space (detail::device_space).
   static std::unique_ptr<detail::batch::executor> make_executor(mpi_path path) {
     return std::make_unique<detail::emulated::executor>(detail::emulated::mpi_direct(path));
   }
@@ -349,6 +332,6 @@ struct emulated_device {
   }
 };
 
-static_assert(device_space<emulated_device>);
+static_assert(detail::device_space<emulated_device>);
 
 }  // namespace haloshift::memory

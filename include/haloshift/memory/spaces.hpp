@@ -28,10 +28,14 @@ enum class mpi_path {
   staged,  ///< through pinned host buffers, with asynchronous copies
 };
 
+}  // namespace haloshift::memory
+
+namespace haloshift::detail {
+
 /// A device space: a type whose `make_executor(mpi_path)` returns the executor of its memory.
 template <class S>
-concept device_space = !std::same_as<S, host> && requires(mpi_path p) {
-  { S::make_executor(p) } -> std::same_as<std::unique_ptr<detail::batch::executor>>;
+concept device_space = !std::same_as<S, memory::host> && requires(memory::mpi_path p) {
+  { S::make_executor(p) } -> std::same_as<std::unique_ptr<batch::executor>>;
 };
 
 /// The stream a space orders its exchanges on (its `stream` member), null for none.
@@ -43,4 +47,4 @@ void* stream_of(const S& space) noexcept {
     return nullptr;
 }
 
-}  // namespace haloshift::memory
+}  // namespace haloshift::detail

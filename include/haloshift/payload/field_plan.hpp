@@ -231,15 +231,15 @@ class field_plan {
   auto start_views(const Space& space, const detail::program& p, Op op, Ts*... data) {
     constexpr bool forwards = std::is_same_v<Op, detail::store_arrivals>;
     constexpr bool batchable = forwards || detail::batch::executor_combines<Op, Ts...>();
-    static_assert(batchable || !memory::device_space<Space>,
+    static_assert(batchable || !detail::device_space<Space>,
                   "reverse of device memory combines arithmetic element types with std::plus<>, take_min or take_max");
     detail::batch::batch_cache* batch = plan_.template batch_cache_for<Space>();
     if constexpr (batchable) {
       detail::batch::batch_op bop = detail::batch::batch_op::copy;
       if constexpr (!forwards) bop = detail::batch::op_kind<Op>::value;
-      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, memory::stream_of(space), data...);
+      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, detail::stream_of(space), data...);
     }
-    if constexpr (memory::device_space<Space>) {
+    if constexpr (detail::device_space<Space>) {
       throw error("unreachable: a device space always has its executor");
     } else if constexpr (forwards) {
       return plan_.start_forward_arrays_with(p, data...);
@@ -299,7 +299,7 @@ class field_plan {
                         std::to_string(v.stride[2]) + ", view 0 ghost " + to_string(first.ghost) + " and strides " +
                         std::to_string(first.stride[0]) + "," + std::to_string(first.stride[1]) + "," +
                         std::to_string(first.stride[2]) + ": views exchanged together must share their layout");
-          if (memory::stream_of(v.space) != memory::stream_of(first.space))
+          if (detail::stream_of(v.space) != detail::stream_of(first.space))
             throw error(std::string(call) + ": view " + std::to_string(which) +
                         " is ordered on another stream than view 0: views exchanged together share one stream");
           ++which;

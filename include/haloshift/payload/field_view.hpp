@@ -32,7 +32,7 @@ enum class storage_order {
 /// Cell `(i, j, k)` of the interior (from 0; ghosts from `-ghost[d]` up to
 /// `interior[d] + high()[d]`) lives at
 /// `data[(i + ghost[0]) * stride[0] + (j + ghost[1]) * stride[1] + (k + ghost[2]) * stride[2]]`.
-/// `Space` says where that memory lives: host memory, or a device's (memory::device_space; made
+/// `Space` says where that memory lives: host memory, or a device's (detail::device_space; made
 /// by `make_field_view(space, ...)`), which the library then never touches from the host.
 template <transferable T, class Space = memory::host>
 struct field_view {
@@ -124,7 +124,7 @@ field_view<T> make_field_view(T* data, const field_shape& shape, storage_order o
 /// A view of device memory: `make_field_view(space, ptr, ...)` with any of the arguments above
 /// after the space (`hs::memory::device{}`, `hs::memory::emulated_device{}`). Checked as any
 /// view, on the host, without reading the memory.
-template <memory::device_space Space, class T, class... Rest>
+template <detail::device_space Space, class T, class... Rest>
 field_view<T, Space> make_field_view(const Space& space, T* data, const Rest&... rest) {
   const field_view<T> v = make_field_view(data, rest...);
   return {v.data, v.interior, v.ghost, v.stride, v.ghost_high, space};

@@ -64,9 +64,12 @@ inline mpi_reach query_mpi(gpu_runtime runtime) {
   return {false, std::string("default: this MPI has no query for ") + (cuda ? "CUDA" : "ROCm") + " support"};
 }
 
-/// The decision for `path` (memory::mpi_path): the option, else HALOSHIFT_GPU_AWARE, else the MPI's query.
-/// A value of the variable other than 0 or 1 raises haloshift::error (empty counts as unset).
-inline mpi_reach decide_mpi_reach(memory::mpi_path path, gpu_runtime runtime) {
+/// The decision for `path` (memory::mpi_path): the option, else HALOSHIFT_GPU_AWARE, else `ask()`
+/// (the MPI's query for a GPU; the emulated device has none to ask). A value of the variable other
+/// than 0 or 1 raises haloshift::error (empty counts as unset). Read at each decision, like
+/// HALOSHIFT_CHECKS.
+template <class Ask>
+mpi_reach decide_mpi_reach(memory::mpi_path path, Ask&& ask) {
   if (path == memory::mpi_path::direct) return {true, "plan_options::device_mpi = mpi_path::direct"};
   if (path == memory::mpi_path::staged) return {false, "plan_options::device_mpi = mpi_path::staged"};
   if (path != memory::mpi_path::detect)
@@ -79,13 +82,15 @@ inline mpi_reach decide_mpi_reach(memory::mpi_path path, gpu_runtime runtime) {
   if (!value.empty())
     throw error("HALOSHIFT_GPU_AWARE is '" + std::string(value) +
                 "': set it to 1 (MPI reads device memory), 0 (stage through the host), or unset it to ask the MPI");
-  return query_mpi(runtime);
+  return ask();
+}
+inline mpi_reach decide_mpi_reach(memory::mpi_path path, gpu_runtime runtime) {
+  return decide_mpi_reach(path, [runtime] { return query_mpi(runtime); });
 }
 
 /// The decision, logged (info) once by rank 0 of MPI_COMM_WORLD: `<executor> executor: messages
 /// <go to MPI from device memory | are staged through pinned host memory> (<why>)`.
-inline bool mpi_reaches_device(memory::mpi_path path, gpu_runtime runtime, std::string_view executor) {
-  const mpi_reach r = decide_mpi_reach(path, runtime);
+inline bool logged(const mpi_reach& r, std::string_view executor) {
   int initialized = 0, rank = 0;
   MPI_Initialized(&initialized);
   if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -95,6 +100,10 @@ inline bool mpi_reaches_device(memory::mpi_path path, gpu_runtime runtime, std::
                     (r.direct ? "go to MPI from device memory" : "are staged through pinned host memory") + " (" +
                     r.why + ")");
   return r.direct;
+}
+
+inline bool mpi_reaches_device(memory::mpi_path path, gpu_runtime runtime, std::string_view executor) {
+  return logged(decide_mpi_reach(path, runtime), executor);
 }
 
 }  // namespace haloshift::detail::batch

@@ -62,20 +62,29 @@ HALOSHIFT_DEVICE inline word_place place_of(const segment& g, const bases& b, st
 }
 
 /// An element of T at `p`: a combine's offsets need not be multiples of its size (several views of
-/// different types share a staging buffer), so a misaligned one is read byte by byte.
+/// different types share a staging buffer), so a misaligned one is read byte by byte, in a loop of
+/// single bytes: a device memcpy of a constant size became one wide load that faulted on an H200
+/// ("misaligned address").
 template <class T>
 HALOSHIFT_DEVICE inline T load(const std::byte* p) {
   if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) return *reinterpret_cast<const T*>(p);
+  unsigned char raw[sizeof(T)];
+  const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(p);
+  for (std::size_t i = 0; i < sizeof(T); ++i) raw[i] = from[i];
   T v;
-  memcpy(&v, p, sizeof(T));
+  memcpy(&v, raw, sizeof(T));  // both aligned: a register move
   return v;
 }
 template <class T>
 HALOSHIFT_DEVICE inline void store(std::byte* p, T v) {
-  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0)
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) {
     *reinterpret_cast<T*>(p) = v;
-  else
-    memcpy(p, &v, sizeof(T));
+    return;
+  }
+  unsigned char raw[sizeof(T)];
+  memcpy(raw, &v, sizeof(T));
+  volatile unsigned char* to = reinterpret_cast<volatile unsigned char*>(p);
+  for (std::size_t i = 0; i < sizeof(T); ++i) to[i] = raw[i];
 }
 
 /// Word `w` of a copy launch, in its segment `g`: W (1, 2, 4 or 8 bytes) stored as read.

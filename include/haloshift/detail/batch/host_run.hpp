@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../exchange/strided_rows.hpp"
 #include "segment.hpp"
 
 namespace haloshift::detail::batch {
@@ -30,10 +31,14 @@ inline void combine_element(std::byte* to, const std::byte* from, batch_op op) {
   std::memcpy(to, &a, sizeof(T));
 }
 
-/// Combines `n` consecutive elements of kind `k`.
-inline void combine_run(std::byte* to, const std::byte* from, std::size_t bytes, scalar_kind k, batch_op op) {
+/// Combines `repeat` rows of `bytes` bytes of elements of kind `k` (strides as in
+/// copy_strided_rows): the element type is picked once, not per row (an x face's rows are one
+/// element each).
+inline void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
+                         std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op) {
   auto each = [&]<class T>(T*) {
-    for (std::size_t b = 0; b < bytes; b += sizeof(T)) combine_element<T>(to + b, from + b, op);
+    for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride)
+      for (std::size_t b = 0; b < bytes; b += sizeof(T)) combine_element<T>(to + b, from + b, op);
   };
   switch (k) {
     case scalar_kind::f32: return each(static_cast<float*>(nullptr));
@@ -46,8 +51,21 @@ inline void combine_run(std::byte* to, const std::byte* from, std::size_t bytes,
     case scalar_kind::u16: return each(static_cast<std::uint16_t*>(nullptr));
     case scalar_kind::u32: return each(static_cast<std::uint32_t*>(nullptr));
     case scalar_kind::u64: return each(static_cast<std::uint64_t*>(nullptr));
-    case scalar_kind::none: std::memcpy(to, from, bytes); return;
+    case scalar_kind::none: return copy_strided_rows(to, from, bytes, repeat, to_stride, from_stride);
   }
+}
+
+/// Rows `[r, r + repeat)` of segment `g`, from byte `at` of each row on, `bytes` bytes of each.
+inline void run_rows(const segment& g, const launch& l, const bases& b, std::uint64_t r, std::uint64_t repeat,
+                     std::uint64_t at, std::uint64_t bytes) {
+  if (repeat == 0 || bytes == 0) return;
+  const auto row = static_cast<std::int64_t>(r), offset = static_cast<std::int64_t>(at);
+  std::byte* to = b.at[g.to_base] + (g.to + row * g.to_stride + offset);
+  const std::byte* from = b.at[g.from_base] + (g.from + row * g.from_stride + offset);
+  if (l.op == batch_op::copy)
+    copy_strided_rows(to, from, bytes, repeat, g.to_stride, g.from_stride);
+  else
+    combine_rows(to, from, bytes, repeat, g.to_stride, g.from_stride, l.scalar, l.op);
 }
 
 /// The segment holding word `w` of a launch: the last whose first_word is at most `w`.
@@ -58,30 +76,31 @@ inline std::size_t segment_of(const segment* table, const launch& l, std::uint64
   return static_cast<std::size_t>(s - first) - 1 + l.first;
 }
 
-/// Runs words `[begin, end)` of launch `l` over `table` (host memory): row by row, a row cut
-/// at the range's ends.
+/// Runs words `[begin, end)` of launch `l` over `table` (host memory): per segment, the part of
+/// a row the range starts in, the whole rows as one strided copy (copy_strided_rows: fixed-size
+/// moves, prefetching rows far apart), the part of a row it ends in.
 inline void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
                       std::uint64_t end) {
   if (begin >= end) return;
   const std::uint64_t wb = l.word_bytes;
   for (std::size_t s = segment_of(table, l, begin); s < l.first + l.count && begin < end; ++s) {
     const segment& g = table[s];
-    const std::uint64_t row_words = g.row_bytes / wb;
-    if (row_words == 0) continue;
-    std::uint64_t local = begin - g.first_word;
-    const std::uint64_t segment_end = std::min<std::uint64_t>(end - g.first_word, row_words * g.repeat);
-    while (local < segment_end) {
-      const std::uint64_t r = local / row_words, w = local % row_words;
-      const std::uint64_t n = std::min(row_words - w, segment_end - local);
-      std::byte* to = b.at[g.to_base] + g.to + static_cast<std::int64_t>(r) * g.to_stride + w * wb;
-      const std::byte* from = b.at[g.from_base] + g.from + static_cast<std::int64_t>(r) * g.from_stride + w * wb;
-      if (l.op == batch_op::copy)
-        std::memcpy(to, from, n * wb);
-      else
-        combine_run(to, from, n * wb, l.scalar, l.op);
-      local += n;
+    const std::uint64_t row = g.row_bytes, words = row / wb * g.repeat;
+    if (words == 0) continue;
+    // The range within this segment, in bytes of its rows laid end to end.
+    std::uint64_t lo = (begin - g.first_word) * wb;
+    const std::uint64_t hi = std::min<std::uint64_t>(end - g.first_word, words) * wb;
+    std::uint64_t r = lo / row;
+    if (lo % row != 0) {  // starts mid-row
+      const std::uint64_t n = std::min(row - lo % row, hi - lo);
+      run_rows(g, l, b, r++, 1, lo % row, n);
+      lo += n;
     }
-    begin = g.first_word + local;
+    const std::uint64_t whole = lo < hi ? (hi - lo) / row : 0;
+    run_rows(g, l, b, r, whole, 0, row);
+    lo += whole * row;
+    if (lo < hi) run_rows(g, l, b, r + whole, 1, 0, hi - lo);  // ends mid-row
+    begin = g.first_word + hi / wb;
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "../mpi/check.hpp"
 #include "program.hpp"
+#include "strided_rows.hpp"
 #include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
@@ -63,101 +64,6 @@ class run_cursor {
   std::size_t i_ = 0;
 };
 
-/// `repeat` rows of `bytes` bytes (at least 32) from `from` to `to`, advancing
-/// by the given strides. A row is copied in vector moves of a compile-time
-/// size (`Chunk`: 64 bytes with AVX-512, 32 with AVX2, 16 otherwise, picked at
-/// run time) plus one last, overlapping move for the tail: a handful of loads
-/// and stores, not a memcpy call, whose per-call cost halved the speed of
-/// 272-byte rows (a y face of a 32^3 box). `Prefetch` names the side that
-/// strides (the cells; the packed side is consecutive): its next row is
-/// prefetched while this one copies, for rows spread too far apart to be in
-/// cache, which the hardware prefetcher does not follow (they lie pages
-/// apart). In cache the prefetches only take load slots, so they are off
-/// there.
-template <int Prefetch>  // 0: none, 1: the source strides, 2: the target strides
-struct long_rows {
-  /// The loop itself, written once. Always inlined: each ISA's function below
-  /// compiles it with its own vector moves (a function of the default target
-  /// may be inlined into an AVX one, and the fixed-size copies are expanded
-  /// there, after inlining).
-  template <std::size_t Chunk>
-  [[gnu::always_inline]] static inline void rows(char* to, const char* from, std::size_t bytes, std::size_t repeat,
-                                                 std::size_t to_stride, std::size_t from_stride) {
-    for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride) {
-      if (Prefetch != 0 && r + 1 < repeat)
-        for (std::size_t b = 0; b < bytes; b += 64) {
-          if (Prefetch == 1) __builtin_prefetch(from + from_stride + b, 0);
-          if (Prefetch == 2) __builtin_prefetch(to + to_stride + b, 1);
-        }
-      std::size_t b = 0;
-      for (; b + Chunk <= bytes; b += Chunk) __builtin_memcpy(to + b, from + b, Chunk);
-      if (b < bytes) __builtin_memcpy(to + bytes - Chunk, from + bytes - Chunk, Chunk);
-    }
-  }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  /// The same with 256-bit and 512-bit moves, chosen at run time: the header needs no -m flags.
-  __attribute__((target("avx2"))) static void avx2(char* to, const char* from, std::size_t bytes,
-                                                   std::size_t repeat, std::size_t to_stride,
-                                                   std::size_t from_stride) {
-    rows<32>(to, from, bytes, repeat, to_stride, from_stride);
-  }
-  __attribute__((target("avx512f"))) static void avx512(char* to, const char* from, std::size_t bytes,
-                                                        std::size_t repeat, std::size_t to_stride,
-                                                        std::size_t from_stride) {
-    if (bytes < 64) return avx2(to, from, bytes, repeat, to_stride, from_stride);
-    rows<64>(to, from, bytes, repeat, to_stride, from_stride);
-  }
-#endif
-  static void copy(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::size_t to_stride,
-                   std::size_t from_stride) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    static const bool has_avx512 = __builtin_cpu_supports("avx512f");
-    static const bool has_avx2 = __builtin_cpu_supports("avx2");
-    if (has_avx512) return avx512(to, from, bytes, repeat, to_stride, from_stride);
-    if (has_avx2) return avx2(to, from, bytes, repeat, to_stride, from_stride);
-#endif
-    rows<16>(to, from, bytes, repeat, to_stride, from_stride);
-  }
-};
-
-/// Rows spread over more than this many bytes are taken to be out of cache (about an L2).
-inline constexpr std::size_t prefetch_span = std::size_t{2} << 20;
-
-/// Copies the rows of strided run `g` between the buffer at `cells` and the
-/// consecutive bytes at `packed`; `Pack` gathers into `packed`, otherwise
-/// scatters. `Bytes`, when not 0, is the row size known at compile time:
-/// single cells (x faces) then copy as plain loads and stores, not one memcpy
-/// call each. The packed side is bytes with no alignment assumed: a message of
-/// several arrays packs each after the previous one's elements.
-template <std::size_t Bytes, bool Pack, class Cell, class Packed>
-void copy_rows(const strided_run& g, Cell* cells, Packed* packed) {
-  static_assert(sizeof(Packed) == 1, "the packed side is bytes");
-  const std::size_t bytes = Bytes ? Bytes : g.count * sizeof(*cells);
-  if (Bytes == 0 && bytes >= 32) {
-    const std::size_t stride = g.stride * sizeof(*cells);
-    const bool far = stride * g.repeat > prefetch_span;
-    if constexpr (Pack) {
-      char* to = reinterpret_cast<char*>(packed);
-      const char* from = reinterpret_cast<const char*>(cells);
-      return far ? long_rows<1>::copy(to, from, bytes, g.repeat, bytes, stride)
-                 : long_rows<0>::copy(to, from, bytes, g.repeat, bytes, stride);
-    } else {
-      char* to = reinterpret_cast<char*>(cells);
-      const char* from = reinterpret_cast<const char*>(packed);
-      return far ? long_rows<2>::copy(to, from, bytes, g.repeat, stride, bytes)
-                 : long_rows<0>::copy(to, from, bytes, g.repeat, stride, bytes);
-    }
-  }
-  for (std::size_t r = 0; r < g.repeat; ++r) {
-    Cell* c = cells + r * g.stride;
-    Packed* p = packed + r * bytes;
-    if constexpr (Pack)
-      std::memcpy(p, c, bytes);
-    else
-      std::memcpy(c, p, bytes);
-  }
-}
-
 /// Packs (`Pack`) or unpacks the selected pieces of a message, group by group.
 template <bool Pack, class Cell, class Packed>
 void copy_selected(const message& m, Cell* buffer, Packed* packed) {
@@ -174,19 +80,13 @@ void copy_selected(const message& m, Cell* buffer, Packed* packed) {
   }
   for (const strided_run& g : m.strided) {
     const std::size_t bytes = g.count * sizeof(T);
-    if (g.count == 1)
-      copy_rows<sizeof(T), Pack>(g, buffer + g.first, packed);
-    else if (bytes == 8)  // a double or int64 of a field bundle's byte program
-      copy_rows<8, Pack>(g, buffer + g.first, packed);
-    else if (bytes == 4)
-      copy_rows<4, Pack>(g, buffer + g.first, packed);
-    else if (bytes == 16)  // x faces 2 and 3 doubles wide: fixed-size moves, not a memcpy call per row
-      copy_rows<16, Pack>(g, buffer + g.first, packed);
-    else if (bytes == 24)
-      copy_rows<24, Pack>(g, buffer + g.first, packed);
+    const auto stride = static_cast<std::ptrdiff_t>(g.stride * sizeof(T));
+    const auto packed_stride = static_cast<std::ptrdiff_t>(bytes);  // the packed side: consecutive, unaligned
+    if constexpr (Pack)
+      copy_strided_rows(packed, buffer + g.first, bytes, g.repeat, packed_stride, stride);
     else
-      copy_rows<0, Pack>(g, buffer + g.first, packed);
-    packed += g.count * g.repeat * sizeof(T);
+      copy_strided_rows(buffer + g.first, packed, bytes, g.repeat, stride, packed_stride);
+    packed += bytes * g.repeat;
   }
 }
 

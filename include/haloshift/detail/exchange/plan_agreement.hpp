@@ -14,6 +14,7 @@
 #include "../../error.hpp"
 #include "../../exchange/argument_checks.hpp"
 #include "../../exchange/plan_options.hpp"
+#include "../batch/host_threads.hpp"
 #include "../../strategy_registry.hpp"
 #include "../mpi/agreement.hpp"
 
@@ -55,6 +56,11 @@ inline void check_plan_options(const plan_options& options) {
                 " (use shell::full or shell::eighth)");
   check_pattern(options.pattern, "plan_options.pattern");
   check_argument_checks(options.checks);
+  batch::check_pack_threads(options.pack_threads);
+  const auto path = options.device_mpi;
+  if (path != memory::mpi_path::detect && path != memory::mpi_path::direct && path != memory::mpi_path::staged)
+    throw error("plan_options.device_mpi: invalid mpi_path value " + std::to_string(static_cast<long long>(path)) +
+                " (use mpi_path::detect, mpi_path::direct or mpi_path::staged)");
 }
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.

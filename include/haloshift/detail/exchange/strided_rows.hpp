@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+/// @file strided_rows.hpp
+/// @brief Copies of rows at a stride (faces of a field): the one loop that
+/// packs and unpacks them, for the plan's own executor (executor.hpp) and for
+/// the batched host loop (detail/batch/host_run.hpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace haloshift::detail {
+
+/// `repeat` rows of `bytes` bytes (at least 32) from `from` to `to`, advancing
+/// by the given strides. A row is copied in vector moves of a compile-time
+/// size (`Chunk`: 64 bytes with AVX-512, 32 with AVX2, 16 otherwise, picked at
+/// run time) plus one last, overlapping move for the tail: a handful of loads
+/// and stores, not a memcpy call, whose per-call cost halved the speed of
+/// 272-byte rows (a y face of a 32^3 box). `Prefetch` names the side that
+/// strides (the cells; the packed side is consecutive): its next row is
+/// prefetched while this one copies, for rows spread too far apart to be in
+/// cache, which the hardware prefetcher does not follow (they lie pages
+/// apart). In cache the prefetches only take load slots, so they are off
+/// there.
+template <int Prefetch>  // 0: none, 1: the source strides, 2: the target strides
+struct long_rows {
+  /// The loop itself, written once. Always inlined: each ISA's function below
+  /// compiles it with its own vector moves (a function of the default target
+  /// may be inlined into an AVX one, and the fixed-size copies are expanded
+  /// there, after inlining).
+  template <std::size_t Chunk>
+  [[gnu::always_inline]] static inline void rows(char* to, const char* from, std::size_t bytes, std::size_t repeat,
+                                                 std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
+    for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride) {
+      if (Prefetch != 0 && r + 1 < repeat)
+        for (std::size_t b = 0; b < bytes; b += 64) {
+          if (Prefetch == 1) __builtin_prefetch(from + from_stride + b, 0);
+          if (Prefetch == 2) __builtin_prefetch(to + to_stride + b, 1);
+        }
+      std::size_t b = 0;
+      for (; b + Chunk <= bytes; b += Chunk) __builtin_memcpy(to + b, from + b, Chunk);
+      if (b < bytes) __builtin_memcpy(to + bytes - Chunk, from + bytes - Chunk, Chunk);
+    }
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  /// The same with 256-bit and 512-bit moves, chosen at run time: the header needs no -m flags.
+  __attribute__((target("avx2"))) static void avx2(char* to, const char* from, std::size_t bytes,
+                                                   std::size_t repeat, std::ptrdiff_t to_stride,
+                                                   std::ptrdiff_t from_stride) {
+    rows<32>(to, from, bytes, repeat, to_stride, from_stride);
+  }
+  __attribute__((target("avx512f"))) static void avx512(char* to, const char* from, std::size_t bytes,
+                                                        std::size_t repeat, std::ptrdiff_t to_stride,
+                                                        std::ptrdiff_t from_stride) {
+    if (bytes < 64) return avx2(to, from, bytes, repeat, to_stride, from_stride);
+    rows<64>(to, from, bytes, repeat, to_stride, from_stride);
+  }
+#endif
+  static void copy(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::ptrdiff_t to_stride,
+                   std::ptrdiff_t from_stride) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool has_avx512 = __builtin_cpu_supports("avx512f");
+    static const bool has_avx2 = __builtin_cpu_supports("avx2");
+    if (has_avx512) return avx512(to, from, bytes, repeat, to_stride, from_stride);
+    if (has_avx2) return avx2(to, from, bytes, repeat, to_stride, from_stride);
+#endif
+    rows<16>(to, from, bytes, repeat, to_stride, from_stride);
+  }
+};
+
+/// Rows spread over more than this many bytes are taken to be out of cache (about an L2).
+inline constexpr std::size_t prefetch_span = std::size_t{2} << 20;
+
+/// `repeat` rows of fewer than 32 bytes: `Bytes`, when not 0, is the row size known at compile
+/// time, so that single cells (x faces, 1-3 doubles wide) copy as plain loads and stores, not one
+/// memcpy call each. Such rows lie a row pitch apart, often a page or more: each is a cache and
+/// TLB miss that the hardware prefetcher does not follow, so with `Prefetch` (the side that
+/// strides, as in long_rows) the row `ahead` rows on is asked for while this one copies.
+template <std::size_t Bytes, int Prefetch>
+void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::ptrdiff_t to_stride,
+                std::ptrdiff_t from_stride) {
+  constexpr std::size_t ahead = 8;
+  std::size_t r = 0;
+  if (Prefetch != 0)
+    for (; r + ahead < repeat; ++r, to += to_stride, from += from_stride) {
+      if (Prefetch == 1) __builtin_prefetch(from + static_cast<std::ptrdiff_t>(ahead) * from_stride, 0);
+      if (Prefetch == 2) __builtin_prefetch(to + static_cast<std::ptrdiff_t>(ahead) * to_stride, 1);
+      std::memcpy(to, from, Bytes ? Bytes : bytes);
+    }
+  for (; r < repeat; ++r, to += to_stride, from += from_stride) std::memcpy(to, from, Bytes ? Bytes : bytes);
+}
+
+/// `repeat` rows of `bytes` bytes from `from` to `to`, each `to_stride` and `from_stride` bytes
+/// after the previous: packing (the target consecutive), unpacking (the source consecutive) or a
+/// copy to the rank itself (both strided). The common row sizes run as fixed-size copies; a side
+/// whose rows are spread beyond prefetch_span is prefetched (the source when both are).
+inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std::size_t repeat,
+                              std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
+  char* t = static_cast<char*>(to);
+  const char* f = static_cast<const char*>(from);
+  auto far = [&](std::ptrdiff_t stride) {
+    const std::size_t pitch = static_cast<std::size_t>(stride < 0 ? -stride : stride);
+    return pitch != bytes && pitch * repeat > prefetch_span;
+  };
+  const int prefetch = far(from_stride) ? 1 : far(to_stride) ? 2 : 0;
+  auto with = [&]<int P>() {
+    if (bytes >= 32) return long_rows<P>::copy(t, f, bytes, repeat, to_stride, from_stride);
+    switch (bytes) {
+      case 1: return short_rows<1, P>(t, f, bytes, repeat, to_stride, from_stride);
+      case 2: return short_rows<2, P>(t, f, bytes, repeat, to_stride, from_stride);
+      case 4: return short_rows<4, P>(t, f, bytes, repeat, to_stride, from_stride);
+      case 8: return short_rows<8, P>(t, f, bytes, repeat, to_stride, from_stride);
+      case 12: return short_rows<12, P>(t, f, bytes, repeat, to_stride, from_stride);  // 3 floats or ints
+      case 16: return short_rows<16, P>(t, f, bytes, repeat, to_stride, from_stride);
+      case 24: return short_rows<24, P>(t, f, bytes, repeat, to_stride, from_stride);
+      default: return short_rows<0, P>(t, f, bytes, repeat, to_stride, from_stride);
+    }
+  };
+  if (prefetch == 1) return with.template operator()<1>();
+  if (prefetch == 2) return with.template operator()<2>();
+  with.template operator()<0>();
+}
+
+}  // namespace haloshift::detail
