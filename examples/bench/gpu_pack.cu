@@ -11,14 +11,15 @@
 //   mpiexec -n 2 gpu_pack [n] [iterations]     (defaults 128 and 2000 packs, a twentieth as many exchanges)
 //
 // Built and run by scripts/gpu_run (docs/gpu.md, "Figures"); compiled for AMD by the hip-compile stage.
+#include <haloshift/detail/batch/host_run.hpp>
+#include <haloshift/haloshift.hpp>
+#include <haloshift/memory/device.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <haloshift/detail/batch/host_run.hpp>
-#include <haloshift/haloshift.hpp>
-#include <haloshift/memory/device.hpp>
 #include <vector>
 
 namespace {
