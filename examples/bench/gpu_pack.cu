@@ -58,8 +58,8 @@ std::vector<batch::segment> faces(std::int64_t n, bool unpack, batch::launch& l)
     // Interior layer 1 or n when packing, ghost layer 0 or n + 1 when unpacking.
     const std::int64_t layer = unpack ? side * (n + 1) : 1 + side * (n - 1);
     for (std::int64_t k = 1; k <= n; ++k) add(layer * x + y + k * z, y, 8, count);  // x face: a column per k
-    add(layer * y + x + z, z, row, count);                                           // y face: rows of i, by k
-    add(layer * z + x + y, y, row, count);                                           // z face: rows of i, by j
+    add(layer * y + x + z, z, row, count);                                          // y face: rows of i, by k
+    add(layer * z + x + y, y, row, count);                                          // z face: rows of i, by j
   }
   l.first = 0;
   l.count = t.size();
@@ -120,13 +120,16 @@ bool pack_figures(std::int64_t n, int iterations) {
   ex->run(pack_on_device, pack, b);
   const bool same = check_pack(*ex, pack_table, pack, field, staging, face_bytes);
   auto sync = [&] { ex->synchronize(); };
-  const double t_pack = seconds_each(iterations, [&] { ex->run(pack_on_device, pack, b); }, sync);
-  const double t_unpack = seconds_each(iterations, [&] { ex->run(unpack_on_device, unpack, b); }, sync);
+  const double t_pack = seconds_each(
+      iterations, [&] { ex->run(pack_on_device, pack, b); }, sync);
+  const double t_unpack = seconds_each(
+      iterations, [&] { ex->run(unpack_on_device, unpack, b); }, sync);
   const double t_memcpy = seconds_each(
       iterations,
       [&] {
-        batch::gpu::check(HALOSHIFT_GPU(MemcpyAsync)(copy.p, staging.p, face_bytes, HALOSHIFT_GPU(MemcpyDeviceToDevice)),
-                          HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to device)");
+        batch::gpu::check(
+            HALOSHIFT_GPU(MemcpyAsync)(copy.p, staging.p, face_bytes, HALOSHIFT_GPU(MemcpyDeviceToDevice)),
+            HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to device)");
       },
       [] { batch::gpu::check(HALOSHIFT_GPU(DeviceSynchronize)(), HALOSHIFT_GPU_RUNTIME "DeviceSynchronize"); });
   const double moved = 2.0 * double(face_bytes);
@@ -135,7 +138,8 @@ bool pack_figures(std::int64_t n, int iterations) {
   std::printf("  packed faces against the host loop: %s\n", same ? "identical" : "DIFFERENT");
   std::printf("  pack   %8.2f us  %7.1f GB/s\n", t_pack * 1e6, moved / t_pack * 1e-9);
   std::printf("  unpack %8.2f us  %7.1f GB/s\n", t_unpack * 1e6, moved / t_unpack * 1e-9);
-  std::printf("  memcpy %8.2f us  %7.1f GB/s (device to device, same bytes)\n", t_memcpy * 1e6, moved / t_memcpy * 1e-9);
+  std::printf("  memcpy %8.2f us  %7.1f GB/s (device to device, same bytes)\n", t_memcpy * 1e6,
+              moved / t_memcpy * 1e-9);
   std::printf("  pack / memcpy bandwidth: %.0f %% (target 70 %%), unpack: %.0f %%\n", 100 * t_memcpy / t_pack,
               100 * t_memcpy / t_unpack);
   return same;
@@ -164,8 +168,10 @@ bool exchange_figures(std::int64_t n, int iterations) {
   const auto on_device = hs::make_field_view(hs::memory::device{}, reinterpret_cast<double*>(dev.p), shape);
   const auto on_stream = hs::make_field_view(hs::memory::device{s}, reinterpret_cast<double*>(ordered.p), shape);
   auto barrier = [] { MPI_Barrier(MPI_COMM_WORLD); };
-  const double t_host = seconds_each(iterations, [&] { plan.forward(on_host); }, barrier);
-  const double t_device = seconds_each(iterations, [&] { plan.forward(on_device); }, barrier);
+  const double t_host = seconds_each(
+      iterations, [&] { plan.forward(on_host); }, barrier);
+  const double t_device = seconds_each(
+      iterations, [&] { plan.forward(on_device); }, barrier);
   const double t_stream = seconds_each(
       iterations,
       [&] {
@@ -214,6 +220,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 2000;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hs::set_log_sink(stderr);  // with HALOSHIFT_VERBOSE=1 (scripts/gpu_run sets it): the staging decision
   // Rank 0 alone times the pack: ranks sharing a GPU would time each other.
   const bool ok = agreed("pack", [&] { return rank != 0 || pack_figures(n, iterations); }) &&
                   agreed("exchange", [&] { return exchange_figures(n, std::max(1, iterations / 20)); });

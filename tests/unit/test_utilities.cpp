@@ -5,8 +5,11 @@
 // handles: move-only, a moved-from owner empty; and the split of a field's interior for overlap
 // (detail/payload/interior_partition.hpp) against its definition, cell by cell.
 #include "../support/catch.hpp"
+#include "../device/gpu_tables.hpp"
 #include <haloshift/detail/arithmetic.hpp>
 #include <haloshift/detail/batch/gpu_aware.hpp>
+#include <haloshift/detail/batch/gpu_words.hpp>
+#include <haloshift/detail/batch/host_run.hpp>
 #include <haloshift/detail/hash.hpp>
 #include <haloshift/detail/payload/interior_partition.hpp>
 #include <haloshift/haloshift.hpp>
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -196,7 +200,9 @@ TEST_CASE("device executors: the MPI path decision obeys the option, then HALOSH
   using hs::memory::mpi_path;
   const char* saved = std::getenv("HALOSHIFT_GPU_AWARE");
   const std::string before = saved ? saved : "";
-  const auto restore = [&] { saved ? setenv("HALOSHIFT_GPU_AWARE", before.c_str(), 1) : unsetenv("HALOSHIFT_GPU_AWARE"); };
+  const auto restore = [&] {
+    saved ? setenv("HALOSHIFT_GPU_AWARE", before.c_str(), 1) : unsetenv("HALOSHIFT_GPU_AWARE");
+  };
   for (auto runtime : {batch::gpu_runtime::cuda, batch::gpu_runtime::rocm}) {
     setenv("HALOSHIFT_GPU_AWARE", "0", 1);  // the option beats the variable
     CHECK(batch::decide_mpi_reach(mpi_path::direct, runtime).direct);
@@ -207,6 +213,8 @@ TEST_CASE("device executors: the MPI path decision obeys the option, then HALOSH
     CHECK(batch::decide_mpi_reach(mpi_path::detect, runtime).why == "environment: HALOSHIFT_GPU_AWARE=1");
     setenv("HALOSHIFT_GPU_AWARE", "0", 1);
     CHECK_FALSE(batch::decide_mpi_reach(mpi_path::detect, runtime).direct);
+    CHECK_THROWS_WITH(batch::decide_mpi_reach(static_cast<mpi_path>(7), runtime),
+                      Catch::Contains("plan_options::device_mpi is 7"));
     setenv("HALOSHIFT_GPU_AWARE", "yes", 1);
     CHECK_THROWS_WITH(batch::decide_mpi_reach(mpi_path::detect, runtime),
                       Catch::Contains("HALOSHIFT_GPU_AWARE is 'yes'") &&
@@ -233,6 +241,70 @@ TEST_CASE("device executors: the MPI path decision obeys the option, then HALOSH
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
-    CHECK(lines == std::vector<std::string>{
-                       "cuda executor: messages are staged through pinned host memory (environment: HALOSHIFT_GPU_AWARE=0)"});
+    CHECK(lines == std::vector<std::string>{"cuda executor: messages are staged through pinned host memory "
+                                            "(environment: HALOSHIFT_GPU_AWARE=0)"});
+}
+
+namespace {
+/// A launch as the device kernel runs it (detail/batch/gpu_words.hpp, the code its threads run for
+/// each word), word by word on the host: segments found in the table, or in a copy of their first
+/// words as each block's shared memory holds them.
+void kernel_on_host(const std::vector<hsd::batch::segment>& table, const hsd::batch::launch& l,
+                    const hsd::batch::bases& b, bool shared) {
+  namespace gpu = hsd::batch::gpu;
+  std::vector<std::uint64_t> starts;
+  for (std::size_t s = l.first; s < l.first + l.count; ++s) starts.push_back(table[s].first_word);
+  const gpu::segment_finder find{table.data(), shared ? starts.data() : nullptr, l.first, l.count};
+  const auto all = [&](auto word) {
+    for (std::uint64_t w = 0; w < l.words; ++w) word(find(w), w);
+  };
+  if (l.op == hsd::batch::batch_op::copy)
+    gpu::with_copy_type(l, [&]<class W>(W*) {
+      all([&](const auto& g, std::uint64_t w) { gpu::copy_word<W>(g, b, w); });
+    });
+  else
+    gpu::with_scalar_type(l, [&]<class T>(T*) {
+      all([&](const auto& g, std::uint64_t w) { gpu::combine_word<T>(g, b, w, l.op); });
+    });
+}
+}  // namespace
+
+// The device kernel's arithmetic, where CI has no GPU: the same tables as tests/device/test_gpu.cu
+// (every word size, every element type and operation, misaligned combines, empty segments), the
+// kernel's word code against the host loop, byte for byte; the tables short (searched in a shared
+// copy) and long (searched in the table).
+TEST_CASE("device kernel: its word code matches the host loop byte for byte", "[detail][gpu]") {
+  namespace batch = hsd::batch;
+  std::mt19937_64 rng(99);
+  std::vector<std::pair<batch::batch_op, std::pair<batch::scalar_kind, std::uint32_t>>> cases;
+  for (std::uint32_t wb : {1u, 2u, 4u, 8u}) cases.push_back({batch::batch_op::copy, {batch::scalar_kind::none, wb}});
+  for (const auto& kind : gpu_tables::combine_kinds)
+    for (auto op : {batch::batch_op::plus, batch::batch_op::min, batch::batch_op::max}) cases.push_back({op, kind});
+  for (const auto& [op, kind] : cases)
+    for (int segments : {40, 1100}) {
+      batch::launch l;
+      l.op = op;
+      l.scalar = kind.first;
+      const std::vector<batch::segment> table = gpu_tables::table_of(kind.second, segments, rng, l);
+      std::vector<std::byte> host[4], kernel[4];
+      batch::bases on_host, on_kernel;
+      for (int i = 0; i < 4; ++i) {
+        host[i] = gpu_tables::values(kind.first, rng);
+        kernel[i] = host[i];
+        on_host.at[i] = host[i].data();
+        on_kernel.at[i] = kernel[i].data();
+      }
+      batch::run_all(table.data(), l, on_host);
+      kernel_on_host(table, l, on_kernel, segments < 1000);
+      CAPTURE(int(op), int(kind.first), kind.second, segments, l.words);
+      CHECK(l.words > 0);
+      CHECK((kernel[1] == host[1] && kernel[3] == host[3]));
+    }
+  batch::launch bad;
+  bad.word_bytes = 3;
+  CHECK_THROWS_WITH(batch::gpu::with_copy_type(bad, [](auto*) { return 0; }), Catch::Contains("word_bytes is 3"));
+  bad.op = batch::batch_op::plus;
+  bad.scalar = batch::scalar_kind::f64;
+  CHECK_THROWS_WITH(batch::gpu::with_scalar_type(bad, [](auto*) { return 0; }),
+                    Catch::Contains("word_bytes is 3 for a combine of 8-byte elements"));
 }

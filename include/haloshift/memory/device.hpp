@@ -88,15 +88,15 @@ class device_executor final : public executor {
   void deallocate_pinned(void* p, std::size_t) noexcept override { host_free(p); }
 
   void upload(void* to, const void* from, std::size_t bytes) override {
-    check(HALOSHIFT_GPU(Memcpy)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice)), HALOSHIFT_GPU_RUNTIME "Memcpy");
+    copy(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice), HALOSHIFT_GPU_RUNTIME "Memcpy (segment table)");
   }
   void to_host(void* to, const void* from, std::size_t bytes) override {
-    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost), current_),
-          HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to host)");
+    copy_async(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost), current_,
+               HALOSHIFT_GPU_RUNTIME "MemcpyAsync (device to host)");
   }
   void to_device(void* to, const void* from, std::size_t bytes) override {
-    check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice), current_),
-          HALOSHIFT_GPU_RUNTIME "MemcpyAsync (host to device)");
+    copy_async(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice), current_,
+               HALOSHIFT_GPU_RUNTIME "MemcpyAsync (host to device)");
   }
   void run(const segment* table, const launch& l, const bases& b) override { run_launch(table, l, b, current_); }
   void synchronize() override {
@@ -147,13 +147,13 @@ struct device {
   static void deallocate(void* p) noexcept { static_cast<void>(HALOSHIFT_GPU(Free)(p)); }
   /// `bytes` bytes from host memory to device memory, synchronous.
   static void copy_to_device(void* to, const void* from, std::size_t bytes) {
-    detail::batch::gpu::check(HALOSHIFT_GPU(Memcpy)(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice)),
-                              HALOSHIFT_GPU_RUNTIME "Memcpy (host to device)");
+    detail::batch::gpu::copy(to, from, bytes, HALOSHIFT_GPU(MemcpyHostToDevice),
+                             HALOSHIFT_GPU_RUNTIME "Memcpy (host to device)");
   }
   /// `bytes` bytes from device memory to host memory, synchronous.
   static void copy_to_host(void* to, const void* from, std::size_t bytes) {
-    detail::batch::gpu::check(HALOSHIFT_GPU(Memcpy)(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost)),
-                              HALOSHIFT_GPU_RUNTIME "Memcpy (device to host)");
+    detail::batch::gpu::copy(to, from, bytes, HALOSHIFT_GPU(MemcpyDeviceToHost),
+                             HALOSHIFT_GPU_RUNTIME "Memcpy (device to host)");
   }
   /// The executor of this memory, its messages reaching MPI as `path` says (plan_options::device_mpi).
   static std::unique_ptr<detail::batch::executor> make_executor(mpi_path path) {

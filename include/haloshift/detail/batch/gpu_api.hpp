@@ -7,6 +7,7 @@
 /// through check(), which raises haloshift::error naming the call. Only for
 /// a translation unit compiled by nvcc or hipcc (memory/device.hpp).
 
+#include <cstddef>
 #include <string>
 
 #include "../../error.hpp"
@@ -20,8 +21,10 @@
 #define HALOSHIFT_GPU(name) cuda##name
 #define HALOSHIFT_GPU_RUNTIME "cuda"
 #else
+// clang-format off
 #error "haloshift/memory/device.hpp is for a translation unit compiled by nvcc (CUDA) or hipcc (HIP): \
 use haloshift/haloshift.hpp with a host compiler (docs/gpu.md)"
+// clang-format on
 #endif
 
 namespace haloshift::detail::batch::gpu {
@@ -37,8 +40,16 @@ inline void check(status s, const char* call) {
 }
 
 /// Checks a kernel launch: a bad configuration shows only in the runtime's last error.
-inline void check_launch(const char* kernel) {
-  check(HALOSHIFT_GPU(GetLastError)(), kernel);
+inline void check_launch(const char* kernel) { check(HALOSHIFT_GPU(GetLastError)(), kernel); }
+
+/// `bytes` bytes copied, synchronously (none: nothing, whatever the pointers).
+inline void copy(void* to, const void* from, std::size_t bytes, HALOSHIFT_GPU(MemcpyKind) kind, const char* call) {
+  if (bytes != 0) check(HALOSHIFT_GPU(Memcpy)(to, from, bytes, kind), call);
+}
+/// `bytes` bytes copied, enqueued on `s` (none: nothing).
+inline void copy_async(void* to, const void* from, std::size_t bytes, HALOSHIFT_GPU(MemcpyKind) kind, stream s,
+                       const char* call) {
+  if (bytes != 0) check(HALOSHIFT_GPU(MemcpyAsync)(to, from, bytes, kind, s), call);
 }
 
 }  // namespace haloshift::detail::batch::gpu

@@ -12,11 +12,11 @@
 /// script sets without recompiling, and the safe default: staging costs
 /// copies, a wrong "direct" costs a crash.
 
+#include <mpi.h>
+
 #include <cstdlib>
 #include <string>
 #include <string_view>
-
-#include <mpi.h>
 #if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI's extensions: MPIX_Query_cuda_support, MPIX_Query_rocm_support
 #endif
@@ -80,6 +80,9 @@ mpi_reach decide_mpi_reach(memory::mpi_path path, Ask&& ask) {
   check_mpi_path(path);
   if (path == memory::mpi_path::direct) return {true, "plan_options::device_mpi = mpi_path::direct"};
   if (path == memory::mpi_path::staged) return {false, "plan_options::device_mpi = mpi_path::staged"};
+  if (path != memory::mpi_path::detect)
+    throw error("plan_options::device_mpi is " + std::to_string(static_cast<int>(path)) +
+                ", not mpi_path::detect, direct or staged");
   const char* variable = std::getenv("HALOSHIFT_GPU_AWARE");
   const std::string_view value = variable ? variable : "";
   if (value == "1") return {true, "environment: HALOSHIFT_GPU_AWARE=1"};
@@ -100,9 +103,10 @@ inline bool logged(const mpi_reach& r, std::string_view executor) {
   MPI_Initialized(&initialized);
   if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
-    log_message(log_level::info, std::string(executor) + " executor: messages " +
-                                     (r.direct ? "go to MPI from device memory" : "are staged through pinned host memory") +
-                                     " (" + r.why + ")");
+    log_message(log_level::info,
+                std::string(executor) + " executor: messages " +
+                    (r.direct ? "go to MPI from device memory" : "are staged through pinned host memory") + " (" +
+                    r.why + ")");
   return r.direct;
 }
 
