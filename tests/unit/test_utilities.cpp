@@ -214,7 +214,7 @@ TEST_CASE("device executors: the MPI path decision obeys the option, then HALOSH
     setenv("HALOSHIFT_GPU_AWARE", "0", 1);
     CHECK_FALSE(batch::decide_mpi_reach(mpi_path::detect, runtime).direct);
     CHECK_THROWS_WITH(batch::decide_mpi_reach(static_cast<mpi_path>(7), runtime),
-                      Catch::Contains("plan_options::device_mpi is 7"));
+                      Catch::Contains("plan_options.device_mpi: invalid value 7"));
     setenv("HALOSHIFT_GPU_AWARE", "yes", 1);
     CHECK_THROWS_WITH(batch::decide_mpi_reach(mpi_path::detect, runtime),
                       Catch::Contains("HALOSHIFT_GPU_AWARE is 'yes'") &&
