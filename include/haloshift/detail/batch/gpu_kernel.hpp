@@ -28,32 +28,27 @@ __device__ inline segment_finder finder_of(const segment* table, const launch& l
   return {table, shared, l.first, l.count};
 }
 
-/// A copy launch: words of type W (1, 2, 4 or 8 bytes) stored as read.
-template <class W>
-__global__ void copy_words(const segment* table, launch l, bases b) {
+/// A launch: words of type W (1, 2, 4 or 8 bytes) stored as read, or (`Combine`) elements of
+/// type W combined with the launch's operation.
+template <class W, bool Combine>
+__global__ void launch_words(const segment* table, launch l, bases b) {
   __shared__ std::uint64_t starts[shared_starts];
   const segment_finder find = finder_of(table, l, starts);
   const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step)
-    copy_word<W>(find(w), b, w);
-}
-
-/// A combining launch over elements of type T.
-template <class T>
-__global__ void combine_words(const segment* table, launch l, bases b) {
-  __shared__ std::uint64_t starts[shared_starts];
-  const segment_finder find = finder_of(table, l, starts);
-  const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step)
-    combine_word<T>(find(w), b, w, l.op);
+  for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < l.words; w += step) {
+    if constexpr (Combine)
+      combine_word<W>(find(w), b, w, l.op);
+    else
+      copy_word<W>(find(w), b, w);
+  }
 }
 
 using kernel = void (*)(const segment*, launch, bases);
 
 /// The kernel of launch `l`, or haloshift::error for a word size or scalar kind it cannot have.
 inline kernel kernel_of(const launch& l) {
-  if (l.op == batch_op::copy) return with_copy_type(l, []<class W>(W*) -> kernel { return copy_words<W>; });
-  return with_scalar_type(l, []<class T>(T*) -> kernel { return combine_words<T>; });
+  if (l.op == batch_op::copy) return with_copy_type(l, []<class W>(W*) -> kernel { return launch_words<W, false>; });
+  return with_scalar_type(l, []<class T>(T*) -> kernel { return launch_words<T, true>; });
 }
 
 /// Enqueues launch `l` over `table` (device memory) on `s`: one kernel, none for an empty launch.
