@@ -117,7 +117,8 @@ TEST_CASE("simulating one rank per class gives every rank's time", "[model][clas
   for (int i = 0; i < 300; ++i) check_same_times(draw(rng, 40));
 }
 
-TEST_CASE("classes on grids wide enough that borders, seams and bulk differ", "[model][classes]") {
+TEST_CASE("classes on grids wide enough that borders, seams and bulk differ",
+          "[model][classes][scale]") {
   // Up to 160 boxes along a line, 40 x 40, 16 x 16 x 16: windows narrower than the grid, so the bulk of
   // a non-periodic dimension and the stretch of an odd ring away from its seam collapse into classes.
   std::mt19937 rng(7);
@@ -211,7 +212,8 @@ TEST_CASE("a million-rank periodic grid is simulated, not approximated", "[model
   }
 }
 
-TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings", "[model][classes]") {
+TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings",
+          "[model][classes][scale]") {
   // On an odd ring the rendezvous colouring differs at every coordinate, so a whole round's classes are every
   // rank. simulate() follows the transfers run by run, each run of one colouring dimension on its own classes
   // (detail::by_colour_runs), and SingleHop and TtlMultiHop order a round's transfers by that dimension: the
@@ -268,7 +270,8 @@ TEST_CASE("rendezvous on odd rings runs on classes that grow with the colourings
   CHECK(near(*single3, hs::detail::simulate(huge, s3, setup).makespan));
 }
 
-TEST_CASE("rendezvous with packing on grids with borders: each class packs by its own program", "[model][classes]") {
+TEST_CASE("rendezvous with packing on grids with borders: each class packs by its own program",
+          "[model][classes][scale]") {
   // Non-periodic dimensions: a rank's packing depends on which boxes exist around it, so the staging bits
   // differ between classes. simulate() charges each class the bits of its class of programs; the times must
   // be every rank's simulation.
@@ -301,7 +304,8 @@ TEST_CASE("rendezvous with packing on grids with borders: each class packs by it
       }
 }
 
-TEST_CASE("non-periodic rendezvous at scale: classes merged after each transfer", "[model][classes]") {
+TEST_CASE("non-periodic rendezvous at scale: classes merged after each transfer",
+          "[model][classes][scale]") {
   // simulate() merges the classes whose times agree after each rendezvous transfer and tells them apart again
   // by the next transfer's window, so a non-periodic grid keeps a few classes per dimension where the whole
   // schedule's windows would make every rank a class. Exact: every rank's time equals its own simulation, on
@@ -353,7 +357,8 @@ TEST_CASE("non-periodic rendezvous at scale: classes merged after each transfer"
     }
 }
 
-TEST_CASE("the packing table compiled per class equals the one compiled per rank", "[model][classes]") {
+TEST_CASE("the packing table compiled per class equals the one compiled per rank",
+          "[model][classes][scale]") {
   // 7 x 6 x 5: every coordinate near a border; 24 x 18 x 3: wide enough that the classes of programs
   // (rank_classes::programs, one transfer's reach) collapse the bulk of a non-periodic dimension.
   for (const auto& [dims, team] : {std::pair{std::vector<int>{7, 6, 5}, hs::offset{7, 3, 1}},

@@ -48,7 +48,7 @@ TEST_CASE("Shift's closed form is the paper's formula", "[model][closed]") {
 TEST_CASE(
     "closed forms equal the round-by-round time of each schedule, and the max-plus time where all ranks "
     "are alike",
-    "[model][closed]") {
+    "[model][closed][scale]") {
   for (const auto& h : models)
     for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous})
       for (auto kind : {hs::shell::full, hs::shell::eighth})
@@ -183,7 +183,8 @@ const std::vector<hs::hockney>& exact_form_models() {
 }
 }  // namespace
 
-TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to 4096 ranks", "[model][closed]") {
+TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to 4096 ranks",
+          "[model][closed][scale]") {
   // Every value a formula gives must be the simulated one (with the packing the executor does, read off the
   // compiled programs as explain() does); where no formula covers the case it says so (no value) instead of a
   // wrong number. What is covered is checked too, so that the sweep cannot pass by covering nothing: every
@@ -263,7 +264,8 @@ TEST_CASE("the exact closed forms equal the simulation on periodic grids of 1 to
   CHECK(packed > compared / 3);
 }
 
-TEST_CASE("TeamShift's exact closed form with teams larger than one box equals the simulation", "[model][closed]") {
+TEST_CASE("TeamShift's exact closed form with teams larger than one box equals the simulation",
+          "[model][closed][scale]") {
   // Teams of 2, 3 and 4 boxes (mixed with teams of one) on periodic grids whose rings are one team long, a few
   // teams long (fetches that wrap onto the rank itself) or many teams long; k up to 5 (daisy chains), both shells
   // and protocols, with and without packing. A value is required except with packing in rendezvous mode.
