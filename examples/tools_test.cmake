@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # One check of a tool's command line (examples/CMakeLists.txt registers them):
-#   cmake -DLAUNCH="mpiexec|-n|1|/path/tool" -DTOOL=name -DKIND=help|version|bad
+#   cmake -DLAUNCH="/path/tool" (or "mpiexec|-n|1|/path/tool") -DTOOL=name -DKIND=help|version|bad
 #         [-DBAD="--reps abc" -DEXPECT="--reps abc"] -DVERSION=0.1.0 -P tools_test.cmake
 # help:    exit status 0, a usage message on stdout, nothing on stderr;
 # version: exit status 0, the version on stdout, nothing on stderr;
