@@ -70,7 +70,9 @@ inline device_paths allowed_paths(memory::mpi_path path) {
   if (path == memory::mpi_path::staged) return {false, true, "plan_options::device_mpi = mpi_path::staged"};
   const batch::mpi_reach reach = batch::decide_mpi_reach(path, [] {
     const batch::mpi_reach cuda = batch::query_mpi(batch::gpu_runtime::cuda);
-    return cuda.direct ? cuda : batch::query_mpi(batch::gpu_runtime::rocm);
+    if (cuda.direct) return cuda;
+    const batch::mpi_reach rocm = batch::query_mpi(batch::gpu_runtime::rocm);
+    return rocm.direct ? rocm : batch::mpi_reach{false, cuda.why + "; " + rocm.why};
   });
   return {reach.direct, path != memory::mpi_path::direct, reach.why};
 }
