@@ -7,6 +7,7 @@
 // the emulated device through the executor interface.
 
 #include "../support/catch.hpp"
+#include "../support/model_oracles/every_rank.hpp"
 #include "../support/scoped_env.hpp"
 #include <haloshift/auto.hpp>
 #include <haloshift/memory/emulated_device.hpp>
@@ -82,6 +83,38 @@ TEST_CASE("the simulator charges device data its launches, device packing and st
   CHECK(close_to(only(ring, r, hs::hockney(alpha, beta), "SingleHop", mpi_path::staged).seconds, messages));
 }
 
+TEST_CASE("device charges on classes of ranks equal those of every rank simulated alone", "[model][device]") {
+  using namespace model_device_test;
+  // Borders of non-periodic grids and periodic dimensions shorter than the reach (copies to the
+  // rank itself, in later waves): the launches and bytes differ from rank to rank.
+  for (const hs::grid_shape& g : {hs::grid_shape({5, 4, 3}, {false, false, false}),
+                                  hs::grid_shape({4, 2, 1}, {true, true, false})}) {
+    const hs::range r{{2, 2, 2}, hs::shell::full};
+    for (const std::string name : {"Shift", "SingleHop", "TtlMultiHop"}) {
+      const auto& e = hs::detail::strategy_registry::instance().find(name);
+      const hs::schedule s = e.make_schedule(g, r, hs::strategy_parameters{});
+      for (const bool staged : {false, true})
+        for (const hs::protocol mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
+          hs::detail::simulation_setup setup;
+          setup.cost = model();
+          setup.mode = mode;
+          setup.block_bytes = [](int) { return m; };
+          setup.launches = hs::detail::launches_of(g, s, r, name);
+          setup.staged = staged;
+          const auto classes = hs::detail::simulate(g, s, setup);
+          setup.mode = hs::protocol::overlapping;  // what a batched exchange runs
+          const auto every = hs::detail::simulate_every_rank(g, s, setup);
+          CAPTURE(name, staged, static_cast<int>(mode), hs::to_string(g));
+          REQUIRE(classes.finish.size() == every.finish.size());
+          for (std::size_t i = 0; i < every.finish.size(); ++i) CHECK(classes.finish[i] == every.finish[i]);
+          hs::detail::simulation_setup host = setup;
+          host.launches = {};
+          CHECK(classes.makespan > hs::detail::simulate(g, s, host).makespan);  // launches cost something
+        }
+    }
+  }
+}
+
 TEST_CASE("explain picks staging and strategy together for device data", "[model][device]") {
   using namespace model_device_test;
   const hs::grid_shape cube({4, 4, 4}, {true, true, true});
@@ -150,6 +183,10 @@ TEST_CASE("device terms: checked, and in the calibration file only where measure
   CHECK((none.launch == 0 && none.pack_beta == 0 && none.copy_alpha == 0 && none.copy_beta == 0));
   std::filesystem::remove(with);
   std::filesystem::remove(without);
+  // Every rank decides with rank 0's device terms too (one rank: the encoding round trip).
+  const hs::hockney::device_terms sent = hs::detail::broadcast_model(MPI_COMM_SELF, model()).device();
+  CHECK((sent.launch == terms.launch && sent.pack_beta == terms.pack_beta && sent.copy_alpha == terms.copy_alpha &&
+         sent.copy_beta == terms.copy_beta));
   const std::string head = R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "gamma_s": 0, )";
   CHECK_THROWS_WITH(hs::detail::parse_calibration(head + R"("device": {"launch_s": 1e-6}})", "d.json"),
                     Catch::Contains("field 'device.pack_s_per_byte' is missing"));

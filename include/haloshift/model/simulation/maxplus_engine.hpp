@@ -55,7 +55,7 @@ class maxplus_engine {
 
   simulation_result run() {
     for (std::size_t round = 0; round < s_.rounds.size(); ++round) {
-      if (setup_.mode == protocol::overlapping)
+      if (setup_.mode == protocol::overlapping || setup_.launches)  // a batched round never blocks in a send
         overlapping_round(round);
       else
         for (std::size_t ti = 0; ti < s_.rounds[round].transfers.size(); ++ti) rendezvous_transfer(round, ti);
@@ -320,10 +320,10 @@ class maxplus_engine {
     const std::size_t transfers = s_.rounds[round].transfers.size();
     double sent = 0, self = 0, received = 0;
     for (std::size_t ti = 0; ti < transfers; ++ti) {
-      const partner_tables& l = round_links_[ti];
       const send& x = sends_[c * transfers + ti];
-      (x.exists ? sent : self) += x.exists ? x.bytes : copy_bytes(c, l, s_.rounds[round].transfers[ti], a, b, z);
-      if (const std::size_t from = sender_of(l, sends_, ti, transfers, a, b, z); from != none)
+      if (x.exists) sent += x.bytes;
+      else self += copy_bytes(c, round_links_[ti], s_.rounds[round].transfers[ti], a, b, z);
+      if (const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z); from != none)
         received += sends_[from * transfers + ti].bytes;
     }
     return device_round_cost(setup_.cost.device(), setup_.launches(rank(c), round), setup_.staged, sent + self, sent,

@@ -97,12 +97,7 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// detail::staging_of does.
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
-  if (setup.launches && setup.mode != protocol::overlapping) {  // batched exchanges never block in a send
-    simulation_setup nonblocking = setup;
-    nonblocking.mode = protocol::overlapping;
-    return simulate(grid, s, nonblocking);
-  }
-  const bool colours = setup.mode == protocol::rendezvous;
+  const bool colours = setup.mode == protocol::rendezvous && !setup.launches;  // batched: never blocking
   if (!uniform || setup.link_time)
     return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
   const double bytes = setup.block_bytes(0);
