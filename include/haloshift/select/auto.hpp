@@ -77,12 +77,6 @@ inline device_paths allowed_paths(memory::mpi_path path) {
   return {reach.direct, path != memory::mpi_path::direct, reach.why};
 }
 
-/// Whether the model charges device data anything (a calibration that measured a device).
-inline bool has_device_terms(const hockney& cost) {
-  const hockney::device_terms& d = cost.device();
-  return d.launch > 0 || d.pack_beta > 0 || d.copy_alpha > 0 || d.copy_beta > 0;
-}
-
 /// `p` with the time of `s` on device data, the cheaper of the ways `ways` allows (direct on a tie:
 /// the detection's way), and what the device charges add to it.
 inline prediction predict_on_device(const grid_shape& grid, const schedule& s, simulation_setup setup,
@@ -97,7 +91,7 @@ inline prediction predict_on_device(const grid_shape& grid, const schedule& s, s
   p.seconds = std::min(direct, staged);
   p.staging = go_direct ? "direct" : "staged";
   p.staging_why = ways.why;
-  if (ways.direct && ways.staged && has_device_terms(setup.cost))
+  if (ways.direct && ways.staged && setup.cost.device().any())
     p.staging_why = "model: direct " + std::to_string(direct * 1e6) + " us, staged " + std::to_string(staged * 1e6) +
                     " us (direct possible: " + ways.why + ")";
   setup.cost = setup.cost.with_device({});
@@ -107,7 +101,8 @@ inline prediction predict_on_device(const grid_shape& grid, const schedule& s, s
 
 /// Every Auto candidate of the registry (TeamShift once per team size), with
 /// its predicted time, cheapest first; `selective` keeps only the schedules
-/// that can carry particles and grid fields.
+/// that can carry particles and grid fields; `device`, when set: blocks in
+/// device memory, each candidate the cheaper of the ways it allows.
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
@@ -211,7 +206,7 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
     // Rank 0 ranks alone, its peers already wait in the broadcast: a failure travels in it, never out of here.
     try {
       // Device data: staging picked too, where the model knows the device (else the executor decides, as without Auto).
-      const bool device = request.device && has_device_terms(model);
+      const bool device = request.device && model.device().any();
       const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
       const std::vector<prediction> ranked = rank_candidates(request.grid, request.r, request.bytes, model, request.mode,
                                                              request.payload, {}, "Auto", device ? &ways : nullptr);

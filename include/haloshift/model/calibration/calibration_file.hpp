@@ -89,7 +89,7 @@ inline void save_calibration(const calibration& c, const std::string& path) {
   j["copy_s_per_byte"] = c.cost.copy_beta();
   j["round_s"] = c.cost.round_delta();
   j["gamma_growth_s"] = c.cost.gamma_growth();
-  if (const hockney::device_terms& d = c.cost.device(); d.launch > 0 || d.pack_beta > 0 || d.copy_alpha > 0 || d.copy_beta > 0)
+  if (const hockney::device_terms& d = c.cost.device(); d.any())
     j["device"] = {{"launch_s", d.launch},
                    {"pack_s_per_byte", d.pack_beta},
                    {"copy_alpha_s", d.copy_alpha},

@@ -56,6 +56,8 @@ public:
     double pack_beta = 0;   ///< seconds per byte packed or unpacked on the device
     double copy_alpha = 0;  ///< seconds per copy between device and host
     double copy_beta = 0;   ///< seconds per byte of such a copy
+    /// Whether any is charged (a calibration that measured a device).
+    bool any() const noexcept { return launch > 0 || pack_beta > 0 || copy_alpha > 0 || copy_beta > 0; }
   };
 
   /// One linear piece, valid from `from_bytes` on (until the next piece).
