@@ -6,14 +6,20 @@
 // 70 % of the copy's. The packed faces are checked byte for byte against the host loop
 // (detail/batch/host_run.hpp) before anything is timed. Then a forward exchange of a 128^3 field per
 // rank (periodic, Shift) on device memory staged through pinned host memory, against the same plan
-// on host memory, the ghosts compared after.
+// on host memory, the ghosts compared after. Between them, rank 0 measures the cost model's device
+// terms and prints them as a calibration file's "device" object.
 //
-//   mpiexec -n 2 gpu_pack [n] [iterations]     (defaults 128 and 2000 packs, a twentieth as many exchanges)
+//   mpiexec -n 2 gpu_pack [n] [iterations] [calibration]
+//
+// (defaults 128 and 2000 packs, a twentieth as many exchanges; `calibration`: a calibration file that
+// haloshift-calibrate made, to which the device terms are added)
 //
 // Built and run by scripts/gpu_run (docs/gpu.md, "Figures"); compiled for AMD by the hip-compile stage.
 #include <haloshift/detail/batch/host_run.hpp>
 #include <haloshift/haloshift.hpp>
 #include <haloshift/memory/device.hpp>
+#include <haloshift/model/calibration/calibration_file.hpp>
+#include <haloshift/model/calibration/measure_device.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -198,6 +204,27 @@ bool exchange_figures(std::int64_t n, int iterations) {
   return all != 0;
 }
 
+// The device terms of the cost model (model/calibration/measure_device.hpp: a launch, packing per byte,
+// copies to the host and back), measured through the device executor, printed as the "device" object
+// of a calibration file (docs/model.md, "Device data"), for Auto to weigh staging and launches; and
+// added to the calibration file `calibration` when one is named (haloshift-calibrate made it).
+bool device_terms(const char* calibration) {
+  const auto x = hs::memory::device::make_executor(hs::memory::mpi_path::staged);
+  const hs::hockney::device_terms d = hs::detail::measure_device_terms(*x);
+  if (calibration) {
+    hs::calibration c = hs::load_calibration(calibration);
+    c.cost = c.cost.with_device(d);
+    hs::save_calibration(c, calibration);
+    std::printf("device terms added to %s\n", calibration);
+  }
+  std::printf("device terms: launch %.2f us, pack %.4f ns/B, copy %.2f us + %.4f ns/B\n", d.launch * 1e6,
+              d.pack_beta * 1e9, d.copy_alpha * 1e6, d.copy_beta * 1e9);
+  std::printf("  calibration: \"device\": {\"launch_s\": %.6g, \"pack_s_per_byte\": %.6g, \"copy_alpha_s\": %.6g, "
+              "\"copy_s_per_byte\": %.6g}\n",
+              d.launch, d.pack_beta, d.copy_alpha, d.copy_beta);
+  return d.launch > 0 && d.pack_beta > 0 && d.copy_alpha > 0 && d.copy_beta > 0;
+}
+
 // Runs `phase` on this rank, then agrees on every rank's success: a rank that failed (no device, say)
 // must not leave the others waiting in a collective.
 template <class Phase>
@@ -218,11 +245,13 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 128;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 2000;
+  const char* calibration = argc > 3 ? argv[3] : nullptr;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   hs::set_log_sink(stderr);  // with HALOSHIFT_VERBOSE=1 (scripts/gpu_run sets it): the staging decision
   // Rank 0 alone times the pack: ranks sharing a GPU would time each other.
   const bool ok = agreed("pack", [&] { return rank != 0 || pack_figures(n, iterations); }) &&
+                  agreed("device terms", [&] { return rank != 0 || device_terms(calibration); }) &&
                   agreed("exchange", [&] { return exchange_figures(n, std::max(1, iterations / 20)); });
   MPI_Finalize();
   return ok ? 0 : 1;

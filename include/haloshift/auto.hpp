@@ -11,6 +11,7 @@
 #include "model/calibration/calibration.hpp"
 #include "model/calibration/calibration_file.hpp"
 #include "model/calibration/measure.hpp"
+#include "model/calibration/measure_device.hpp"
 #include "model/calibration/round_table.hpp"
 #include "model/cost/hockney.hpp"
 #include "model/cost/paper_formulas.hpp"

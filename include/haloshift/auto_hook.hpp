@@ -11,6 +11,7 @@
 #include "exchange/protocol.hpp"
 #include "grid/cartesian_grid.hpp"
 #include "grid/neighborhood.hpp"
+#include "memory/spaces.hpp"
 #include "strategy_registry.hpp"
 
 namespace haloshift {
@@ -42,6 +43,11 @@ struct auto_request {
   protocol mode = protocol::overlapping;
   /// Blocks, or particles and grid fields (fewer candidates).
   payload_kind payload = payload_kind::block;
+  /// Data in device memory (make_field_plan<Auto, Space>): Auto picks how messages reach MPI
+  /// too, among the ways `device_mpi` (plan_options::device_mpi) allows.
+  bool device = false;
+  /// The plan's plan_options::device_mpi.
+  memory::mpi_path device_mpi = memory::mpi_path::detect;
 };
 
 /// What Auto chose: a registry entry and, for TeamShift, the team sizes.
@@ -50,6 +56,8 @@ struct strategy_choice {
   strategy_entry entry;
   /// TeamShift's team size per dimension; zeros for the other strategies.
   offset team{0, 0, 0};
+  /// Device data: the model's pick, direct or staged; detect for host data.
+  memory::mpi_path staging = memory::mpi_path::detect;
 };
 
 /// What the calls that take the strategy as a template argument accept: a

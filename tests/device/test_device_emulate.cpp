@@ -15,14 +15,19 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
 #include <haloshift/memory/emulated_device.hpp>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../support/catch.hpp"
+#include "../support/scoped_env.hpp"
 #include "space_sweeps.hpp"
 
 namespace {
@@ -50,27 +55,10 @@ bool host_read_faults(const void* p) {
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
 }
 
-/// Sets HALOSHIFT_GPU_AWARE for a scope (unset for nullopt), restoring what was there.
-class gpu_aware_env {
+/// HALOSHIFT_GPU_AWARE set for a scope (unset for nullopt), restored after.
+class gpu_aware_env : scoped::env {
  public:
-  explicit gpu_aware_env(std::optional<std::string> v) {
-    if (const char* old = std::getenv("HALOSHIFT_GPU_AWARE")) old_ = old;
-    if (v)
-      ::setenv("HALOSHIFT_GPU_AWARE", v->c_str(), 1);
-    else
-      ::unsetenv("HALOSHIFT_GPU_AWARE");
-  }
-  gpu_aware_env(const gpu_aware_env&) = delete;
-  gpu_aware_env& operator=(const gpu_aware_env&) = delete;
-  ~gpu_aware_env() {
-    if (old_)
-      ::setenv("HALOSHIFT_GPU_AWARE", old_->c_str(), 1);
-    else
-      ::unsetenv("HALOSHIFT_GPU_AWARE");
-  }
-
- private:
-  std::optional<std::string> old_;
+  explicit gpu_aware_env(std::optional<std::string> v) : scoped::env("HALOSHIFT_GPU_AWARE", std::move(v)) {}
 };
 
 TEST_CASE("emulated device memory faults on a host read, except inside copies", "[.device-emulate][emulated]") {
@@ -406,6 +394,67 @@ TEST_CASE("staged exchanges copy through pinned host memory, direct ones hand ex
     CHECK((calls.pinned > 0) == staged);
     emulated::deallocate(d);
   }
+}
+
+/// Whether a forward, then reverse (take_max), through `plan` of a counting_space view gives the
+/// arrays the same exchanges give in host memory.
+bool counted_exchange_matches_host(hs::field_plan& plan) {
+  std::vector<double> host(plan.shape().size());
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<double>(i % 89) - 0.5;
+  double* d = emulated::allocate<double>(host.size());
+  emulated::copy_to_device(d, host.data(), host.size() * sizeof(double));
+  plan.forward(hs::make_field_view(counting_space{}, d, plan.shape()));
+  plan.reverse(hs::make_field_view(counting_space{}, d, plan.shape()), hs::take_max{});
+  plan.forward(hs::make_field_view(host.data(), plan.shape()));
+  plan.reverse(hs::make_field_view(host.data(), plan.shape()), hs::take_max{});
+  std::vector<double> got(host.size());
+  emulated::copy_to_host(got.data(), d, got.size() * sizeof(double));
+  emulated::deallocate(d);
+  return std::memcmp(got.data(), host.data(), got.size() * sizeof(double)) == 0;
+}
+
+TEST_CASE("Auto for device fields picks staging with the strategy where the calibration measured the device",
+          "[.device-emulate][emulated][staging][auto]") {
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
+  const bool messages = grid.size() > 1;
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("haloshift_auto_device_" + std::to_string(::getpid()) + ".json")).string();
+  const scoped::env calibration("HALOSHIFT_CALIBRATION", file);  // rank 0's is read
+  struct way {
+    std::optional<std::string> gpu_aware;  ///< HALOSHIFT_GPU_AWARE
+    hs::hockney::device_terms terms;
+    bool direct;
+    const char* auto_says;  ///< in Auto's log line ("": no staging there)
+  };
+  const hs::hockney::device_terms dear_copies{1e-6, 1e-10, 1e-2, 1e-9};
+  for (const way& w : {way{"1", dear_copies, true, "messages direct (model: direct"},
+                       way{std::nullopt, dear_copies, false, "messages staged ("},
+                       way{"1", {}, true, ""}}) {  // no device terms: the executor decides, as without Auto
+    const gpu_aware_env env(w.gpu_aware);
+    hs::calibration c;
+    c.cost = hs::hockney(1e-6, 1e-9).with_device(w.terms);
+    if (grid.rank() == 0) hs::save_calibration(c, file);
+    hs::detail::forget_agreed_models();
+    std::vector<std::string> lines;
+    auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
+    const bool was_verbose = hs::detail::verbose();
+    hs::set_verbose(true);
+    const hs::field_shape shape(grid.shape(), grid.coords(), {12, 1, 1}, {2, 0, 0});
+    hs::field_plan plan = hs::make_field_plan<hs::Auto, counting_space>(grid, shape);
+    calls = {};
+    CHECK(counted_exchange_matches_host(plan));
+    hs::set_verbose(was_verbose);
+    hs::set_log_sink(std::move(previous));
+    CAPTURE(w.gpu_aware.value_or("unset"), w.auto_says, calls.to_host, lines);
+    CHECK((calls.to_host > 0) == (!w.direct && messages));
+    if (grid.rank() != 0) continue;
+    const auto chose = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("Auto chose"); });
+    REQUIRE(chose != lines.end());
+    const bool says = chose->find(*w.auto_says ? w.auto_says : "messages") != std::string::npos;
+    CHECK(says == (*w.auto_says != 0));
+  }
+  hs::detail::forget_agreed_models();
+  if (grid.rank() == 0) std::filesystem::remove(file);
 }
 
 /// A stream-ordered forward, then reverse (take_max), of a view of `shape` on an emulated stream

@@ -7,10 +7,13 @@
 #include <cstdlib>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "../detail/batch/gpu_aware.hpp"
 #include "../exchange/plan.hpp"
 #include "../exchange/selection.hpp"
 #include "../log.hpp"
@@ -35,6 +38,14 @@ struct prediction {
   offset team{0, 0, 0};  ///< TeamShift's team sizes
   /// Predicted time of one exchange, in seconds.
   double seconds = 0;
+  /// Device data (explain() with a plan_options::device_mpi): "direct" (MPI reads device memory)
+  /// or "staged" (through pinned host memory); empty for host data.
+  std::string staging;
+  /// Why: the option, the environment or the MPI's answer where one way alone is possible, the
+  /// model's two predictions where both are.
+  std::string staging_why;
+  /// Of `seconds`, what the device adds: launches, packing on the device, copies to the host and back.
+  double device_seconds = 0;
 };
 
 namespace detail {
@@ -48,13 +59,54 @@ inline bool carries_selective(const schedule& s) {
   }
 }
 
+/// The ways device data's messages may reach MPI under plan_options::device_mpi `path`: staged
+/// always unless the option says direct; direct where the option, HALOSHIFT_GPU_AWARE or the
+/// MPI's query (CUDA, then ROCm) says MPI reads device memory (detail/batch/gpu_aware.hpp).
+struct device_paths {
+  bool direct = false, staged = true;
+  std::string why;  ///< the decision's reason, as the executor logs it
+};
+inline device_paths allowed_paths(memory::mpi_path path) {
+  if (path == memory::mpi_path::staged) return {false, true, "plan_options::device_mpi = mpi_path::staged"};
+  const batch::mpi_reach reach = batch::decide_mpi_reach(path, [] {
+    const batch::mpi_reach cuda = batch::query_mpi(batch::gpu_runtime::cuda);
+    if (cuda.direct) return cuda;
+    const batch::mpi_reach rocm = batch::query_mpi(batch::gpu_runtime::rocm);
+    return rocm.direct ? rocm : batch::mpi_reach{false, cuda.why + "; " + rocm.why};
+  });
+  return {reach.direct, path != memory::mpi_path::direct, reach.why};
+}
+
+/// `p` with the time of `s` on device data, the cheaper of the ways `ways` allows (direct on a tie:
+/// the detection's way), and what the device charges add to it.
+inline prediction predict_on_device(const grid_shape& grid, const schedule& s, simulation_setup setup,
+                                    const device_paths& ways, prediction p) {
+  const double never = std::numeric_limits<double>::infinity();
+  const auto time = [&](bool staged) {
+    setup.staged = staged;
+    return simulate(grid, s, setup).makespan;
+  };
+  const double direct = ways.direct ? time(false) : never, staged = ways.staged ? time(true) : never;
+  const bool go_direct = direct <= staged;
+  p.seconds = std::min(direct, staged);
+  p.staging = go_direct ? "direct" : "staged";
+  p.staging_why = ways.why;
+  if (ways.direct && ways.staged && setup.cost.device().any())
+    p.staging_why = "model: direct " + std::to_string(direct * 1e6) + " us, staged " + std::to_string(staged * 1e6) +
+                    " us (direct possible: " + ways.why + ")";
+  setup.cost = setup.cost.with_device({});
+  p.device_seconds = p.seconds - time(!go_direct);
+  return p;
+}
+
 /// Every Auto candidate of the registry (TeamShift once per team size), with
 /// its predicted time, cheapest first; `selective` keeps only the schedules
-/// that can carry particles and grid fields.
+/// that can carry particles and grid fields; `device`, when set: blocks in
+/// device memory, each candidate the cheaper of the ways it allows.
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
-                                               const char* where = "explain") {
+                                               const char* where = "explain", const device_paths* device = nullptr) {
   detail::check_range(where, grid, r);
   detail::check_bytes(where, "bytes", bytes);
   detail::check_protocol(where, mode);
@@ -68,8 +120,17 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
     const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
     if (payload == detail::payload_kind::selective && !carries_selective(s)) return;
     simulation_setup own = setup;
+    prediction p;
+    p.strategy = e.name;
+    p.team = team;
+    if (device) {
+      own.launches = detail::launches_of(grid, s, r, e.name);
+      out.push_back(predict_on_device(grid, s, own, *device, std::move(p)));
+      return;
+    }
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
-    out.push_back({std::string(e.name), team, simulate(grid, s, own).makespan});
+    p.seconds = simulate(grid, s, own).makespan;
+    out.push_back(std::move(p));
   };
   for (const detail::strategy_entry& e : detail::strategy_registry::instance().entries()) {
     if (!e.auto_candidate) continue;
@@ -106,10 +167,17 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// about as much as a small one. Pure and deterministic: the same inputs give the
 /// same ranking. `only`, when not empty, restricts the candidates to those
 /// names (the advisor's Shift / TeamShift boundary needs just two, many times).
+/// `device_mpi`, when given, predicts blocks in device memory with that
+/// plan_options::device_mpi: each candidate staged and, where detection
+/// allows it, direct, the cheaper reported (prediction::staging, its reason
+/// and the device's share of the time; docs/model.md, "Device data").
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
                                        protocol mode = protocol::overlapping,
-                                       const std::vector<std::string>& only = {}) {
-  return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only);
+                                       const std::vector<std::string>& only = {},
+                                       std::optional<memory::mpi_path> device_mpi = std::nullopt) {
+  if (!device_mpi) return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only);
+  const detail::device_paths ways = detail::allowed_paths(*device_mpi);
+  return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", &ways);
 }
 
 /// Predicted time of every strategy that can carry particles, cheapest first.
@@ -133,19 +201,27 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
   const hockney model = agreed_model(grid.comm());
   std::string name;  // the winner, or why rank 0 found none (`failed`)
   offset team{0, 0, 0};
-  int failed = 0;
+  int failed = 0, staging = static_cast<int>(memory::mpi_path::detect);
   if (grid.rank() == 0) {
     // Rank 0 ranks alone, its peers already wait in the broadcast: a failure travels in it, never out of here.
     try {
-      const std::vector<prediction> ranked =
-          rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {}, "Auto");
+      // Device data: staging picked too, where the model knows the device (else the executor decides, as without Auto).
+      const bool device = request.device && model.device().any();
+      const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
+      const std::vector<prediction> ranked = rank_candidates(request.grid, request.r, request.bytes, model, request.mode,
+                                                             request.payload, {}, "Auto", device ? &ways : nullptr);
       if (!ranked.empty()) {
-        name = ranked.front().strategy;
-        team = ranked.front().team;
-        log_message(log_level::info, "Auto chose " + name +
-                                         (name == TeamShift::name ? " team " + to_string(team) : "") +
-                                         (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
-                                         ", predicted " + std::to_string(ranked.front().seconds * 1e6) + " us");
+        const prediction& p = ranked.front();
+        name = p.strategy;
+        team = p.team;
+        if (device) staging = static_cast<int>(p.staging == "direct" ? memory::mpi_path::direct : memory::mpi_path::staged);
+        log_message(log_level::info,
+                    "Auto chose " + name + (name == TeamShift::name ? " team " + to_string(team) : "") +
+                        (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
+                        ", predicted " + std::to_string(p.seconds * 1e6) + " us" +
+                        (device ? ", messages " + p.staging + " (" + p.staging_why + "), device " +
+                                      std::to_string(p.device_seconds * 1e6) + " us of it"
+                                : ""));
       }
     } catch (const std::exception& e) {
       const std::string_view what = e.what(), prefix = "haloshift: ";
@@ -153,8 +229,8 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
       failed = 1;
     }
   }
-  int head[5] = {static_cast<int>(name.size()), team[0], team[1], team[2], failed};
-  mpi::check(MPI_Bcast(head, 5, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+  int head[6] = {static_cast<int>(name.size()), team[0], team[1], team[2], failed, staging};
+  mpi::check(MPI_Bcast(head, 6, MPI_INT, 0, grid.comm()), "MPI_Bcast");
   name.resize(static_cast<std::size_t>(head[0]));
   mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
   detail::strategy_choice choice;
@@ -164,6 +240,7 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
     choice.entry = detail::strategy_registry::instance().find(name);
   });
   choice.team = {head[1], head[2], head[3]};
+  choice.staging = static_cast<memory::mpi_path>(head[5]);
   return choice;
 }
 
@@ -210,13 +287,22 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 }
 
 /// make_field_plan<Auto>: rank 0 ranks the strategies that can select (blocks
-/// sized as the mean ghost bytes per imported box of the largest box).
-template <class S>
+/// sized as the mean ghost bytes per imported box of the largest box). With a
+/// device space (make_field_plan<Auto, memory::device>) it picks how the
+/// messages reach MPI too, among the ways plan_options::device_mpi and the
+/// detection allow, where the model knows the device's costs (a calibration
+/// that measured it); the plan runs with that choice as its device_mpi.
+template <class S, class Space = memory::host>
   requires std::same_as<S, Auto>
 field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, const plan_options& options = {},
                            std::size_t element_size = sizeof(double)) {
   detail::install_auto_chooser();
-  return make_field_plan(grid, Auto::name, shape, options, element_size);
+  if constexpr (detail::device_space<Space>) {
+    const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(Auto::name));
+    return detail::field_plan_builder::automatic(grid, checked, options, element_size, true);
+  } else {
+    return make_field_plan(grid, Auto::name, shape, options, element_size);
+  }
 }
 
 }  // namespace haloshift

@@ -65,18 +65,29 @@ struct field_plan_builder {
   }
 
   /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
-  /// the largest box; the model layer ranks the strategies that can select.
+  /// the largest box; the model layer ranks the strategies that can select
+  /// and, for fields in device memory (`device`), how their messages reach
+  /// MPI: the plan then runs with that plan_options::device_mpi.
   static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                              std::size_t element_size) {
+                              std::size_t element_size, bool device = false) {
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);
     const range r = make_range(grid.shape(), k, options.kind, options.pattern);
     std::uint64_t ghosts = ghost_cells(shape, options.pattern);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
     const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
-    const detail::strategy_choice choice = detail::choose_automatically(
-        grid, {.grid = grid.shape(), .r = r, .bytes = bytes, .mode = options.mode, .payload = detail::payload_kind::selective});
-    return build(grid, shape, options, {choice.entry.name, choice.entry});
+    const detail::strategy_choice choice =
+        detail::choose_automatically(grid, {.grid = grid.shape(),
+                                            .r = r,
+                                            .bytes = bytes,
+                                            .mode = options.mode,
+                                            .payload = detail::payload_kind::selective,
+                                            .device = device,
+                                            .device_mpi = options.device_mpi});
+    if (choice.staging == memory::mpi_path::detect) return build(grid, shape, options, {choice.entry.name, choice.entry});
+    plan_options picked = options;
+    picked.device_mpi = choice.staging;
+    return build(grid, shape, picked, {choice.entry.name, choice.entry});
   }
 };
 

@@ -52,8 +52,10 @@ inline calibration quick_calibration(MPI_Comm comm) {
 namespace detail {
 /// Sends rank 0's model to every rank: the model all ranks decide with.
 inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
-  constexpr std::size_t head = 5;  // the scalars, then 4 numbers per piece
-  std::vector<double> flat{h.gamma(), h.copy_beta(), h.round_delta(), h.gamma_growth(),
+  constexpr std::size_t head = 9;  // the scalars, then 4 numbers per piece
+  const hockney::device_terms& d = h.device();
+  std::vector<double> flat{h.gamma(),  h.copy_beta(),  h.round_delta(),  h.gamma_growth(),
+                           d.launch,   d.pack_beta,    d.copy_alpha,     d.copy_beta,
                            static_cast<double>(h.pieces().size())};
   for (const auto& p : h.pieces()) flat.insert(flat.end(), {p.from_bytes, p.alpha, p.beta, p.gamma});
   int n = static_cast<int>(flat.size());
@@ -66,7 +68,8 @@ inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
   return hockney::piecewise(pieces, flat[0])
       .with_copy_beta(flat[1])
       .with_round_delta(flat[2])
-      .with_gamma_growth(flat[3]);
+      .with_gamma_growth(flat[3])
+      .with_device({flat[4], flat[5], flat[6], flat[7]});
 }
 }  // namespace detail
 

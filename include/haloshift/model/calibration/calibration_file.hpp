@@ -89,6 +89,11 @@ inline void save_calibration(const calibration& c, const std::string& path) {
   j["copy_s_per_byte"] = c.cost.copy_beta();
   j["round_s"] = c.cost.round_delta();
   j["gamma_growth_s"] = c.cost.gamma_growth();
+  if (const hockney::device_terms& d = c.cost.device(); d.any())
+    j["device"] = {{"launch_s", d.launch},
+                   {"pack_s_per_byte", d.pack_beta},
+                   {"copy_alpha_s", d.copy_alpha},
+                   {"copy_s_per_byte", d.copy_beta}};  // measured where a device was (measure_device_terms)
   for (const auto& p : c.cost.pieces()) {
     nlohmann::json piece{{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}};
     if (p.gamma == p.gamma) piece["gamma_s"] = p.gamma;  // NaN: the model's gamma
@@ -241,6 +246,12 @@ inline calibration parse_calibration_unchecked(std::string_view text, const std:
   // Likewise files from before exchanges were measured: no cost per round, a constant gap.
   if (j.contains("round_s")) c.cost = c.cost.with_round_delta(read.number(j, "round_s", 0, 1));
   if (j.contains("gamma_growth_s")) c.cost = c.cost.with_gamma_growth(read.number(j, "gamma_growth_s", 0, 1));
+  // Files measured without a device have no device terms: device data costs nothing more.
+  if (const auto d = j.find("device"); d != j.end())
+    c.cost = c.cost.with_device({read.number(*d, "launch_s", 0, 1, "device"),
+                                 read.number(*d, "pack_s_per_byte", 0, 1, "device"),
+                                 read.number(*d, "copy_alpha_s", 0, 1, "device"),
+                                 read.number(*d, "copy_s_per_byte", 0, 1, "device")});
   if (j.contains("knee_bytes")) c.knee_bytes = read.number(j, "knee_bytes", 0, 1e15);
   c.method = read.text(j, "method");
   c.mpi_library = read.text(j, "mpi_library");

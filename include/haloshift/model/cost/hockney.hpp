@@ -40,8 +40,26 @@ namespace haloshift {
 /// message (request bookkeeping and matching that get slower the more are
 /// outstanding), so a burst takes
 /// `alpha + (n - 1) (gamma + gamma_growth (n - 1)) + n beta m`.
+///
+/// `device()` holds what an exchange of device memory pays besides (all 0
+/// by default: no device charge; docs/model.md, "Device data").
 class hockney {
 public:
+  /// The costs of a batched exchange of device memory, per round of a rank:
+  /// each pack and unpack launch costs `launch`, each byte packed or unpacked
+  /// on the device `pack_beta`, and, where messages are staged through the
+  /// host, the copy of the round's departures to the host and of its arrivals
+  /// back `copy_alpha + copy_beta * bytes` each (one copy per direction and
+  /// round, as detail/batch/batched_round.hpp makes them).
+  struct device_terms {
+    double launch = 0;      ///< seconds per launch
+    double pack_beta = 0;   ///< seconds per byte packed or unpacked on the device
+    double copy_alpha = 0;  ///< seconds per copy between device and host
+    double copy_beta = 0;   ///< seconds per byte of such a copy
+    /// Whether any is charged (a calibration that measured a device).
+    bool any() const noexcept { return launch > 0 || pack_beta > 0 || copy_alpha > 0 || copy_beta > 0; }
+  };
+
   /// One linear piece, valid from `from_bytes` on (until the next piece).
   struct piece {
     /// Smallest message size, in bytes, the piece applies to.
@@ -131,6 +149,20 @@ public:
   hockney with_round_delta(double seconds) const { return with(&hockney::round_delta_, "round_delta", seconds); }
   /// The same model with the gap growing by `seconds` per further message of a burst.
   hockney with_gamma_growth(double seconds) const { return with(&hockney::gamma_growth_, "gamma_growth", seconds); }
+  /// The device terms (all 0: data in host memory costs no more).
+  const device_terms& device() const noexcept { return device_; }
+  /// The same model with device terms `d` (each >= 0 and finite).
+  hockney with_device(const device_terms& d) const {
+    const std::pair<double, const char*> terms[] = {
+        {d.launch, "launch"}, {d.pack_beta, "pack_beta"}, {d.copy_alpha, "copy_alpha"}, {d.copy_beta, "copy_beta"}};
+    for (const auto& [value, name] : terms)
+      if (!(value >= 0) || std::isinf(value))
+        throw error(std::string("hockney: device term ") + name + " must be >= 0 and finite, got " +
+                    detail::number_text(value));
+    hockney h = *this;
+    h.device_ = d;
+    return h;
+  }
   /// The linear pieces, by ascending `from_bytes` (one for a plain model).
   const std::vector<piece>& pieces() const noexcept { return pieces_; }
 
@@ -168,6 +200,7 @@ private:
   double copy_beta_ = 0;
   double round_delta_ = 0;
   double gamma_growth_ = 0;
+  device_terms device_{};
 };
 
 }  // namespace haloshift

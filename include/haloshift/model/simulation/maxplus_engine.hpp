@@ -55,7 +55,7 @@ class maxplus_engine {
 
   simulation_result run() {
     for (std::size_t round = 0; round < s_.rounds.size(); ++round) {
-      if (setup_.mode == protocol::overlapping)
+      if (setup_.mode == protocol::overlapping || setup_.launches)  // a batched round never blocks in a send
         overlapping_round(round);
       else
         for (std::size_t ti = 0; ti < s_.rounds[round].transfers.size(); ++ti) rendezvous_transfer(round, ti);
@@ -178,14 +178,13 @@ class maxplus_engine {
   unsigned staging(std::size_t c, std::size_t round, std::size_t ti) const {
     return charges_staging() ? setup_.staging(rank(c), round, ti) : 0u;
   }
-  bool charges_staging() const { return setup_.staging && setup_.cost.copy_beta() > 0; }
+  bool charges_staging() const { return setup_.staging && !setup_.launches && setup_.cost.copy_beta() > 0; }
   /// Fills `l` for transfer `t` on the current classes.
   void link(const transfer& t, partner_tables& l) const {
     l.fill(grid_, classes_, t, setup_.mode, !every_box_exists_ && uniform_bytes_ >= 0);
   }
 
   static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
-
   bool sends_in(const partner_tables& l, const transfer& t, int a, int b, int z) const {
     return l.sender.empty() || l.sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
   }
@@ -261,7 +260,8 @@ class maxplus_engine {
   void overlapping_round(std::size_t round) {
     const schedule_round& r = s_.rounds[round];
     const std::size_t transfers = r.transfers.size(), n = static_cast<std::size_t>(n_);
-    const double copy_beta = setup_.cost.copy_beta();
+    const bool device = static_cast<bool>(setup_.launches);
+    const double copy_beta = device ? 0.0 : setup_.cost.copy_beta();  // on a device packing is a launch's
     if (round_links_.size() < transfers) round_links_.resize(transfers);
     for (std::size_t ti = 0; ti < transfers; ++ti) link(r.transfers[ti], round_links_[ti]);
     sends_.assign(n * transfers, send{});
@@ -279,7 +279,8 @@ class maxplus_engine {
         posted = 0;
         for (std::size_t ti = 0; ti < transfers; ++ti) posted += sends_[c * transfers + ti].exists;
       }
-      double port = 0;
+      double port = device ? device_cost(c, round, a, b, z).first : 0.0;  // the packing launches first
+      next_[c] += port;  // next_ is now_ here
       for (std::size_t ti = 0; ti < transfers; ++ti) {
         send& x = sends_[c * transfers + ti];
         if (!x.exists) {
@@ -309,9 +310,24 @@ class maxplus_engine {
         active = true;
       }
       if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
-      next_[c] += unpack;
+      next_[c] += device ? device_cost(c, round, a, b, z).second : unpack;
     });
     now_.swap(next_);
+  }
+
+  /// Class c's device_round_cost in `round` (overlapping_round's links and sends).
+  std::pair<double, double> device_cost(std::size_t c, std::size_t round, int a, int b, int z) const {
+    const std::size_t transfers = s_.rounds[round].transfers.size();
+    double sent = 0, self = 0, received = 0;
+    for (std::size_t ti = 0; ti < transfers; ++ti) {
+      const send& x = sends_[c * transfers + ti];
+      if (x.exists) sent += x.bytes;
+      else self += copy_bytes(c, round_links_[ti], s_.rounds[round].transfers[ti], a, b, z);
+      if (const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z); from != none)
+        received += sends_[from * transfers + ti].bytes;
+    }
+    return device_round_cost(setup_.cost.device(), setup_.launches(rank(c), round), setup_.staged, sent + self, sent,
+                             received);
   }
 
   [[noreturn]] void deadlock(std::size_t c, std::size_t round, std::size_t ti) const {

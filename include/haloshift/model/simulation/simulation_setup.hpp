@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../exchange/protocol.hpp"
@@ -25,6 +26,22 @@ struct simulation_result {
   std::size_t messages = 0;    ///< messages between different ranks, all ranks together
   double bytes = 0;            ///< bytes in those messages
 };
+
+/// A rank's launches in one round of a batched exchange (detail/batch/compile.hpp: one per wave).
+struct device_launches {
+  unsigned pack = 0, unpack = 0;
+};
+
+/// What device data costs a rank in a round (hockney::device_terms): before its messages leave, its
+/// pack launches, the `packed` bytes it packs (its copies to itself too) and, `staged`, the copy of
+/// the `sent` bytes to the host; after they all arrived, the copy of the `received` bytes back and
+/// their unpacking. A copy of no bytes is not made (batched_round.hpp).
+inline std::pair<double, double> device_round_cost(const hockney::device_terms& d, device_launches l, bool staged,
+                                                   double packed, double sent, double received) {
+  const auto copy = [&](double bytes) { return staged && bytes > 0 ? d.copy_alpha + d.copy_beta * bytes : 0.0; };
+  return {l.pack * d.launch + d.pack_beta * packed + copy(sent),
+          copy(received) + l.unpack * d.launch + d.pack_beta * received};
+}
 
 /// Inputs besides the schedule. `block_bytes(rank)` is the size of a rank's
 /// block (block mode); `link_time(from, to, bytes)`, when set, replaces the
@@ -45,6 +62,13 @@ struct simulation_setup {
   /// Each costs `copy_beta` per byte of the rank's own time (see
   /// model/simulation/staging.hpp, which reads this off the compiled programs).
   std::function<unsigned(int, std::size_t, std::size_t)> staging{};
+  /// Device data, when set: `launches(rank, round)` (model/simulation/staging.hpp reads them off
+  /// the batched programs). Every round then costs each rank device_round_cost() instead of host
+  /// packing (`staging` and copy_beta), and runs nonblocking in either protocol, as a batched
+  /// exchange does (detail/exchange/exchange_run.hpp, post_batched).
+  std::function<device_launches(int, std::size_t)> launches{};
+  /// With `launches`: messages go through pinned host memory (false: MPI reads device memory).
+  bool staged = false;
 };
 
 /// The setup's protocol is an enumerator and every rank's block a finite number of bytes >= 0.

@@ -82,7 +82,10 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// `setup.staging`, packing a send costs the sender `copy_beta` per byte
 /// before it leaves and unpacking a receive costs the receiver as much after
 /// its round's messages are in (overlapping) or after the message
-/// (rendezvous), as the executor does it.
+/// (rendezvous), as the executor does it. With `setup.launches` (device
+/// data) each rank's round costs device_round_cost() instead: its pack
+/// launches before its sends leave, the copies and unpack launches after its
+/// round's messages are in, always nonblocking.
 ///
 /// Ranks the schedule cannot tell apart are simulated once per class
 /// (model/simulation/rank_classes.hpp) when every block has the same size and no
@@ -94,7 +97,7 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// detail::staging_of does.
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
-  const bool colours = setup.mode == protocol::rendezvous;
+  const bool colours = setup.mode == protocol::rendezvous && !setup.launches;  // batched: never blocking
   if (!uniform || setup.link_time)
     return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
   const double bytes = setup.block_bytes(0);

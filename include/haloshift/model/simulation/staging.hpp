@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file staging.hpp
-/// @brief Which messages of a schedule the executor packs or unpacks, read
-/// off the compiled programs, for the simulator's packing charge.
+/// @brief Which messages of a schedule the executor packs or unpacks, and
+/// how many launches a batched exchange of device data runs per round, read
+/// off the compiled programs, for the simulator's packing and device charges.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,11 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "../../detail/batch/compile.hpp"
 #include "../../detail/exchange/program.hpp"
 #include "../../grid/grid_shape.hpp"
 #include "../../grid/neighborhood.hpp"
 #include "../../schedule/schedule.hpp"
 #include "rank_classes.hpp"
+#include "simulation_setup.hpp"
 
 namespace haloshift::detail {
 
@@ -40,6 +43,7 @@ class staging_table {
         strategy_(strategy),
         classes_(rank_classes::programs(grid, s)),
         bits_(static_cast<std::size_t>(classes_.size())),
+        launches_(static_cast<std::size_t>(classes_.size())),
         compiled_(static_cast<std::size_t>(classes_.size()), 0) {}
 
   /// The bits of `rank` in transfer `transfer` of round `round`.
@@ -48,6 +52,12 @@ class staging_table {
     if (!compiled_[c]) compile_class(c);
     const auto& rounds = bits_[c];
     return round < rounds.size() && transfer < rounds[round].size() ? rounds[round][transfer] : 0u;
+  }
+  /// The launches of `rank` in round `round` of the batched exchange (one per wave and phase).
+  device_launches launches(int rank, std::size_t round) const {
+    const auto c = static_cast<std::size_t>(classes_.class_of(grid_.coords_of(rank)));
+    if (!compiled_[c]) compile_class(c);
+    return round < launches_[c].size() ? launches_[c][round] : device_launches{};
   }
 
  private:
@@ -69,6 +79,10 @@ class staging_table {
         rounds[r][index] = b;
       }
     }
+    const batch::array_shape one_byte[] = {{1, 1}};  // blocks of one element: the waves depend on which blocks only
+    const batch::compiled_program batched = batch::program_compiler(p, false, one_byte, false).run();
+    for (const batch::batched_round& r : batched.rounds)
+      launches_[c].push_back({static_cast<unsigned>(r.pack.size()), static_cast<unsigned>(r.unpack.size())});
     compiled_[c] = 1;
   }
 
@@ -80,6 +94,7 @@ class staging_table {
   // Filled on first use of a class ([class][round][transfer]); the callback that owns the table is
   // called by one simulation at a time.
   mutable std::vector<std::vector<std::vector<std::uint8_t>>> bits_;
+  mutable std::vector<std::vector<device_launches>> launches_;  // [class][round]
   mutable std::vector<char> compiled_;
 };
 
@@ -87,6 +102,12 @@ class staging_table {
 inline auto staging_of(const grid_shape& grid, const schedule& s, const range& wanted, std::string_view strategy) {
   auto table = std::make_shared<const staging_table>(grid, s, wanted, strategy);
   return [table](int rank, std::size_t round, std::size_t transfer) { return (*table)(rank, round, transfer); };
+}
+
+/// The simulator's `launches` callback for `s` (device data).
+inline auto launches_of(const grid_shape& grid, const schedule& s, const range& wanted, std::string_view strategy) {
+  auto table = std::make_shared<const staging_table>(grid, s, wanted, strategy);
+  return [table](int rank, std::size_t round) { return table->launches(rank, round); };
 }
 
 }  // namespace haloshift::detail
