@@ -32,9 +32,8 @@ struct space_memory {
 template <class Space>
 space_memory memory_of() {
   return {&space_key<Space>, [](std::size_t bytes) -> void* { return Space::template allocate<std::byte>(bytes); },
-          [](void* p) { Space::deallocate(p); }, [](void* to, const void* from, std::size_t bytes) {
-            Space::copy_to_host(to, from, bytes);
-          },
+          [](void* p) { Space::deallocate(p); },
+          [](void* to, const void* from, std::size_t bytes) { Space::copy_to_host(to, from, bytes); },
           [](void* to, const void* from, std::size_t bytes) { Space::copy_to_device(to, from, bytes); }};
 }
 

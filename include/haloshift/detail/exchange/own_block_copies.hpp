@@ -55,12 +55,21 @@ own_copy_launches own_copy_segments(const block_layout& layout, std::vector<batc
     const std::size_t rows = bytes / row, rest = bytes % row;
     const auto at = [](std::size_t v) { return static_cast<std::int64_t>(v); };
     if (rows)
-      add(l, {.from = at(from), .to = at(to), .from_stride = at(row), .to_stride = at(row),
-              .row_bytes = static_cast<std::uint32_t>(row), .repeat = static_cast<std::uint32_t>(rows),
-              .from_base = from_base, .to_base = to_base});
+      add(l, {.from = at(from),
+              .to = at(to),
+              .from_stride = at(row),
+              .to_stride = at(row),
+              .row_bytes = static_cast<std::uint32_t>(row),
+              .repeat = static_cast<std::uint32_t>(rows),
+              .from_base = from_base,
+              .to_base = to_base});
     if (rest)
-      add(l, {.from = at(from + rows * row), .to = at(to + rows * row), .row_bytes = static_cast<std::uint32_t>(rest),
-              .repeat = 1, .from_base = from_base, .to_base = to_base});
+      add(l, {.from = at(from + rows * row),
+              .to = at(to + rows * row),
+              .row_bytes = static_cast<std::uint32_t>(rest),
+              .repeat = 1,
+              .from_base = from_base,
+              .to_base = to_base});
   };
   contiguous(out.in, 1, 0, 0, own_at);
   contiguous(out.out, 0, own_at, 1, 0);
@@ -73,9 +82,12 @@ own_copy_launches own_copy_segments(const block_layout& layout, std::vector<batc
       throw error("reverse: a transit block of " + std::to_string(slots[s].count) +
                   " elements exceeds what a device launch fills (UINT32_MAX)");
     // Every element of the slot from the one identity cell (a source stride of 0).
-    add(out.fill, {.to = static_cast<std::int64_t>(slots[s].first * eb), .to_stride = static_cast<std::int64_t>(eb),
-                   .row_bytes = static_cast<std::uint32_t>(eb), .repeat = static_cast<std::uint32_t>(slots[s].count),
-                   .from_base = 2, .to_base = 0});
+    add(out.fill, {.to = static_cast<std::int64_t>(slots[s].first * eb),
+                   .to_stride = static_cast<std::int64_t>(eb),
+                   .row_bytes = static_cast<std::uint32_t>(eb),
+                   .repeat = static_cast<std::uint32_t>(slots[s].count),
+                   .from_base = 2,
+                   .to_base = 0});
   }
   return out;
 }
