@@ -25,6 +25,7 @@
 #include "../support/driving.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
+#include "space_oracle.hpp"
 
 namespace {
 
@@ -32,26 +33,8 @@ namespace hs = haloshift;
 using device = hs::memory::emulated_device;
 using namespace block_oracle;
 
-/// Emulated device memory holding a copy of `host` (freed with it).
-class device_array {
- public:
-  explicit device_array(const std::vector<double>& host) : n_(host.size()), p_(device::allocate<double>(n_)) {
-    device::copy_to_device(p_, host.data(), n_ * sizeof(double));
-  }
-  device_array(const device_array&) = delete;
-  device_array& operator=(const device_array&) = delete;
-  ~device_array() { device::deallocate(p_); }
-  std::span<double> span() const { return {p_, n_}; }
-  std::vector<double> download() const {
-    std::vector<double> out(n_);
-    device::copy_to_host(out.data(), p_, n_ * sizeof(double));
-    return out;
-  }
-
- private:
-  std::size_t n_;
-  double* p_;
-};
+/// Emulated device memory holding a copy of a host vector (freed with it).
+using device_array = space_sweeps::space_array<device, double>;
 
 /// A halo of `plan` in host memory holding the elements of `d` (a halo of the plan in device memory).
 hs::halo<double> downloaded(const hs::plan<double>& plan, const hs::halo<double>& d) {
@@ -98,7 +81,7 @@ class block_case {
     const hs::halo<double> host = plan_.forward(std::span<const double>(mine_));
     REQUIRE(compare_forward(host, og_, rank_, k_, c_.hood(), c_.payload) == "");
     const device_array d(mine_);
-    const std::span<const double> dmine = d.span();
+    const std::span<const double> dmine(d.get(), mine_.size());
     hs::halo<double> blocking = plan_.make_halo(device{});
     plan_.forward(device{}, dmine, blocking);
     expect_forward("forward", blocking, host);
@@ -123,16 +106,17 @@ class block_case {
     std::vector<double> host = mine_;
     plan_.reverse(contributions, std::span<double>(host), op, identity);
     const device_array own(mine_);
+    const std::span<double> on_device(own.get(), mine_.size());
     device::queue stream;
     if (on_stream) {
-      drive(plan_.start_reverse(device{&stream}, in_device, own.span(), op, identity), c_.how());
+      drive(plan_.start_reverse(device{&stream}, in_device, on_device, op, identity), c_.how());
       stream.synchronize();
     } else if (c_.how() == driving::blocking) {
-      plan_.reverse(device{}, in_device, own.span(), op, identity);
+      plan_.reverse(device{}, in_device, on_device, op, identity);
     } else {
-      drive(plan_.start_reverse(device{}, in_device, own.span(), op, identity), c_.how());
+      drive(plan_.start_reverse(device{}, in_device, on_device, op, identity), c_.how());
     }
-    const std::vector<double> got = own.download();
+    const std::vector<double> got = own.read();
     INFO("reverse" << (on_stream ? " on a stream" : ""));
     CHECK(compare_reverse(got, og_, rank_, k_, c_.hood(), op) == "");
     CHECK(same_bits(got, host));
@@ -200,15 +184,15 @@ TEST_CASE("a block halo's space must match the call", "[.device-emulate][blocks]
   auto plan = hs::make_plan<hs::Shift, double>(grid, 1, 2);
   std::vector<double> mine(2, 1.0);
   const device_array d(mine);
+  const std::span<const double> dmine(d.get(), mine.size());
   hs::halo<double> host = plan.make_halo(), in_device = plan.make_halo(device{});
   CHECK_THROWS_WITH(plan.forward(std::span<const double>(mine), in_device),
                     Catch::Contains("the halo lives in device memory"));
-  CHECK_THROWS_WITH(plan.forward(device{}, std::span<const double>(d.span()), host),
-                    Catch::Contains("the halo lives in host memory"));
-  CHECK_THROWS_WITH(plan.forward(device{}, std::span<const double>(d.span()).first(1), in_device),
+  CHECK_THROWS_WITH(plan.forward(device{}, dmine, host), Catch::Contains("the halo lives in host memory"));
+  CHECK_THROWS_WITH(plan.forward(device{}, dmine.first(1), in_device),
                     Catch::Contains("the local data has 1 elements but the plan was built for 2"));
   // A copy of a device halo is a halo of its own, in device memory, with the same elements.
-  plan.forward(device{}, std::span<const double>(d.span()), in_device);
+  plan.forward(device{}, dmine, in_device);
   const hs::halo<double> copy = in_device;
   CHECK(copy.buffer().data() != in_device.buffer().data());
   CHECK(same_bits(downloaded(plan, copy).buffer(), downloaded(plan, in_device).buffer()));
