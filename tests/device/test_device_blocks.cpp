@@ -179,10 +179,11 @@ TEMPLATE_LIST_TEST_CASE("block payloads in emulated device memory equal the orac
   sweep_blocks<TestType>();
 }
 
-TEST_CASE("a block halo's space must match the call", "[.device-emulate][blocks]") {
+TEST_CASE("a block halo's space must match the call; one-shot exchanges and copies in the space",
+          "[.device-emulate][blocks]") {
   const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}, .periodic = {true}});
   auto plan = hs::make_plan<hs::Shift, double>(grid, 1, 2);
-  std::vector<double> mine(2, 1.0);
+  const std::vector<double> mine{grid.rank() * 10.0 + 1, grid.rank() * 10.0 + 2};
   const device_array d(mine);
   const std::span<const double> dmine(d.get(), mine.size());
   hs::halo<double> host = plan.make_halo(), in_device = plan.make_halo(device{});
@@ -191,6 +192,10 @@ TEST_CASE("a block halo's space must match the call", "[.device-emulate][blocks]
   CHECK_THROWS_WITH(plan.forward(device{}, dmine, host), Catch::Contains("the halo lives in host memory"));
   CHECK_THROWS_WITH(plan.forward(device{}, dmine.first(1), in_device),
                     Catch::Contains("the local data has 1 elements but the plan was built for 2"));
+  // The one-shot exchange in the space: the halo a plan's forward gives, in device memory.
+  const hs::halo<double> once = hs::exchange<hs::Shift>(device{}, grid, 1, dmine);
+  CHECK(same_bits(downloaded(plan, once).buffer(), downloaded(plan, plan.forward(device{}, dmine)).buffer()));
+  CHECK(same_bits(downloaded(plan, once).buffer(), plan.forward(std::span<const double>(mine)).buffer()));
   // A copy of a device halo is a halo of its own, in device memory, with the same elements.
   plan.forward(device{}, dmine, in_device);
   const hs::halo<double> copy = in_device;

@@ -213,6 +213,12 @@ TEST_CASE("migrate in a device space refuses host vectors and checks like the ho
                     Catch::Contains("column 0 has width 3 and stride 2"));
   CHECK_THROWS_WITH(hs::migrate(device{}, grid, dom, {.count = 2, .capacity = 1}, hs::column(x.data, 4, 3)),
                     Catch::Contains("the capacity 1 is below the count 2"));
+  // Every rank empty: the callback hears 0, nothing else happens (a null pointer is never read).
+  std::size_t resized = 99;
+  double* none = nullptr;
+  CHECK(hs::migrate(device{}, grid, dom, {.count = 0, .resize = [&](std::size_t n) { resized = n; }},
+                    hs::column(none, 4, 3)) == 0);
+  CHECK(resized == 0);
 }
 
 }  // namespace

@@ -3,13 +3,13 @@
 // afterwards every particle lies in its owner's box, none is lost or
 // duplicated, and the particles' data is unchanged but for periodic wrapping.
 
+#include "../support/catch.hpp"
 #include <cmath>
-#include <haloshift/haloshift.hpp>
 #include <map>
+#include <haloshift/haloshift.hpp>
 #include <random>
 #include <set>
 
-#include "../support/catch.hpp"
 #include "../support/sweep.hpp"
 #include "migrate_in_place.hpp"
 #include "particle_world.hpp"
@@ -107,8 +107,8 @@ TEST_CASE("migrate rejects a particle outside a non-periodic domain on every ran
   const hs::domain dom{{0, 0, 0}, {1, 1, 1}};
   std::vector<hs::position> x;
   if (rank == 0) x.push_back({1.5, 0, 0});
-  CHECK_THROWS_WITH(hs::migrate(grid, dom, x),
-                    Catch::Contains("left the non-periodic domain") && Catch::Contains("particle 0"));
+  CHECK_THROWS_WITH(hs::migrate(grid, dom, x), Catch::Contains("left the non-periodic domain") &&
+                                                   Catch::Contains("particle 0"));
 }
 
 TEST_CASE("migrate in place moves every layout and its companions, in order or from the end",

@@ -157,6 +157,14 @@ class plan : public detail::plan_base {
   void forward(const Space& space, std::span<const T> mine, halo<T>& out) {
     start_forward(space, mine, out).wait();
   }
+  /// forward of `mine` in device memory into a new halo in `space` (make_halo(space), then forward).
+  template <detail::device_space Space>
+  halo<T> forward(const Space& space, std::span<const T> mine) {
+    check_built("forward");
+    halo<T> out = make_halo(space);
+    forward(space, mine, out);
+    return out;
+  }
   /// start_reverse of a halo made by make_halo(space) onto `own` in device memory: the same
   /// result as on the host, every copy and combine on the space's executor. `op` is std::plus<>,
   /// take_min or take_max and `T` arithmetic (what a device combines).
@@ -213,8 +221,9 @@ class plan : public detail::plan_base {
       throw error("forward/reverse: the halo was not made by this plan (use plan.make_halo())");
     if (h.buffer_.space() == space) return;
     if (!space)
-      throw error("forward/reverse: the halo lives in device memory (plan.make_halo(space)): pass its space first, "
-                  "forward(space, mine, halo)");
+      throw error(
+          "forward/reverse: the halo lives in device memory (plan.make_halo(space)): pass its space first, "
+          "forward(space, mine, halo)");
     throw error(std::string("forward/reverse: the call names a device space but the halo lives in ") +
                 (h.buffer_.space() ? "another one" : "host memory") + ": make it with plan.make_halo(space)");
   }
@@ -243,9 +252,9 @@ class plan : public detail::plan_base {
     b.kinds[0] = detail::batch::scalar_kind_of<T>();
     if constexpr (!std::is_same_v<Op, detail::store_arrivals>) b.op = detail::batch::op_kind<Op>::value;
     b.stream = stream;
-    detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine> run(
-        *program_, comm(), options_.mode, *resources_, detail::arrays<T>{{buffer}}, backward, std::move(op),
-        engine_.get());
+    detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine> run(*program_, comm(), options_.mode,
+                                                                             *resources_, detail::arrays<T>{{buffer}},
+                                                                             backward, std::move(op), engine_.get());
     run.batched(b);
     return {std::move(run), *resources_, std::move(then)};
   }
@@ -312,6 +321,12 @@ template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data,
                  const plan_options& options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
+}
+/// One-shot exchange of a block in device memory: the halo returned lives in `space` too.
+template <detail::strategy_or_auto S, transferable T, detail::device_space Space>
+halo<T> exchange(const Space& space, const cartesian_grid& grid, int k, std::span<const T> data,
+                 const plan_options& options = {}) {
+  return make_plan<S, T>(grid, k, data.size(), options).forward(space, data);
 }
 /// One-shot exchange of a vector's elements.
 template <detail::strategy_or_auto S, transferable T>
