@@ -93,6 +93,12 @@ class block_case {
     drive(plan_.start_forward(device{&stream}, dmine, ordered), c_.how());
     stream.synchronize();
     expect_forward("start_forward on a stream", ordered, host);
+    // Host ranks (even) and device ranks (odd) in one exchange: the same messages.
+    if (rank_ % 2 == 0) {
+      CHECK(same_bits(plan_.forward(std::span<const double>(mine_)).buffer(), host.buffer()));
+    } else {
+      expect_forward("forward beside host ranks", plan_.forward(device{}, dmine), host);
+    }
   }
 
   /// Reverse with `op` (its neutral element `identity`) of every holder's contributions.
