@@ -150,7 +150,7 @@ bool same_bits(const in_place::entry& a, const in_place::entry& b) {
 /// Every mode of one layout on `mine`, in the device and (`Layout::h`) in host memory.
 template <class Layout>
 void check_in_device(const char* name, const hs::cartesian_grid& grid, const hs::domain& dom,
-                  const std::vector<record>& mine, const std::vector<record>& want, std::size_t largest) {
+                     const std::vector<record>& mine, const std::vector<record>& want, std::size_t largest) {
   std::size_t survivors = 0;
   for (const record& p : mine)
     survivors += std::count_if(want.begin(), want.end(), [&](const record& q) { return q.id == p.id; });
