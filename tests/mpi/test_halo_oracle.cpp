@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "../../examples/custom_strategy/zyx_shift.hpp"
+#include "../support/block_oracle.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
 
@@ -17,104 +18,19 @@ namespace hs = haloshift;
 
 namespace {
 
-double value_of(int rank, std::size_t i) { return rank * 1000.0 + static_cast<double>(i) + 0.25; }
-// Integer-valued, so sums are exact whatever the order of combination.
-double contribution(int holder, const oracle::coords& o, std::size_t i) {
-  return holder * 100003.0 + oracle::offset_code(o) * 11.0 + static_cast<double>(i);
-}
-
-hs::offset as_offset(const oracle::coords& c) { return {c[0], c[1], c[2]}; }
-
-oracle::grid oracle_grid(const sweep::shape& s) {
-  oracle::grid g;
-  for (std::size_t d = 0; d < s.dims.size(); ++d) {
-    g.dims[d] = s.dims[d];
-    g.periodic[d] = s.periodic[d];
-  }
-  return g;
-}
-
-oracle::coords range_of(const sweep::shape& s, int k) {
-  oracle::coords r{0, 0, 0};
-  for (std::size_t d = 0; d < s.dims.size(); ++d) r[d] = k;
-  return r;
-}
-
-/// Empty when `got` equals the oracle, else a description of the first difference.
-/// A plan's shell and halo pattern, as the oracle takes them.
-struct neighbourhood {
-  hs::shell kind = hs::shell::full;
-  hs::halo_pattern pattern = hs::halo_pattern::full;
-  /// Ranks numbered x fastest (grid_options::order): a lighter sweep (two k, one payload, one protocol and team).
-  bool x_fastest = false;
-  bool eighth() const { return kind == hs::shell::eighth; }
-  /// The most dimensions an imported offset may differ from 0 in (counted here, not by the library).
-  int separated() const {
-    return pattern == hs::halo_pattern::faces ? 1 : pattern == hs::halo_pattern::faces_and_edges ? 2 : 3;
-  }
-  std::string name() const {
-    return std::string(x_fastest ? " x-fastest" : "") + (eighth() ? " eighth" : " full") +
-           (pattern == hs::halo_pattern::faces             ? " faces"
-            : pattern == hs::halo_pattern::faces_and_edges ? " faces_and_edges"
-                                                           : "");
-  }
-};
-
-std::string compare_forward(const hs::halo<double>& got, const oracle::grid& g, int me, const oracle::coords& k,
-                            const neighbourhood& n, sweep::payload pl) {
-  const auto want = oracle::halo_of(g, me, k, n.eighth(), n.separated());
-  std::ostringstream why;
-  if (got.size() != want.size()) {
-    why << "rank " << me << ": " << got.size() << " blocks, expected " << want.size();
-    return why.str();
-  }
-  std::size_t i = 0;
-  for (const auto& b : got) {
-    const auto& w = want[i++];
-    if (b.offset != w.offset || b.source != w.source || b.image != w.image) {
-      why << "rank " << me << " block " << i - 1 << ": offset " << hs::to_string(b.offset) << " source " << b.source
-          << " image " << hs::to_string(b.image) << ", expected offset " << hs::to_string(as_offset(w.offset))
-          << " source " << w.source << " image " << hs::to_string(as_offset(w.image));
-      return why.str();
-    }
-    std::vector<double> data(sweep::count_of(pl, w.source));
-    for (std::size_t e = 0; e < data.size(); ++e) data[e] = value_of(w.source, e);
-    if (b.data.size() != data.size() ||
-        (!data.empty() && std::memcmp(b.data.data(), data.data(), data.size() * sizeof(double)) != 0)) {
-      why << "rank " << me << " block " << hs::to_string(b.offset) << ": data differs (" << b.data.size()
-          << " elements, expected " << data.size() << ")";
-      return why.str();
-    }
-  }
-  return {};
-}
-
+using namespace block_oracle;
 
 std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& g, int me, const oracle::coords& k,
                                     const neighbourhood& n, sweep::payload pl, driving how) {
   hs::halo<double> contributions = plan.make_halo();
-  for (auto b : contributions)
-    for (std::size_t e = 0; e < b.data.size(); ++e) b.data[e] = contribution(me, b.offset, e);
+  fill_contributions(contributions, me);
   std::vector<double> own(sweep::count_of(pl, me));
   for (std::size_t e = 0; e < own.size(); ++e) own[e] = value_of(me, e);
   if (how == driving::blocking)
     plan.reverse(contributions, std::span<double>(own));
   else
     drive(plan.start_reverse(contributions, std::span<double>(own)), how);
-
-  std::vector<double> want(own.size());
-  for (std::size_t e = 0; e < want.size(); ++e) want[e] = value_of(me, e);
-  for (int holder = 0; holder < g.size(); ++holder)
-    for (const auto& b : oracle::halo_of(g, holder, k, n.eighth(), n.separated()))
-      if (b.source == me)
-        for (std::size_t e = 0; e < want.size(); ++e) want[e] += contribution(holder, b.offset, e);
-  for (std::size_t e = 0; e < want.size(); ++e)
-    if (own[e] != want[e]) {
-      std::ostringstream why;
-      why << "rank " << me << " reverse element " << e << ": " << own[e] << ", expected " << want[e];
-      return why.str();
-    }
-  return {};
+  return compare_reverse(own, g, me, k, n);
 }
 
 /// Team sizes to try: 0 (TeamShift picks) and, per dimension, 2 where it divides, and the whole dimension.

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../error.hpp"
-#include "../detail/exchange/aligned_buffer.hpp"
+#include "../detail/exchange/halo_buffer.hpp"
 #include "../detail/exchange/program.hpp"
 
 namespace haloshift {
@@ -47,7 +47,11 @@ class plan;
 /// The halo of one rank: one block per imported offset that exists (offsets
 /// leaving a non-periodic border have none), in canonical order (z slowest,
 /// x fastest). All blocks view one buffer owned by the halo; nothing is copied
-/// when iterating. Made by a plan, filled by `plan.forward`.
+/// when iterating. Made by a plan, filled by `plan.forward`. A halo made by
+/// `plan.make_halo(space)` keeps its buffer in that device space: its blocks and
+/// buffer() then view device memory (pass them to your kernels, or copy them to
+/// the host with the space's copies), and the plan exchanges it with the calls
+/// that take the space (docs/gpu.md, "Blocks").
 template <transferable T>
 class halo {
  public:
@@ -127,14 +131,22 @@ class halo {
   }
 
   /// The whole receive buffer, own block included, in canonical order.
-  std::span<const T> buffer() const noexcept { return buffer_; }
+  std::span<const T> buffer() const noexcept { return {buffer_.data(), buffer_.size()}; }
   /// The whole receive buffer, writable.
-  std::span<T> buffer() noexcept { return buffer_; }
+  std::span<T> buffer() noexcept { return {buffer_.data(), buffer_.size()}; }
 
  private:
   friend class plan<T>;
 
   explicit halo(std::shared_ptr<const detail::program> p) : program_(std::move(p)), buffer_(program_->layout.total()) {
+    index_visible();
+  }
+  /// A halo whose buffer lives in a device space.
+  halo(std::shared_ptr<const detail::program> p, const detail::space_memory& m)
+      : program_(std::move(p)), buffer_(program_->layout.total(), m) {
+    index_visible();
+  }
+  void index_visible() {
     const auto& slots = program_->layout.slots();
     for (std::size_t s = 0; s < slots.size(); ++s)
       if (slots[s].visible) visible_.push_back(static_cast<int>(s));
@@ -143,12 +155,12 @@ class halo {
   template <class V>
   block<V> make_block(int s) const {
     const detail::block_slot& b = program_->layout.slots()[s];
-    V* base = const_cast<T*>(buffer_.data()) + b.first;  // constness follows V
+    V* base = buffer_.data() + b.first;  // constness follows V
     return {b.off, b.source.rank, b.source.image, std::span<V>(base, b.count)};
   }
 
   std::shared_ptr<const detail::program> program_;
-  detail::aligned_vector<T> buffer_;
+  detail::halo_buffer<T> buffer_;
   std::vector<int> visible_;
 };
 

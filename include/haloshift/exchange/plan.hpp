@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "../grid/cartesian_grid.hpp"
 #include "../detail/checked_size.hpp"
@@ -31,7 +32,10 @@
 #include "../detail/exchange/neighbor_collective.hpp"
 #include "../detail/exchange/plan_base.hpp"
 #include "../detail/exchange/plan_builder.hpp"
+#include "../detail/exchange/own_block_copies.hpp"
 #include "../detail/exchange/program.hpp"
+#include "../detail/batch/ops.hpp"
+#include "../memory/spaces.hpp"
 #include "plan_options.hpp"
 #include "protocol.hpp"
 
@@ -128,6 +132,62 @@ class plan : public detail::plan_base {
                                std::move(op), engine_.get()},
                               *resources_, detail::copy_back<T>{buffer + own_slot().first, own});
   }
+  /// An empty halo whose buffer lives in device space `space` (allocated there, released there
+  /// when the halo goes), for forward and reverse with the same space.
+  template <detail::device_space Space>
+  halo<T> make_halo(const Space&) const {
+    check_built("make_halo");
+    return halo<T>(program_, detail::memory_of<Space>());
+  }
+  /// start_forward of `mine` in device memory into a halo made by make_halo(space): every copy
+  /// runs on the space's executor, the host touches neither. With a stream in `space`, the copy of
+  /// `mine` and the packing wait for the work already on it, and wait() returns with the
+  /// unpacking still on it (docs/gpu.md, "Streams"); `mine` is read on the stream before the packing.
+  template <detail::device_space Space>
+  forward_handle start_forward(const Space& space, std::span<const T> mine, halo<T>& out) {
+    check_space_call("start_forward", mine.size(), out, &detail::space_key<Space>);
+    const detail::own_block_copies<T> copies(batches<Space>(), program_->layout);
+    void* stream = detail::stream_of(space);
+    copies.copy_in(mine.data(), out.buffer_.data(), stream);
+    if (program_->rounds.empty() && !stream) copies.synchronize();  // no round ends with a wait
+    return start_batched<Space>(stream, false, detail::store_arrivals{}, out.buffer_.data());
+  }
+  /// forward of `mine` in device memory into a halo made by make_halo(space).
+  template <detail::device_space Space>
+  void forward(const Space& space, std::span<const T> mine, halo<T>& out) {
+    start_forward(space, mine, out).wait();
+  }
+  /// forward of `mine` in device memory into a new halo in `space` (make_halo(space), then forward).
+  template <detail::device_space Space>
+  halo<T> forward(const Space& space, std::span<const T> mine) {
+    check_built("forward");
+    halo<T> out = make_halo(space);
+    forward(space, mine, out);
+    return out;
+  }
+  /// start_reverse of a halo made by make_halo(space) onto `own` in device memory: the same
+  /// result as on the host, every copy and combine on the space's executor. `op` is std::plus<>,
+  /// take_min or take_max and `T` arithmetic (what a device combines).
+  template <detail::device_space Space, detail::reduction_for<T> Op = std::plus<>>
+  auto start_reverse(const Space& space, halo<T>& contributions, std::span<T> own, Op op = {},
+                     const T& identity = T{}) {
+    static_assert(detail::batch::executor_combines<Op, T>(),
+                  "reverse in device memory combines arithmetic element types with std::plus<>, take_min or take_max");
+    check_space_call("start_reverse", own.size(), contributions, &detail::space_key<Space>);
+    detail::own_block_copies<T> copies(batches<Space>(), program_->layout);
+    void* stream = detail::stream_of(space);
+    T* buffer = contributions.buffer_.data();
+    copies.fill_transit(buffer, identity, stream);
+    copies.copy_in(own.data(), buffer, stream);
+    return start_batched<Space>(stream, true, std::move(op), buffer,
+                                detail::own_block_out<T>{copies, buffer, own.data(), stream});
+  }
+  /// reverse of a halo made by make_halo(space) onto `own` in device memory.
+  template <detail::device_space Space, detail::reduction_for<T> Op = std::plus<>>
+  void reverse(const Space& space, halo<T>& contributions, std::span<T> own, Op op = {}, const T& identity = T{}) {
+    start_reverse(space, contributions, own, std::move(op), identity).wait();
+  }
+
   /// Contributions back: `contributions` (a halo of this plan whose blocks
   /// hold values for the boxes they came from) is summed with `op` onto the
   /// owners: on return every rank's `own[i]` is its old value op every
@@ -155,9 +215,48 @@ class plan : public detail::plan_base {
       throw error("forward/reverse: the local data has " + std::to_string(n) + " elements but the plan was built for " +
                   std::to_string(local_count()));
   }
-  void check_halo(const halo<T>& h) const {
+  /// Raises unless `h` was made by this plan in memory space `space` (its key; null: host memory).
+  void check_halo(const halo<T>& h, const void* space = nullptr) const {
     if (h.program_ != program_)
       throw error("forward/reverse: the halo was not made by this plan (use plan.make_halo())");
+    if (h.buffer_.space() == space) return;
+    if (!space)
+      throw error(
+          "forward/reverse: the halo lives in device memory (plan.make_halo(space)): pass its space first, "
+          "forward(space, mine, halo)");
+    throw error(std::string("forward/reverse: the call names a device space but the halo lives in ") +
+                (h.buffer_.space() ? "another one" : "host memory") + ": make it with plan.make_halo(space)");
+  }
+  /// The checks of a call in a device space (`call`: its name; `n`: the own block's elements).
+  void check_space_call(const char* call, std::size_t n, const halo<T>& h, const void* space) {
+    check_call(call, [&] {
+      detail::check_idle(resources_->busy, call);
+      check_mine(n);
+      check_halo(h, space);
+    });
+  }
+  /// The batch cache of `Space`'s executor (made on the plan's first exchange in it).
+  template <class Space>
+  detail::batch::batch_cache& batches() {
+    static constexpr char key = 0;  // one per space type
+    return resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
+  }
+  /// Starts the program on `buffer` through `Space`'s executor, forwards or `backward` (combining
+  /// with `op`), ordered on `stream` when it is not null; `then` runs once it completes.
+  template <class Space, class Op, class Then = detail::no_epilogue>
+  exchange_handle<detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine>, Then> start_batched(
+      void* stream, bool backward, Op op, T* buffer, Then then = {}) {
+    const detail::batch::array_shape shape[] = {{sizeof(T), alignof(T)}};
+    detail::batch::batch_run b = batches<Space>().prepare(*program_, backward, shape, engine_ != nullptr);
+    b.at.at[0] = reinterpret_cast<std::byte*>(buffer);
+    b.kinds[0] = detail::batch::scalar_kind_of<T>();
+    if constexpr (!std::is_same_v<Op, detail::store_arrivals>) b.op = detail::batch::op_kind<Op>::value;
+    b.stream = stream;
+    detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine> run(*program_, comm(), options_.mode,
+                                                                             *resources_, detail::arrays<T>{{buffer}},
+                                                                             backward, std::move(op), engine_.get());
+    run.batched(b);
+    return {std::move(run), *resources_, std::move(then)};
   }
 
   haloshift::range range_;
@@ -222,6 +321,12 @@ template <detail::strategy_or_auto S, transferable T>
 halo<T> exchange(const cartesian_grid& grid, const offset& k, std::span<const T> data,
                  const plan_options& options = {}) {
   return make_plan<S, T>(grid, k, data.size(), options).forward(data);
+}
+/// One-shot exchange of a block in device memory: the halo returned lives in `space` too.
+template <detail::strategy_or_auto S, transferable T, detail::device_space Space>
+halo<T> exchange(const Space& space, const cartesian_grid& grid, int k, std::span<const T> data,
+                 const plan_options& options = {}) {
+  return make_plan<S, T>(grid, k, data.size(), options).forward(space, data);
 }
 /// One-shot exchange of a vector's elements.
 template <detail::strategy_or_auto S, transferable T>

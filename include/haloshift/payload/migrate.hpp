@@ -29,6 +29,8 @@
 #include "domain.hpp"
 #include "../detail/payload/domain_agreement.hpp"
 #include "../detail/payload/migrate_columns.hpp"
+#include "../detail/payload/migrate_in_space.hpp"
+#include "../detail/payload/migrate_set.hpp"
 #include "../detail/payload/owner_rule.hpp"
 #include "../detail/payload/sparse_exchange.hpp"
 #include "position_views.hpp"
@@ -111,57 +113,22 @@ void check_lengths([[maybe_unused]] const char* what, [[maybe_unused]] std::size
       ...);
 }
 
-/// Throws unless the options and the columns (the positions' first) are consistent.
-template <std::size_t K>
-void check_columns(const migrate_options& how, const std::array<bool, K>& follows,
-                   const std::function<void(std::size_t, std::size_t)>& check_one) {
-  if (how.resize && how.capacity)
-    throw error("migrate: give a resize callback or a capacity (" + std::to_string(how.capacity) + "), not both");
-  if (!how.resize && how.capacity < how.count)
-    throw error("migrate: the capacity " + std::to_string(how.capacity) + " is below the count " +
-                std::to_string(how.count) + " (give .capacity, the particles the arrays hold, or .resize)");
-  for (std::size_t k = 0; k < K; ++k) {
-    if (how.resize && !follows[k])
-      throw error("migrate: column " + std::to_string(k) +
-                  " holds a copy of its pointer, which a resize that moves the memory would leave behind: give "
-                  "the pointer variable or the vector, or a capacity");
-    check_one(k, how.resize ? how.count : how.capacity);
-  }
-}
-
 /// migrate in place (below): positions `x` and the columns `more`, with `also_check` run in the
 /// agreement (the vector forms check their lengths there).
 template <class Positions, class... Ts>
 std::size_t migrate_columns(const cartesian_grid& grid, const domain& dom, const migrate_options& how,
                             const Positions& x, const std::function<void()>& also_check, const column<Ts>&... more) {
-  const auto positions = columns_of(x);
-  constexpr std::size_t P = std::tuple_size_v<std::remove_cvref_t<decltype(positions)>>, K = P + sizeof...(Ts);
-  auto columns_now = [&] {
-    std::array<byte_column, K> all{};
-    for (std::size_t d = 0; d < P; ++d) all[d] = positions[d].bytes();
-    [[maybe_unused]] std::size_t next = P;
-    ((all[next++] = more.bytes()), ...);
-    return all;
-  };
-  std::array<byte_column, K> columns = columns_now();
-  std::array<std::size_t, K> sizes{};
-  std::array<bool, K> follows{};
-  for (std::size_t k = 0; k < K; ++k) sizes[k] = columns[k].bytes;
-  for (std::size_t d = 0; d < P; ++d) follows[d] = positions[d].follows();
-  [[maybe_unused]] std::size_t next = P;
-  ((follows[next++] = more.follows()), ...);
+  const migrate_set<Positions, Ts...> set(x, more...);
+  std::array<byte_column, set.K> columns = set.now();
+  const auto sizes = set.sizes();
   const departures where = owners(grid, dom, how.count, coordinate_count(x), sizes, owner_decider(x), [&] {
     also_check();
-    check_columns(how, follows, [&](std::size_t which, std::size_t entries) {
-      if (which < P) return positions[which].check(which, entries);
-      std::size_t k = P;
-      ((k++ == which ? more.check(which, entries) : void()), ...);
-    });
+    set.check(how);
   });
   arrivals got = send_departures(grid, where, how, columns);
   if (how.resize) {
     how.resize(got.kept + got.count);
-    columns = columns_now();  // the resize may have moved the memory
+    columns = set.now();  // the resize may have moved the memory
   }
   std::size_t record = 0;
   for (const byte_column& c : columns) record += c.bytes;
@@ -306,6 +273,19 @@ std::size_t migrate(const cartesian_grid& grid, const domain& dom, const detail:
                     const Positions& x, const detail::column<Ts>&... more) {
   return detail::migrate_columns(
       grid, dom, how, x, [] {}, more...);
+}
+
+/// Migration in place of columns in a device space (docs/gpu.md, "Migrate"): the call above with
+/// the space first, every column a pointer (variable, or by value with a capacity) to the space's
+/// memory. The host never touches the columns: the positions come to the host through the
+/// space's executor, where the owners are decided (and the positions wrapped, then sent back), and
+/// the executor packs the departures, closes the holes and writes the arrivals. The same result,
+/// bit for bit, as in host memory; ranks in host memory and in device spaces migrate together.
+template <detail::device_space Space, class Positions, class... Ts>
+requires requires(const Positions& x) { detail::owner_decider(x); }
+std::size_t migrate(const Space& space, const cartesian_grid& grid, const domain& dom,
+                    const detail::migrate_options& how, const Positions& x, const detail::column<Ts>&... more) {
+  return detail::migrate_in_space(space, grid, dom, how, x, more...);
 }
 
 }  // namespace haloshift

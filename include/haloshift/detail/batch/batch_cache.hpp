@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,7 @@ class batch_cache {
       if (e.table) exec_->deallocate(e.table, e.table_bytes);
     if (staging_) exec_->deallocate(staging_, staging_bytes_);
     if (pinned_) exec_->deallocate_pinned(pinned_, staging_bytes_);
+    forget_scratch();
   }
 
   executor& exec() noexcept { return *exec_; }
@@ -83,6 +85,27 @@ class batch_cache {
     for (entry& e : entries_)
       if (e.table) exec_->deallocate(e.table, e.table_bytes);
     entries_.clear();
+    forget_scratch();
+  }
+
+  /// Executor memory of `bytes` that a plan keeps under `key` for copies of its own besides the
+  /// programs' (a block plan's own block in and out of its halo): allocated on first use, when
+  /// `fresh` is set (its contents are for the caller to upload), then the same memory while
+  /// `bytes` stays the same. Freed with the cache, or by clear().
+  std::byte* scratch(const void* key, std::size_t bytes, bool& fresh) {
+    fresh = false;
+    for (auto& [k, p, n] : scratch_)
+      if (k == key) {
+        if (n == bytes) return p;
+        exec_->deallocate(std::exchange(p, nullptr), n);
+        p = static_cast<std::byte*>(exec_->allocate(bytes));
+        n = bytes;
+        fresh = true;
+        return p;
+      }
+    scratch_.emplace_back(key, static_cast<std::byte*>(exec_->allocate(bytes)), bytes);
+    fresh = true;
+    return std::get<1>(scratch_.back());
   }
 
  private:
@@ -121,7 +144,14 @@ class batch_cache {
     if (!exec_->mpi_reaches_memory()) pinned_ = static_cast<std::byte*>(exec_->allocate_pinned(bytes));
   }
 
+  void forget_scratch() noexcept {
+    for (auto& [k, p, n] : scratch_)
+      if (p) exec_->deallocate(p, n);
+    scratch_.clear();
+  }
+
   std::unique_ptr<executor> exec_;
+  std::vector<std::tuple<const void*, std::byte*, std::size_t>> scratch_;
   std::deque<entry> entries_;  ///< a deque: an exchange in flight keeps its entry where it is
   std::byte* staging_ = nullptr;
   std::byte* pinned_ = nullptr;

@@ -101,23 +101,28 @@ struct neighbor_graph {
   }
   /// Starts the collective; its request joins `requests` (point to point: one request per edge).
   void start(const void* send, void* recv, std::vector<MPI_Request>& requests) const {
+    start(send, send_displs, recv, recv_displs, requests);
+  }
+  /// The same with other displacements (a batched exchange's packed staging).
+  void start(const void* send, const std::vector<int>& sends_at, void* recv, const std::vector<int>& receives_at,
+             std::vector<MPI_Request>& requests) const {
 #if HALOSHIFT_NEIGHBOR_POINT_TO_POINT
     for (std::size_t i = 0; i < sources.size(); ++i) {
       requests.emplace_back();
-      mpi::check(MPI_Irecv(static_cast<std::byte*>(recv) + recv_displs[i], recv_counts[i], MPI_BYTE, sources[i], 0,
+      mpi::check(MPI_Irecv(static_cast<std::byte*>(recv) + receives_at[i], recv_counts[i], MPI_BYTE, sources[i], 0,
                            comm.get(), &requests.back()),
                  "MPI_Irecv");
     }
     for (std::size_t i = 0; i < destinations.size(); ++i) {
       requests.emplace_back();
-      mpi::check(MPI_Isend(static_cast<const std::byte*>(send) + send_displs[i], send_counts[i], MPI_BYTE,
+      mpi::check(MPI_Isend(static_cast<const std::byte*>(send) + sends_at[i], send_counts[i], MPI_BYTE,
                            destinations[i], 0, comm.get(), &requests.back()),
                  "MPI_Isend");
     }
 #else
     requests.emplace_back();
-    mpi::check(MPI_Ineighbor_alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
-                                       recv_counts.data(), recv_displs.data(), MPI_BYTE, comm.get(), &requests.back()),
+    mpi::check(MPI_Ineighbor_alltoallv(send, send_counts.data(), sends_at.data(), MPI_BYTE, recv,
+                                       recv_counts.data(), receives_at.data(), MPI_BYTE, comm.get(), &requests.back()),
                "MPI_Ineighbor_alltoallv");
 #endif
   }
@@ -176,6 +181,11 @@ class neighbor_engine {
     // arrays even then, so every array gets one unused trailing entry.
     for (neighbor_graph* g : {&forward_, &backward_})
       for (auto* v : {&g->send_counts, &g->send_displs, &g->recv_counts, &g->recv_displs}) v->push_back(0);
+    for (int d = 0; d < 2; ++d) {  // packed: each direction's edges one after another, in edge order
+      const neighbor_graph& g = d == 0 ? forward_ : backward_;
+      packed_[d][0] = running_sum(g.send_counts);
+      packed_[d][1] = running_sum(g.recv_counts);
+    }
   }
 
   /// Collective over `parent`.
@@ -239,6 +249,14 @@ class neighbor_engine {
     }
   }
 
+  /// Starts a pass over departures a batched exchange packed at `send` in edge order (the
+  /// compiled program's order: batch::program_compiler), arrivals landing at `recv` in edge order.
+  void start_packed(const program&, bool forwards, std::size_t, const std::byte* send, std::byte* recv,
+                    std::vector<MPI_Request>& requests) const {
+    const int d = forwards ? 0 : 1;
+    (forwards ? forward_ : backward_).start(send, packed_[d][0], recv, packed_[d][1], requests);
+  }
+
   /// The requests of a started pass were freed (abandoned): the persistent one with them.
   void forget_requests() noexcept {
 #ifdef HALOSHIFT_NEIGHBOR_ALLTOALLV_INIT
@@ -255,7 +273,19 @@ class neighbor_engine {
 #endif
   }
 
+  /// Each edge's offset in `counts` laid end to end (the trailing unused entry included).
+  static std::vector<int> running_sum(const std::vector<int>& counts) {
+    std::vector<int> at(counts.size());
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      at[i] = checked_int(next, "a batched staging area");
+      next += static_cast<std::size_t>(counts[i]);
+    }
+    return at;
+  }
+
   neighbor_graph forward_, backward_;
+  std::vector<int> packed_[2][2];  ///< per direction (forward, backward): send and receive displacements, packed
   std::vector<std::byte> own_;
   std::vector<message> own_targets_;  ///< per backward edge: its contributions' place, the own block
   std::size_t staging_bytes_ = 0;

@@ -192,45 +192,51 @@ struct departures {
   std::vector<int> near;           ///< neighbour_ranks()
 };
 
-/// Departures packed for the exchange: one record per particle (each column's entry after the
-/// previous one's, no alignment assumed), grouped by destination rank, each group in the
-/// particles' order (a stable counting sort).
-inline std::vector<std::byte> pack_departures(const departures& where, std::span<const byte_column> columns,
-                                              std::size_t record, std::vector<rank_bytes>& to) {
+/// Where each departure's record goes in the packed departures (its index, in records): grouped
+/// by destination rank, each group in the particles' order (a stable counting sort); `to` gets
+/// the groups.
+inline std::vector<std::size_t> departure_slots(const departures& where, std::size_t record,
+                                                std::vector<rank_bytes>& to) {
   std::vector<int> ranks = where.owner;
   std::sort(ranks.begin(), ranks.end());
   to.clear();
   for (std::size_t i = 0; i < ranks.size(); ++i)
     if (to.empty() || to.back().rank != ranks[i]) to.push_back({ranks[i], i * record, 0});
-  std::vector<std::byte> out(where.leave.size() * record);
+  std::vector<std::size_t> slot(where.leave.size());
   for (std::size_t k = 0; k < where.leave.size(); ++k) {
     const auto g =
         std::lower_bound(to.begin(), to.end(), where.owner[k], [](const rank_bytes& m, int r) { return m.rank < r; });
-    std::byte* at = out.data() + g->first + g->size;
+    slot[k] = (g->first + g->size) / record;
+    g->size += record;
+  }
+  return slot;
+}
+
+/// Departures packed for the exchange: one record per particle (each column's entry after the
+/// previous one's, no alignment assumed), in departure_slots' order.
+inline std::vector<std::byte> pack_departures(const departures& where, std::span<const byte_column> columns,
+                                              std::size_t record, std::vector<rank_bytes>& to) {
+  const std::vector<std::size_t> slot = departure_slots(where, record, to);
+  std::vector<std::byte> out(where.leave.size() * record);
+  for (std::size_t k = 0; k < where.leave.size(); ++k) {
+    std::byte* at = out.data() + slot[k] * record;
     for (const byte_column& c : columns) {
       copy_entry(at, c.at(where.leave[k]), c.bytes);
       at += c.bytes;
     }
-    g->size += record;
   }
   return out;
 }
 
-/// Closes the holes the departures left: survivors keep their order (runs between holes move down
-/// together, in one memmove where a column's entries are contiguous) or, with `keep_order` false,
-/// each hole below the new count takes the last survivor. Returns the survivors' count.
-inline std::size_t close_holes(const departures& where, std::span<const byte_column> columns, bool keep_order) {
+/// How the holes the departures left close: calls `move(from, to, n)` for each run of `n`
+/// survivors that moves down from `from` to `to`, in order (a run may overlap its target, as for
+/// memmove). Survivors keep their order (runs between holes move down together) or, with
+/// `keep_order` false, each hole below the new count takes the last survivor. Returns the
+/// survivors' count.
+template <class Move>
+std::size_t refill_holes(const departures& where, bool keep_order, Move&& move) {
   const std::vector<std::size_t>& leave = where.leave;
   const std::size_t kept = where.count - leave.size();
-  auto move = [&](std::size_t from, std::size_t to, std::size_t n) {
-    for (const byte_column& c : columns) {
-      if (c.stride == c.bytes) {
-        std::memmove(c.at(to), c.at(from), n * c.bytes);
-        continue;
-      }
-      for (std::size_t k = 0; k < n; ++k) copy_entry(c.at(to + k), c.at(from + k), c.bytes);
-    }
-  };
   if (keep_order) {
     std::size_t to = leave.empty() ? kept : leave.front();
     for (std::size_t k = 0; k < leave.size(); ++k) {
@@ -247,9 +253,23 @@ inline std::size_t close_holes(const departures& where, std::span<const byte_col
     if (hole >= kept) break;
     for (--from; leaver != leave.rend() && *leaver >= from; ++leaver)
       if (*leaver == from) --from;
-    move(from, hole, 1);
+    move(from, hole, std::size_t{1});
   }
   return kept;
+}
+
+/// Closes the holes in the columns (refill_holes; one memmove per run where a column's entries
+/// are contiguous). Returns the survivors' count.
+inline std::size_t close_holes(const departures& where, std::span<const byte_column> columns, bool keep_order) {
+  return refill_holes(where, keep_order, [&](std::size_t from, std::size_t to, std::size_t n) {
+    for (const byte_column& c : columns) {
+      if (c.stride == c.bytes) {
+        std::memmove(c.at(to), c.at(from), n * c.bytes);
+        continue;
+      }
+      for (std::size_t k = 0; k < n; ++k) copy_entry(c.at(to + k), c.at(from + k), c.bytes);
+    }
+  });
 }
 
 /// Arrivals, in the order of `from` (source ranks ascending), unpacked into the columns from entry `first` on.
@@ -274,23 +294,19 @@ struct arrivals {
   std::vector<rank_bytes> from;
 };
 
-/// Sends the departures (every particle's owner is known and agreed: a bad particle anywhere
-/// raised on every rank before this), receives the arrivals, and closes the holes. With a capacity
-/// and no resize, arrivals that do not fit raise on every rank (one more reduction) before any
-/// array changes.
-inline arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
-                                std::span<const byte_column> columns) {
-  std::size_t record = 0;
-  for (const byte_column& c : columns) record += c.bytes;
-  std::vector<rank_bytes> to;
-  const std::vector<std::byte> out = pack_departures(where, columns, record, to);
+/// Sends the departures packed in `out` (records of `record` bytes, grouped as `to` says; every
+/// particle's owner is known and agreed: a bad particle anywhere raised on every rank before
+/// this) and receives the arrivals. With a capacity and no resize, arrivals that do not fit raise
+/// on every rank (one more reduction) before any array changes.
+inline arrivals exchange_records(const cartesian_grid& grid, const departures& where, const migrate_options& how,
+                                 const std::byte* out, const std::vector<rank_bytes>& to, std::size_t record) {
   grid_context& context = *grid.context();
   const int tag = sparse_exchange_tag + static_cast<int>(context.sparse_exchanges++ % 2);
   arrivals got;
   if (where.far)
-    sparse_exchange(context.comm.get(), tag, out.data(), to, got.in, got.from);
+    sparse_exchange(context.comm.get(), tag, out, to, got.in, got.from);
   else
-    neighbour_exchange(context.comm.get(), tag, where.near, out.data(), to, got.in, got.from);
+    neighbour_exchange(context.comm.get(), tag, where.near, out, to, got.in, got.from);
   for (const rank_bytes& m : got.from) got.count += m.size / record;
   const std::size_t total = where.count - where.leave.size() + got.count;
   if (!how.resize)
@@ -299,7 +315,19 @@ inline arrivals send_departures(const cartesian_grid& grid, const departures& wh
         throw error("migrate: " + std::to_string(total) + " particles after migration exceed the capacity " +
                     std::to_string(how.capacity) + " (reserve more, or give a resize callback); nothing moved");
     });
-  got.kept = close_holes(where, columns, how.keep_order);
+  got.kept = where.count - where.leave.size();
+  return got;
+}
+
+/// Sends the departures from host memory, receives the arrivals (exchange_records), and closes the holes.
+inline arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
+                                std::span<const byte_column> columns) {
+  std::size_t record = 0;
+  for (const byte_column& c : columns) record += c.bytes;
+  std::vector<rank_bytes> to;
+  const std::vector<std::byte> out = pack_departures(where, columns, record, to);
+  arrivals got = exchange_records(grid, where, how, out.data(), to, record);
+  close_holes(where, columns, how.keep_order);
   return got;
 }
 
