@@ -33,6 +33,15 @@ struct result {
   }
 };
 
+/// Plan options that stage a device space's messages through host memory, and that hand them to
+/// MPI directly: the two ways a sweep runs.
+inline std::vector<hs::plan_options> staged_and_direct() {
+  hs::plan_options staged, direct;
+  staged.device_mpi = hs::memory::mpi_path::staged;
+  direct.device_mpi = hs::memory::mpi_path::direct;
+  return {staged, direct};
+}
+
 /// One array of `Space`, freed with it.
 template <class Space, class T>
 class space_array {

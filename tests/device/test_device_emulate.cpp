@@ -325,10 +325,7 @@ TEST_CASE("field sweeps packed by two host threads match the oracle and one thre
 
 TEST_CASE("field sweeps in emulated device memory match the oracle and host memory, staged and direct",
           "[.device-emulate][emulated][sweep]") {
-  hs::plan_options staged, direct;
-  staged.device_mpi = hs::memory::mpi_path::staged;
-  direct.device_mpi = hs::memory::mpi_path::direct;
-  check_sweep(space_sweeps::run<emulated>(MPI_COMM_WORLD, {staged, direct}));
+  check_sweep(space_sweeps::run<emulated>(MPI_COMM_WORLD, space_sweeps::staged_and_direct()));
 }
 
 /// What the executors of `counting_space` were asked to do.
