@@ -47,9 +47,9 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 struct world {
   particle_oracle::config c;
   int rank = 0, size = 1;
-  std::vector<particle> mine, want;           ///< this rank's particles; the ghosts it must hold
-  std::vector<std::vector<particle>> all;     ///< every rank's
-  std::map<std::int64_t, particle> by_id;     ///< every particle
+  std::vector<particle> mine, want;        ///< this rank's particles; the ghosts it must hold
+  std::vector<std::vector<particle>> all;  ///< every rank's
+  std::map<std::int64_t, particle> by_id;  ///< every particle
   std::int64_t id_at(std::size_t i) const { return i < mine.size() ? mine[i].id : want[i - mine.size()].id; }
 };
 
@@ -79,8 +79,10 @@ class runner {
       finish(pending, variant);
     }
     plan_.forward(q_host, ids_host);
-    check("forward of two arrays (charges)", d_q.read(), oracle_of(q, [](const particle& p) { return p.charge; }), q_host);
-    check("forward of two arrays (ids)", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }), ids_host);
+    check("forward of two arrays (charges)", d_q.read(), oracle_of(q, [](const particle& p) { return p.charge; }),
+          q_host);
+    check("forward of two arrays (ids)", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }),
+          ids_host);
   }
 
   /// hs::position with an id companion, in one exchange; then the positions alone after they were spoiled.
@@ -98,7 +100,8 @@ class runner {
     plan_.forward_positions(x_host, ids_host);
     const std::vector<hs::position> want_x = oracle_of(x, [](const particle& p) { return p.x; });
     check("forward_positions of hs::position", d_x.read(), want_x, x_host);
-    check("forward_positions' companion", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }), ids_host);
+    check("forward_positions' companion", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }),
+          ids_host);
     std::vector<hs::position> again = x;  // owned as before, ghosts spoiled: a second exchange rewrites them
     space_array<Space, hs::position> d_again(again);
     plan_.forward_positions(space_, span(d_again, again));
@@ -296,16 +299,18 @@ inline std::vector<hs::position> positions_of(const world& w) {
 /// The whole sweep on `comm` (collective). `variants` are the plan options the configurations take
 /// in turn; `space` is what the calls take, `settle` runs after each wait.
 template <class Space>
-result run(MPI_Comm comm, const std::vector<hs::plan_options>& variants, Space space = {},
-           std::function<void()> settle = [] {}) {
+result run(
+    MPI_Comm comm, const std::vector<hs::plan_options>& variants, Space space = {},
+    std::function<void()> settle = [] {}) {
   result r;
   int size = 0, variant = 0;
   MPI_Comm_size(comm, &size);
   for (const sweep::shape& s : sweep::shapes(size)) {
     const hs::cartesian_grid grid(comm, {.dims = s.dims, .periodic = s.periodic});
-    const hs::domain dom{particle_world::lo(), {particle_world::lo()[0] + particle_world::length()[0],
-                                                particle_world::lo()[1] + particle_world::length()[1],
-                                                particle_world::lo()[2] + particle_world::length()[2]}};
+    const hs::domain dom{
+        particle_world::lo(),
+        {particle_world::lo()[0] + particle_world::length()[0], particle_world::lo()[1] + particle_world::length()[1],
+         particle_world::lo()[2] + particle_world::length()[2]}};
     for (double factor : particle_oracle::cutoff_factors(s))
       for (const char* strategy : {"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall"}) {
         const unsigned seed = static_cast<unsigned>(variant + 1);
@@ -313,8 +318,8 @@ result run(MPI_Comm comm, const std::vector<hs::plan_options>& variants, Space s
         const std::string what = std::string(strategy) + " " + s.name() + " cutoff " + std::to_string(factor);
         try {
           const hs::plan_options& options = variants[static_cast<std::size_t>(variant) % variants.size()];
-          hs::particle_plan plan = hs::make_particle_plan(grid, strategy, dom, hs::position(w.c.cutoff),
-                                                          positions_of(w), options);
+          hs::particle_plan plan =
+              hs::make_particle_plan(grid, strategy, dom, hs::position(w.c.cutoff), positions_of(w), options);
           runner<Space> t(plan, w, space, settle, r, what);
           t.forward_arrays(variant);
           t.forward_positions(variant);

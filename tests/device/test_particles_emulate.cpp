@@ -38,10 +38,11 @@ TEST_CASE("particle sweeps ordered on an emulated stream: the shift runs after t
           "[.device-emulate][emulated][particles][stream]") {
   emulated::queue q;
   std::size_t pending = 0;  // settles that found work left on the stream by wait() (the unpacking, the shift)
-  check_particle_sweep(particle_sweeps::run<emulated>(MPI_COMM_WORLD, space_sweeps::staged_and_direct(), emulated{&q}, [&] {
-    pending += q.done() < q.enqueued();
-    q.synchronize();
-  }));
+  check_particle_sweep(
+      particle_sweeps::run<emulated>(MPI_COMM_WORLD, space_sweeps::staged_and_direct(), emulated{&q}, [&] {
+        pending += q.done() < q.enqueued();
+        q.synchronize();
+      }));
   CHECK(pending > 0);
 }
 
@@ -53,7 +54,8 @@ void check_shift_launch(hs::memory::mpi_path path) {
   // float (2^-24, a tie) would give 1. A shift in F instead of double fails here.
   const std::vector<double> by = {-4.0, std::ldexp(1.0, -24) + std::ldexp(1.0, -50), 1e-3};
   std::vector<F> x(12);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 3 == 1 ? F(1) : static_cast<F>(0.1 * static_cast<double>(i) - 0.35);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = i % 3 == 1 ? F(1) : static_cast<F>(0.1 * static_cast<double>(i) - 0.35);
   std::vector<batch::segment> table;
   batch::launch l{0, 0, 0, sizeof(F), batch::batch_op::shift, batch::scalar_kind_of<F>()};
   for (std::size_t k = 0; k < 3; ++k) {  // coordinate k of 4 particles of 3 coordinates
@@ -91,7 +93,8 @@ void check_shift_launch(hs::memory::mpi_path path) {
   emulated::deallocate(d);
 }
 
-TEST_CASE("the emulated executor's shift launch adds a double and rounds once", "[.device-emulate][emulated][executor]") {
+TEST_CASE("the emulated executor's shift launch adds a double and rounds once",
+          "[.device-emulate][emulated][executor]") {
   for (const auto path : {hs::memory::mpi_path::staged, hs::memory::mpi_path::direct}) {
     check_shift_launch<float>(path);
     check_shift_launch<double>(path);
@@ -101,7 +104,8 @@ TEST_CASE("the emulated executor's shift launch adds a double and rounds once", 
 TEST_CASE("particle calls in a device space name the argument and value", "[.device-emulate][emulated][errors]") {
   const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 1}, .periodic = {true, true}});
   const hs::domain dom{{0, 0, 0}, {4, 1, 1}};
-  const std::vector<hs::position> x = {{static_cast<double>(grid.coords()[0]) * 4.0 / grid.shape().dims()[0] + 0.01, 0.5, 0.5}};
+  const std::vector<hs::position> x = {
+      {static_cast<double>(grid.coords()[0]) * 4.0 / grid.shape().dims()[0] + 0.01, 0.5, 0.5}};
   hs::particle_plan plan = hs::make_particle_plan<hs::Shift>(grid, dom, 0.5, x);
   const std::size_t n = plan.size();
   double* d = emulated::allocate<double>(n + 1);
@@ -110,8 +114,8 @@ TEST_CASE("particle calls in a device space name the argument and value", "[.dev
                                     " elements but the plan needs " + std::to_string(n)));
   CHECK_THROWS_WITH(plan.reverse(emulated{}, std::span<double>(d, n), std::span<double>(d, n + 1)),
                     Catch::Contains("start_reverse: array 1 has " + std::to_string(n + 1)));
-  CHECK_THROWS_WITH(plan.forward_positions(emulated{}, std::span<std::array<double, 1>>(
-                                                           reinterpret_cast<std::array<double, 1>*>(d), n)),
+  CHECK_THROWS_WITH(plan.forward_positions(
+                        emulated{}, std::span<std::array<double, 1>>(reinterpret_cast<std::array<double, 1>*>(d), n)),
                     Catch::Contains("positions: 1 coordinates per particle, the grid has"));
   {
     auto pending = plan.start_forward(emulated{}, std::span<double>(d, n));

@@ -46,8 +46,9 @@ struct device_array<std::span<T>> : std::true_type {
 template <class... A>
 struct device_positions : std::false_type {};
 template <coordinate_array P, transferable... M>
-  requires transferable<P>
-struct device_positions<std::span<P>, std::span<M>...> : std::true_type {};
+requires transferable<P>
+struct device_positions<std::span<P>, std::span<M>...> : std::true_type {
+};
 template <std::floating_point F, transferable... M>
 struct device_positions<std::span<F>, std::span<F>, std::span<F>, std::span<M>...> : std::true_type {};
 
@@ -148,8 +149,8 @@ struct particle_spaces {
                                       std::span<M>... more) {
     check(plan, "start_forward_positions", {x.size(), y.size(), z.size(), more.size()...},
           {sizeof(F), sizeof(F), sizeof(F), sizeof(M)...}, 3);
-    const shift_layout s{3, {sizeof(F), sizeof(F), sizeof(F)}, {1, 1, 1}, {0, 1, 2}, sizeof(F),
-                         batch::scalar_kind_of<F>()};
+    const shift_layout s{3,         {sizeof(F), sizeof(F), sizeof(F)}, {1, 1, 1}, {0, 1, 2},
+                         sizeof(F), batch::scalar_kind_of<F>()};
     return start_shifted(plan, space, s, x, y, z, more...);
   }
 
@@ -164,14 +165,13 @@ struct particle_spaces {
   template <class Plan, class Space, class... Ts>
   static auto start_shifted(Plan& plan, const Space& space, const shift_layout& s, std::span<Ts>... data) {
     batch::batch_cache& c = cache(plan, space);
-    const std::uint64_t key[] = {s.columns, s.stride[0], s.stride[1], s.stride[2], s.width[0],
-                                 s.width[1], s.width[2], s.first[0],  s.first[1],  s.first[2],
-                                 s.scalar_bytes};
+    const std::uint64_t key[] = {s.columns,  s.stride[0], s.stride[1], s.stride[2], s.width[0],    s.width[1],
+                                 s.width[2], s.first[0],  s.first[1],  s.first[2],  s.scalar_bytes};
     using block = typename decltype(plan.blocks_)::value_type;
-    const batch::batch_cache::side_launch& shift = c.side(
-        key, [&] { return shift_launch_of(std::span<const block>(plan.blocks_), plan.length_, s); });
-    shift_on_executor then{&c.exec(), reinterpret_cast<const batch::segment*>(shift.memory), shift.l, {},
-                           stream_of(space)};
+    const batch::batch_cache::side_launch& shift =
+        c.side(key, [&] { return shift_launch_of(std::span<const block>(plan.blocks_), plan.length_, s); });
+    shift_on_executor then{
+        &c.exec(), reinterpret_cast<const batch::segment*>(shift.memory), shift.l, {}, stream_of(space)};
     std::size_t k = 0;  // the shift's bases: the position arrays, then its bytes
     auto base = [&](auto* array) {
       if (k < s.columns) then.at.at[k] = reinterpret_cast<std::byte*>(array);
