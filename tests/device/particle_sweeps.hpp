@@ -24,6 +24,7 @@
 #include <functional>
 #include <haloshift/haloshift.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,14 +54,22 @@ struct world {
   std::int64_t id_at(std::size_t i) const { return i < mine.size() ? mine[i].id : want[i - mine.size()].id; }
 };
 
-/// Runs the checks of one plan over arrays of Space (`space`: the space value the calls take, with
-/// its stream if any; `settle` runs after every wait, e.g. synchronising that stream).
-template <class Space>
+/// Runs the checks of one plan over arrays of Storage (allocated there, filled and read back
+/// through its copies), exchanged by calls that name `space` (with its stream if any; `settle` runs
+/// after every wait, e.g. synchronising that stream), against the same calls of `host_plan` (the
+/// same plan, or one packing host arrays on its own path) on host arrays.
+template <class Storage, class Space = Storage>
 class runner {
  public:
-  runner(hs::particle_plan& plan, const world& w, Space space, std::function<void()> settle, result& r,
-         std::string what)
-      : plan_(plan), w_(w), space_(space), settle_(std::move(settle)), r_(r), what_(std::move(what)) {}
+  runner(hs::particle_plan& plan, hs::particle_plan& host_plan, const world& w, Space space,
+         std::function<void()> settle, result& r, std::string what)
+      : plan_(plan),
+        host_plan_(host_plan),
+        w_(w),
+        space_(space),
+        settle_(std::move(settle)),
+        r_(r),
+        what_(std::move(what)) {}
 
   /// One array (blocking), then ids and charges together (split phase): the oracle's ids, the owners' charges.
   void forward_arrays(int variant) {
@@ -68,8 +77,8 @@ class runner {
     std::vector<double> q = owned_then(-1.0, [](const particle& p) { return p.charge; });
     std::vector<std::int64_t> ids_host = ids;
     std::vector<double> q_host = q;
-    space_array<Space, std::int64_t> d_ids(ids);
-    space_array<Space, double> d_q(q);
+    space_array<Storage, std::int64_t> d_ids(ids);
+    space_array<Storage, double> d_q(q);
     plan_.forward(space_, span(d_ids, ids));
     settle_();
     check("forward of one array", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }), host(ids_host));
@@ -78,7 +87,7 @@ class runner {
       auto pending = plan_.start_forward(space_, span(d_q, q), span(d_ids, ids));
       finish(pending, variant);
     }
-    plan_.forward(q_host, ids_host);
+    host_plan_.forward(q_host, ids_host);
     check("forward of two arrays (charges)", d_q.read(), oracle_of(q, [](const particle& p) { return p.charge; }),
           q_host);
     check("forward of two arrays (ids)", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }),
@@ -91,19 +100,19 @@ class runner {
     std::vector<std::int64_t> ids = owned_then(std::int64_t{-1}, [](const particle& p) { return p.id; });
     std::vector<hs::position> x_host = x;
     std::vector<std::int64_t> ids_host = ids;
-    space_array<Space, hs::position> d_x(x);
-    space_array<Space, std::int64_t> d_ids(ids);
+    space_array<Storage, hs::position> d_x(x);
+    space_array<Storage, std::int64_t> d_ids(ids);
     {
       auto pending = plan_.start_forward_positions(space_, span(d_x, x), span(d_ids, ids));
       finish(pending, variant);
     }
-    plan_.forward_positions(x_host, ids_host);
+    host_plan_.forward_positions(x_host, ids_host);
     const std::vector<hs::position> want_x = oracle_of(x, [](const particle& p) { return p.x; });
     check("forward_positions of hs::position", d_x.read(), want_x, x_host);
     check("forward_positions' companion", d_ids.read(), oracle_of(ids, [](const particle& p) { return p.id; }),
           ids_host);
     std::vector<hs::position> again = x;  // owned as before, ghosts spoiled: a second exchange rewrites them
-    space_array<Space, hs::position> d_again(again);
+    space_array<Storage, hs::position> d_again(again);
     plan_.forward_positions(space_, span(d_again, again));
     settle_();
     check("forward_positions alone", d_again.read(), want_x, x_host);
@@ -138,20 +147,20 @@ class runner {
     std::vector<std::array<F, 4>> p4_host = p4;
     std::vector<F> xyz_host[3] = {xyz[0], xyz[1], xyz[2]};
     std::vector<std::int32_t> type_host = type;
-    space_array<Space, std::array<F, 4>> d_p4(p4);
-    space_array<Space, F> dx(xyz[0]), dy(xyz[1]), dz(xyz[2]);
-    space_array<Space, std::int32_t> d_type(type);
+    space_array<Storage, std::array<F, 4>> d_p4(p4);
+    space_array<Storage, F> dx(xyz[0]), dy(xyz[1]), dz(xyz[2]);
+    space_array<Storage, std::int32_t> d_type(type);
     plan_.forward_positions(space_, span(d_p4, p4));
     settle_();
-    plan_.forward_positions(std::span<std::array<F, 4>>(p4_host));
+    host_plan_.forward_positions(std::span<std::array<F, 4>>(p4_host));
     check("forward_positions of std::array<F, 4>", d_p4.read(), want4, p4_host);
     {
       auto pending = plan_.start_forward_positions(space_, span(dx, xyz[0]), span(dy, xyz[1]), span(dz, xyz[2]),
                                                    span(d_type, type));
       finish(pending, variant);
     }
-    plan_.forward_positions(hs::split_positions<F>(xyz_host[0], xyz_host[1], xyz_host[2]),
-                            std::span<std::int32_t>(type_host));
+    host_plan_.forward_positions(hs::split_positions<F>(xyz_host[0], xyz_host[1], xyz_host[2]),
+                                 std::span<std::int32_t>(type_host));
     check("forward_positions of x", dx.read(), want_xyz[0], xyz_host[0]);
     check("forward_positions of y", dy.read(), want_xyz[1], xyz_host[1]);
     check("forward_positions of z", dz.read(), want_xyz[2], xyz_host[2]);
@@ -171,24 +180,24 @@ class runner {
     }
     f_host = f;
     std::vector<std::int64_t> g_host = g, lo_host = lo, hi_host = hi;
-    space_array<Space, double> d_f(f);
-    space_array<Space, std::int64_t> d_g(g), d_lo(lo), d_hi(hi);
+    space_array<Storage, double> d_f(f);
+    space_array<Storage, std::int64_t> d_g(g), d_lo(lo), d_hi(hi);
     {
       auto pending = plan_.start_reverse(space_, span(d_f, f));
       finish(pending, variant);
     }
-    plan_.reverse(std::span<double>(f_host));
+    host_plan_.reverse(std::span<double>(f_host));
     plan_.reverse(space_, span(d_lo, lo), span(d_hi, hi), hs::take_min{});  // two arrays, one op
     settle_();
-    plan_.reverse(lo_host, hi_host, hs::take_min{});
+    host_plan_.reverse(lo_host, hi_host, hs::take_min{});
     std::vector<std::int64_t> maxima = hi;
-    space_array<Space, std::int64_t> d_max(maxima);
+    space_array<Storage, std::int64_t> d_max(maxima);
     plan_.reverse(space_, span(d_max, maxima), hs::take_max{});
     plan_.reverse(space_, span(d_g, g), std::plus<>{});
     settle_();
     std::vector<std::int64_t> max_host = hi;
-    plan_.reverse(std::span<std::int64_t>(max_host), hs::take_max{});
-    plan_.reverse(std::span<std::int64_t>(g_host), std::plus<>{});
+    host_plan_.reverse(std::span<std::int64_t>(max_host), hs::take_max{});
+    host_plan_.reverse(std::span<std::int64_t>(g_host), std::plus<>{});
     std::vector<double> want_f = d_f.read();
     std::vector<std::int64_t> want_g = d_g.read(), want_lo = d_lo.read(), want_max = d_max.read();
     for (std::size_t i = 0; i < owned; ++i) fold(w_.mine[i].id, want_f[i], want_g[i], want_lo[i], want_max[i]);
@@ -232,12 +241,12 @@ class runner {
     return start;
   }
   template <class T>
-  static std::span<T> span(const space_array<Space, T>& a, const std::vector<T>& host) {
+  static std::span<T> span(const space_array<Storage, T>& a, const std::vector<T>& host) {
     return {a.get(), host.size()};
   }
   template <class T>
   std::vector<T>& host(std::vector<T>& v) {
-    plan_.forward(std::span<T>(v));
+    host_plan_.forward(std::span<T>(v));
     return v;
   }
   template <class Handle>
@@ -259,6 +268,7 @@ class runner {
   }
 
   hs::particle_plan& plan_;
+  hs::particle_plan& host_plan_;
   const world& w_;
   Space space_;
   std::function<void()> settle_;
@@ -296,45 +306,59 @@ inline std::vector<hs::position> positions_of(const world& w) {
   return x;
 }
 
-/// The whole sweep on `comm` (collective). `variants` are the plan options the configurations take
-/// in turn; `space` is what the calls take, `settle` runs after each wait.
-template <class Space>
+/// One configuration of the sweep; what fails (a mismatch, an exception) is noted in `r`.
+template <class Storage, class Space>
+void run_one(const hs::cartesian_grid& grid, const sweep::shape& s, double factor, const char* strategy, int variant,
+             const hs::plan_options& options, Space space, const std::function<void()>& settle, result& r) {
+  const hs::domain dom{
+      particle_world::lo(),
+      {particle_world::lo()[0] + particle_world::length()[0], particle_world::lo()[1] + particle_world::length()[1],
+       particle_world::lo()[2] + particle_world::length()[2]}};
+  const unsigned seed = static_cast<unsigned>(variant + 1);
+  const world w = make_world(s, factor, seed, grid.comm());
+  const std::string what = std::string(strategy) + " " + s.name() + " cutoff " + std::to_string(factor);
+  try {
+    auto make = [&](const std::vector<hs::position>& x, const hs::plan_options& o) {
+      return hs::make_particle_plan(grid, strategy, dom, hs::position(w.c.cutoff), x, o);
+    };
+    hs::particle_plan plan = make(positions_of(w), options);
+    // With pack_threads, the host side runs on a plan of its own that packs on the calling thread.
+    std::optional<hs::particle_plan> serial;
+    if (options.pack_threads != 1) serial.emplace(make(positions_of(w), hs::plan_options{}));
+    hs::particle_plan& host_plan = serial ? *serial : plan;
+    runner<Storage, Space> t(plan, host_plan, w, space, settle, r, what);
+    t.forward_arrays(variant);
+    t.forward_positions(variant);
+    t.template forward_positions_of<double>(variant);
+    t.template forward_positions_of<float>(variant + 1);
+    t.reverse(variant);
+    // Re-neighbouring: other particles through rebuild(); the shift follows the new blocks.
+    const world next = make_world(s, factor, seed + 7919, grid.comm());
+    plan.rebuild(positions_of(next));
+    if (serial) serial->rebuild(positions_of(next));
+    runner<Storage, Space>(plan, host_plan, next, space, settle, r, what + " rebuilt").forward_positions(variant + 1);
+    ++r.configurations;
+  } catch (const std::exception& e) {
+    r.fail(what + ": " + e.what());
+  }
+}
+
+/// The whole sweep on `comm` (collective): arrays allocated in Storage, exchanged by calls naming
+/// `space`. `variants` are the plan options the configurations take in turn; `settle` runs after
+/// each wait.
+template <class Storage, class Space = Storage>
 result run(
     MPI_Comm comm, const std::vector<hs::plan_options>& variants, Space space = {},
-    std::function<void()> settle = [] {}) {
+    const std::function<void()>& settle = [] {}) {
   result r;
   int size = 0, variant = 0;
   MPI_Comm_size(comm, &size);
   for (const sweep::shape& s : sweep::shapes(size)) {
     const hs::cartesian_grid grid(comm, {.dims = s.dims, .periodic = s.periodic});
-    const hs::domain dom{
-        particle_world::lo(),
-        {particle_world::lo()[0] + particle_world::length()[0], particle_world::lo()[1] + particle_world::length()[1],
-         particle_world::lo()[2] + particle_world::length()[2]}};
     for (double factor : particle_oracle::cutoff_factors(s))
       for (const char* strategy : {"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall"}) {
-        const unsigned seed = static_cast<unsigned>(variant + 1);
-        const world w = make_world(s, factor, seed, comm);
-        const std::string what = std::string(strategy) + " " + s.name() + " cutoff " + std::to_string(factor);
-        try {
-          const hs::plan_options& options = variants[static_cast<std::size_t>(variant) % variants.size()];
-          hs::particle_plan plan =
-              hs::make_particle_plan(grid, strategy, dom, hs::position(w.c.cutoff), positions_of(w), options);
-          runner<Space> t(plan, w, space, settle, r, what);
-          t.forward_arrays(variant);
-          t.forward_positions(variant);
-          t.template forward_positions_of<double>(variant);
-          t.template forward_positions_of<float>(variant + 1);
-          t.reverse(variant);
-          // Re-neighbouring: other particles through rebuild(); the shift follows the new blocks.
-          const world next = make_world(s, factor, seed + 7919, comm);
-          plan.rebuild(positions_of(next));
-          runner<Space>(plan, next, space, settle, r, what + " rebuilt").forward_positions(variant + 1);
-          ++r.configurations;
-        } catch (const std::exception& e) {
-          r.fail(what + ": " + e.what());
-        }
-        ++variant;
+        const hs::plan_options& options = variants[static_cast<std::size_t>(variant) % variants.size()];
+        run_one<Storage>(grid, s, factor, strategy, variant++, options, space, settle, r);
       }
   }
   return r;

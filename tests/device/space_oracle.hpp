@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <haloshift/haloshift.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,22 @@ class space_array {
  private:
   std::size_t n_;
   T* p_;
+};
+
+/// Plain host memory as a space of the sweeps (the threaded host executor's arrays).
+struct host_memory {
+  template <class T>
+  static T* allocate(std::size_t n) {
+    return std::allocator<T>().allocate(n == 0 ? 1 : n);
+  }
+  static void deallocate(void* p) { ::operator delete(p); }
+  static void copy_to_device(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+  static void copy_to_host(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+
+ private:
+  static void copy(void* to, const void* from, std::size_t bytes) {
+    if (bytes != 0) std::memcpy(to, from, bytes);
+  }
 };
 
 /// The caller's array around this rank's box, worked out by the oracle alone: the plan's ghost

@@ -2,8 +2,10 @@
 // Particle plans over arrays in the emulated device space (memory/emulated_device.hpp: memory the
 // host faults on): the particle sweeps (particle_sweeps.hpp) staged and "GPU-aware", and ordered
 // on an emulated stream, bit for bit against the particle oracle and host memory; the executor's
-// periodic-shift launch against a naive loop; and the calls' errors. Hidden Catch2 tags: the ctest
-// tests particle_device_emulate.np<n> (label device-emulate) select them.
+// periodic-shift launch against a naive loop; and the calls' errors. The same sweeps over host
+// arrays packed by two threads (plan_options::pack_threads) against one. Hidden Catch2 tags: the
+// ctest tests particle_device_emulate.np<n> (label device-emulate) and particle_threads.np<n>
+// (label threads) select them.
 
 #include <cmath>
 #include <cstdint>
@@ -32,6 +34,13 @@ void check_particle_sweep(const space_sweeps::result& r) {
 TEST_CASE("particle sweeps in emulated device memory match the oracle and host memory, staged and direct",
           "[.device-emulate][emulated][particles]") {
   check_particle_sweep(particle_sweeps::run<emulated>(MPI_COMM_WORLD, space_sweeps::staged_and_direct()));
+}
+
+TEST_CASE("particle sweeps packed by two host threads match the oracle and one thread", "[.threads][particles]") {
+  hs::plan_options two;
+  two.pack_threads = 2;
+  check_particle_sweep(
+      particle_sweeps::run<space_sweeps::host_memory, hs::memory::host>(MPI_COMM_WORLD, {two}, hs::memory::host{}));
 }
 
 TEST_CASE("particle sweeps ordered on an emulated stream: the shift runs after the unpacking",
@@ -110,10 +119,11 @@ TEST_CASE("particle calls in a device space name the argument and value", "[.dev
   const std::size_t n = plan.size();
   double* d = emulated::allocate<double>(n + 1);
   CHECK_THROWS_WITH(plan.forward(emulated{}, std::span<double>(d, n + 1)),
-                    Catch::Contains("start_forward: array 0 has " + std::to_string(n + 1) +
-                                    " elements but the plan needs " + std::to_string(n)));
+                    Catch::Contains("start_forward: the array has " + std::to_string(n + 1) +
+                                    " elements but the plan needs " + std::to_string(n) + " (owned and ghosts)"));
   CHECK_THROWS_WITH(plan.reverse(emulated{}, std::span<double>(d, n), std::span<double>(d, n + 1)),
-                    Catch::Contains("start_reverse: array 1 has " + std::to_string(n + 1)));
+                    Catch::Contains("start_reverse: the array has " + std::to_string(n + 1)) &&
+                        Catch::Contains("; array 1 of the call"));
   CHECK_THROWS_WITH(plan.forward_positions(
                         emulated{}, std::span<std::array<double, 1>>(reinterpret_cast<std::array<double, 1>*>(d), n)),
                     Catch::Contains("positions: 1 coordinates per particle, the grid has"));

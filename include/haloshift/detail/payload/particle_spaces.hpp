@@ -30,10 +30,16 @@
 #include "../../payload/position_views.hpp"
 #include "../batch/batch_cache.hpp"
 #include "../batch/ops.hpp"
+#include "particle_columns.hpp"
 
 namespace haloshift::detail {
 
-/// An array of a call in a device space: a span (a vector is host memory).
+/// A memory space of a particle plan's array calls: host memory (packed on threads with
+/// plan_options::pack_threads above 1) or a device space.
+template <class S>
+concept particle_space = std::same_as<S, memory::host> || device_space<S>;
+
+/// An array of a call in a memory space: a span (a vector is host memory).
 template <class A>
 struct device_array : std::false_type {};
 template <transferable T>
@@ -113,24 +119,34 @@ struct shift_on_executor {
   }
 };
 
-/// The calls of particle_plan on arrays in a device space (a friend of it: `Plan` is particle_plan).
+/// The calls of particle_plan on per-particle arrays (a friend of it: `Plan` is particle_plan),
+/// in host memory (through the host-threads executor when plan_options::pack_threads is above 1,
+/// else the plan's own path) or in a device space (through its executor).
 struct particle_spaces {
   /// Starts a forward of `data`, arrays of size() elements in `space`, in one exchange.
   template <class Plan, class Space, transferable... Ts>
   static auto start_forward(Plan& plan, const Space& space, std::span<Ts>... data) {
+    return start_forward_then(plan, space, no_epilogue{}, data...);
+  }
+  /// The same, then `then()` once the exchange has completed.
+  template <class Plan, class Space, class Then, transferable... Ts>
+  static auto start_forward_then(Plan& plan, const Space& space, Then then, std::span<Ts>... data) {
     check(plan, "start_forward", {data.size()...}, {sizeof(Ts)...});
-    return plan.plan_.start_batched(plan.plan_.details(), false, store_arrivals{}, cache(plan, space),
-                                    batch::batch_op::copy, stream_of(space), data.data()...);
+    return start_checked(plan, space, std::move(then), data...);
   }
 
-  /// Starts a reverse of `data` in `space`, each combined with `op` by the executor.
+  /// Starts a reverse of `data` in `space`, each combined with `op` (by the executor, if any).
   template <class Plan, class Space, class Op, transferable... Ts>
   static auto start_reverse(Plan& plan, const Space& space, Op op, std::span<Ts>... data) {
-    static_assert(batch::executor_combines<Op, Ts...>(),
+    constexpr bool combines = batch::executor_combines<Op, Ts...>();
+    static_assert(combines || !device_space<Space>,
                   "reverse of device memory combines arithmetic element types with std::plus<>, take_min or take_max");
     check(plan, "start_reverse", {data.size()...}, {sizeof(Ts)...});
-    return plan.plan_.start_batched(plan.plan_.details(), true, std::move(op), cache(plan, space),
-                                    batch::op_kind<Op>::value, stream_of(space), data.data()...);
+    if constexpr (combines)
+      if (batch::batch_cache* c = plan.plan_.template batch_cache_for<Space>())
+        return plan.plan_.start_batched(plan.plan_.details(), true, std::move(op), *c, batch::op_kind<Op>::value,
+                                        stream_of(space), data.data()...);
+    return plan.plan_.start_reverse_columns(std::move(op), arrays<Ts...>{{data.data()...}});
   }
 
   /// Starts forward_positions of an array per particle `x` with companions `more`.
@@ -141,7 +157,7 @@ struct particle_spaces {
     check(plan, "start_forward_positions", {x.size(), more.size()...}, {sizeof(P), sizeof(M)...},
           static_cast<int>(traits::size));
     const shift_layout s{1, {sizeof(P)}, {traits::size}, {0}, sizeof(F), batch::scalar_kind_of<F>()};
-    return start_shifted(plan, space, s, x, more...);
+    return start_shifted<F>(plan, space, s, x, more...);
   }
   /// Starts forward_positions of one array per coordinate `x`, `y`, `z` with companions `more`.
   template <class Plan, class Space, std::floating_point F, transferable... M>
@@ -151,36 +167,51 @@ struct particle_spaces {
           {sizeof(F), sizeof(F), sizeof(F), sizeof(M)...}, 3);
     const shift_layout s{3,         {sizeof(F), sizeof(F), sizeof(F)}, {1, 1, 1}, {0, 1, 2},
                          sizeof(F), batch::scalar_kind_of<F>()};
-    return start_shifted(plan, space, s, x, y, z, more...);
+    return start_shifted<F>(plan, space, s, x, y, z, more...);
   }
 
  private:
-  /// The batch cache of `Space`'s executor (made on first use).
-  template <class Plan, class Space>
-  static batch::batch_cache& cache(Plan& plan, const Space&) {
-    return *plan.plan_.template batch_cache_for<Space>();
+  /// Starts a checked forward: batched through `Space`'s executor, or the plan's own path where
+  /// there is none (host memory, one thread); then `then()`.
+  template <class Plan, class Space, class Then, class... Ts>
+  static auto start_checked(Plan& plan, const Space& space, Then then, std::span<Ts>... data) {
+    batch::batch_cache* c = plan.plan_.template batch_cache_for<Space>();
+    if (!c) return plan.plan_.start_forward_columns(std::move(then), arrays<Ts...>{{data.data()...}});
+    return plan.plan_.start_batched_then(std::move(then), plan.plan_.details(), false, store_arrivals{}, *c,
+                                         batch::batch_op::copy, stream_of(space), data.data()...);
   }
 
-  /// Starts a forward of `data` whose first `s.columns` arrays hold positions, shifted once it completes.
-  template <class Plan, class Space, class... Ts>
+  /// Starts a checked forward of `data` whose first `s.columns` arrays hold positions of F, shifted
+  /// once it completes: by the space's executor, or on the host for host memory.
+  template <class F, class Plan, class Space, class... Ts>
   static auto start_shifted(Plan& plan, const Space& space, const shift_layout& s, std::span<Ts>... data) {
-    batch::batch_cache& c = cache(plan, space);
-    const std::uint64_t key[] = {s.columns,  s.stride[0], s.stride[1], s.stride[2], s.width[0],    s.width[1],
-                                 s.width[2], s.first[0],  s.first[1],  s.first[2],  s.scalar_bytes};
     using block = typename decltype(plan.blocks_)::value_type;
-    const batch::batch_cache::side_launch& shift =
-        c.side(key, [&] { return shift_launch_of(std::span<const block>(plan.blocks_), plan.length_, s); });
-    shift_on_executor then{
-        &c.exec(), reinterpret_cast<const batch::segment*>(shift.memory), shift.l, {}, stream_of(space)};
-    std::size_t k = 0;  // the shift's bases: the position arrays, then its bytes
-    auto base = [&](auto* array) {
-      if (k < s.columns) then.at.at[k] = reinterpret_cast<std::byte*>(array);
-      ++k;
-    };
-    (base(data.data()), ...);
-    then.at.at[s.columns] = shift.memory;
-    return plan.plan_.start_batched_then(then, plan.plan_.details(), false, store_arrivals{}, c, batch::batch_op::copy,
-                                         stream_of(space), data.data()...);
+    std::size_t k = 0;
+    if constexpr (!device_space<Space>) {
+      position_columns<F> pc;
+      auto column = [&](auto* array) {
+        if (k < s.columns)
+          pc.c[k] = {reinterpret_cast<std::byte*>(array), s.stride[k], s.width[k]}, pc.first[k] = s.first[k];
+        ++k;
+      };
+      (column(data.data()), ...);
+      return start_checked(plan, space, shift_columns<F, block>{plan.blocks_, pc, plan.length_}, data...);
+    } else {
+      batch::batch_cache& c = *plan.plan_.template batch_cache_for<Space>();
+      const std::uint64_t key[] = {s.columns,  s.stride[0], s.stride[1], s.stride[2], s.width[0],    s.width[1],
+                                   s.width[2], s.first[0],  s.first[1],  s.first[2],  s.scalar_bytes};
+      const batch::batch_cache::side_launch& shift =
+          c.side(key, [&] { return shift_launch_of(std::span<const block>(plan.blocks_), plan.length_, s); });
+      shift_on_executor then{
+          &c.exec(), reinterpret_cast<const batch::segment*>(shift.memory), shift.l, {}, stream_of(space)};
+      auto base = [&](auto* array) {  // the shift's bases: the position arrays, then its bytes
+        if (k < s.columns) then.at.at[k] = reinterpret_cast<std::byte*>(array);
+        ++k;
+      };
+      (base(data.data()), ...);
+      then.at.at[s.columns] = shift.memory;
+      return start_checked(plan, space, then, data...);
+    }
   }
 
   /// The call's one argument check (agreed when the plan checks collectively): every array has
@@ -199,8 +230,9 @@ struct particle_spaces {
           std::size_t i = 0;
           for (std::size_t n : sizes) {
             if (n != plan.size())
-              throw error(std::string(call) + ": array " + std::to_string(i) + " has " + std::to_string(n) +
-                          " elements but the plan needs " + std::to_string(plan.size()) + " (owned and ghosts)");
+              throw error(std::string(call) + ": the array has " + std::to_string(n) + " elements but the plan needs " +
+                          std::to_string(plan.size()) + " (owned and ghosts)" +
+                          (sizes.size() > 1 ? "; array " + std::to_string(i) + " of the call" : std::string()));
             ++i;
           }
         },
