@@ -251,15 +251,15 @@ class particle_plan {
   /// reverse() of arrays in a memory space, all in one exchange: `reverse(space, f, g, op)`; a device's
   /// executor combines arithmetic types with std::plus<> (the default), take_min or take_max.
   template <detail::particle_space Space, class... Args>
-    requires detail::arrays_then_op<detail::device_array, 1, Args...>
+    requires detail::arrays_then_op<detail::span_array, 1, Args...>
   void reverse(const Space& space, Args&&... args) {
     start_reverse(space, std::forward<Args>(args)...).wait();
   }
   /// Starts reverse(space, arrays..., op).
   template <detail::particle_space Space, class... Args>
-    requires detail::arrays_then_op<detail::device_array, 1, Args...>
+    requires detail::arrays_then_op<detail::span_array, 1, Args...>
   auto start_reverse(const Space& space, Args&&... args) {
-    return detail::call_op_first<detail::device_array>(
+    return detail::call_op_first<detail::span_array>(
         [&](auto op, auto... data) { return detail::particle_spaces::start_reverse(*this, space, std::move(op), data...); },
         std::forward<Args>(args)...);
   }
@@ -268,13 +268,13 @@ class particle_plan {
   /// companion spans, all of size() elements, in one exchange; a device's executor shifts the ghosts
   /// (in double, stored once in the positions' type: bit for bit the host's shift).
   template <detail::particle_space Space, class... Arrays>
-    requires detail::device_positions<Arrays...>::value
+    requires detail::span_positions<Arrays...>::value
   void forward_positions(const Space& space, Arrays... arrays) {
     start_forward_positions(space, arrays...).wait();
   }
   /// Starts forward_positions(space, arrays...).
   template <detail::particle_space Space, class... Arrays>
-    requires detail::device_positions<Arrays...>::value
+    requires detail::span_positions<Arrays...>::value
   auto start_forward_positions(const Space& space, Arrays... arrays) {
     return detail::particle_spaces::start_forward_positions(*this, space, arrays...);
   }

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file particle_spaces.hpp
-/// @brief A particle plan's exchanges of arrays in a device memory space
-/// (`plan.forward(space, ...)`, particle_plan.hpp): every copy of a phase in
-/// one launch of the space's executor, as a field view's (field_plan.hpp),
-/// and the periodic shift of ghost positions run by that executor too, as one
-/// launch (batch_op::shift) once the exchange has completed: each coordinate a
-/// block wrapped gets `image[d] * length[d]` added in double and is stored
-/// once in its own type, bit for bit the host path's shift_by_image. The
-/// shift waits for the last round because a multi-hop strategy forwards
-/// ghosts onwards: shifting while packing would round a float twice.
+/// @brief A particle plan's exchanges of arrays through an executor, as a
+/// field view's (field_plan.hpp): arrays in a device memory space
+/// (`plan.forward(space, ...)`, particle_plan.hpp), every copy of a phase in
+/// one launch of the space's executor, and host arrays on threads
+/// (plan_options::pack_threads). Ghost positions in a device space are
+/// shifted across periodic borders by the executor too, as one launch
+/// (batch_op::shift) once the exchange has completed: each coordinate a block
+/// wrapped gets `image[d] * length[d]` added in double and is stored once in
+/// its own type, bit for bit the host path's shift_by_image. The shift waits
+/// for the last round because a multi-hop strategy forwards ghosts onwards:
+/// shifting while packing would round a float twice.
 
 #include <array>
 #include <concepts>
@@ -39,24 +41,26 @@ namespace haloshift::detail {
 template <class S>
 concept particle_space = std::same_as<S, memory::host> || device_space<S>;
 
-/// An array of a call in a memory space: a span (a vector is host memory).
+/// An array of a call that names a memory space: a span (a vector would be host memory).
 template <class A>
-struct device_array : std::false_type {};
+struct span_array : std::false_type {};
 template <transferable T>
-struct device_array<std::span<T>> : std::true_type {
+struct span_array<std::span<T>> : std::true_type {
   using element = T;
 };
 
-/// The arguments of forward_positions in a device space: an array per particle (a span of
+/// A span element forward_positions writes positions into: a coordinate array that is not const.
+template <class P>
+concept writable_coordinates = coordinate_array<P> && transferable<P>;
+
+/// The arguments of forward_positions in a memory space: an array per particle (a span of
 /// coordinate arrays), or one array per coordinate (x, y, z), then companion arrays.
 template <class... A>
-struct device_positions : std::false_type {};
-template <coordinate_array P, transferable... M>
-requires transferable<P>
-struct device_positions<std::span<P>, std::span<M>...> : std::true_type {
-};
+struct span_positions : std::false_type {};
+template <writable_coordinates P, transferable... M>
+struct span_positions<std::span<P>, std::span<M>...> : std::true_type {};
 template <std::floating_point F, transferable... M>
-struct device_positions<std::span<F>, std::span<F>, std::span<F>, std::span<M>...> : std::true_type {};
+struct span_positions<std::span<F>, std::span<F>, std::span<F>, std::span<M>...> : std::true_type {};
 
 /// Where the coordinates of a forward_positions lie: the exchange's first `columns` arrays, array
 /// `k` holding per element (of `stride[k]` bytes) `width[k]` coordinates from coordinate `first[k]`.
