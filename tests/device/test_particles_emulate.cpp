@@ -37,10 +37,10 @@ TEST_CASE("particle sweeps in emulated device memory match the oracle and host m
 }
 
 TEST_CASE("particle sweeps packed by two host threads match the oracle and one thread", "[.threads][particles]") {
-  hs::plan_options two;
+  hs::plan_options two, one;  // every other configuration on one thread: memory::host named, no executor
   two.pack_threads = 2;
-  check_particle_sweep(
-      particle_sweeps::run<space_sweeps::host_memory, hs::memory::host>(MPI_COMM_WORLD, {two}, hs::memory::host{}));
+  check_particle_sweep(particle_sweeps::run<space_sweeps::host_memory, hs::memory::host>(MPI_COMM_WORLD, {two, one},
+                                                                                         hs::memory::host{}));
 }
 
 TEST_CASE("particle sweeps ordered on an emulated stream: the shift runs after the unpacking",
