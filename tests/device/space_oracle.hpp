@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <haloshift/haloshift.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ struct result {
     if (failures.size() < 3000) failures += what + "\n";
   }
 };
+
+/// Plan options that stage a device space's messages through host memory, and that hand them to
+/// MPI directly: the two ways a sweep runs.
+inline std::vector<hs::plan_options> staged_and_direct() {
+  hs::plan_options staged, direct;
+  staged.device_mpi = hs::memory::mpi_path::staged;
+  direct.device_mpi = hs::memory::mpi_path::direct;
+  return {staged, direct};
+}
 
 /// One array of `Space`, freed with it.
 template <class Space, class T>
@@ -53,6 +63,22 @@ class space_array {
  private:
   std::size_t n_;
   T* p_;
+};
+
+/// Plain host memory as a space of the sweeps (the threaded host executor's arrays).
+struct host_memory {
+  template <class T>
+  static T* allocate(std::size_t n) {
+    return std::allocator<T>().allocate(n == 0 ? 1 : n);
+  }
+  static void deallocate(void* p) { ::operator delete(p); }
+  static void copy_to_device(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+  static void copy_to_host(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
+
+ private:
+  static void copy(void* to, const void* from, std::size_t bytes) {
+    if (bytes != 0) std::memcpy(to, from, bytes);
+  }
 };
 
 /// The caller's array around this rank's box, worked out by the oracle alone: the plan's ghost

@@ -281,21 +281,7 @@ TEST_CASE("the emulated executor runs copies and combines over several bases lik
   }
 }
 
-/// Plain host memory as a space of the sweeps (the threaded host executor's arrays).
-struct host_memory {
-  template <class T>
-  static T* allocate(std::size_t n) {
-    return std::allocator<T>().allocate(n == 0 ? 1 : n);
-  }
-  static void deallocate(void* p) { ::operator delete(p); }
-  static void copy_to_device(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
-  static void copy_to_host(void* to, const void* from, std::size_t bytes) { copy(to, from, bytes); }
-
- private:
-  static void copy(void* to, const void* from, std::size_t bytes) {
-    if (bytes != 0) std::memcpy(to, from, bytes);
-  }
-};
+using space_sweeps::host_memory;
 
 /// Checks a sweep's result on this rank (the runner agrees the verdict across ranks).
 void check_sweep(const space_sweeps::result& r) {
@@ -313,10 +299,7 @@ TEST_CASE("field sweeps packed by two host threads match the oracle and one thre
 
 TEST_CASE("field sweeps in emulated device memory match the oracle and host memory, staged and direct",
           "[.device-emulate][emulated][sweep]") {
-  hs::plan_options staged, direct;
-  staged.device_mpi = hs::memory::mpi_path::staged;
-  direct.device_mpi = hs::memory::mpi_path::direct;
-  check_sweep(space_sweeps::run<emulated>(MPI_COMM_WORLD, {staged, direct}));
+  check_sweep(space_sweeps::run<emulated>(MPI_COMM_WORLD, space_sweeps::staged_and_direct()));
 }
 
 /// What the executors of `counting_space` were asked to do.

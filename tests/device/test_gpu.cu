@@ -6,12 +6,14 @@
 // Every rank runs them (ranks sharing one GPU); rank 0 prints `N passed, M failed`. Built and run
 // by scripts/gpu_run (docs/gpu.md); compiled for AMD in CI (ctest label hip-compile).
 #include <haloshift/detail/batch/host_run.hpp>
+#include <haloshift/haloshift.hpp>
 #include <haloshift/memory/device.hpp>
 
 #include "gpu_tables.hpp"
 // The hip-compile stage leaves the sweeps out (HALOSHIFT_TEST_GPU_NO_SWEEPS): they triple its time, and
 // examples/bench/gpu_pack.cu already compiles a field plan's exchange of device views as HIP.
 #if !defined(HALOSHIFT_TEST_GPU_NO_SWEEPS)
+#include "particle_sweeps.hpp"
 #include "space_sweeps.hpp"
 #define HALOSHIFT_TEST_SWEEPS 1
 #endif
@@ -159,6 +161,51 @@ void identity(tally& t) {
   t.check(raised, "a launch of 3-byte words did not raise haloshift::error naming word_bytes");
 }
 
+// A particle plan's arrays in device memory, outside the sweeps so that the hip-compile stage
+// compiles the particle path too: float x, y, z with an id companion forwarded and shifted across
+// the periodic borders by the executor, then summed back, against the same exchanges on the host.
+void particles(tally& t) {
+  using dev = hs::memory::device;
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, true}});
+  const hs::domain dom{{0, 0, 0}, {2.0, 1.5, 1.0}};
+  std::vector<hs::position> x;
+  for (int k = 0; k < 5; ++k) {
+    hs::position p{0.5, 0.5, 0.5};
+    for (int d = 0; d < 2; ++d)
+      p[d] = dom.length(d) * (grid.coords()[d] + (k + 0.5) / 5.0) / grid.shape().dims()[d];
+    x.push_back(p);
+  }
+  hs::particle_plan plan = hs::make_particle_plan<hs::Shift>(grid, dom, 0.7, x);
+  const std::size_t n = plan.size();
+  std::vector<float> c[3];
+  std::vector<std::int64_t> id(n, -1);
+  for (int d = 0; d < 3; ++d) c[d].assign(n, -1.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (int d = 0; d < 3; ++d) c[d][i] = static_cast<float>(x[i][d]) + 1e-4f;
+    id[i] = grid.rank() * 100 + static_cast<std::int64_t>(i);
+  }
+  std::vector<float> got[3];
+  device_bytes on[4] = {device_bytes(n * 4 + 4), device_bytes(n * 4 + 4), device_bytes(n * 4 + 4),
+                        device_bytes(n * 8 + 8)};
+  for (int d = 0; d < 3; ++d) dev::copy_to_device(on[d].p, c[d].data(), n * 4);
+  dev::copy_to_device(on[3].p, id.data(), n * 8);
+  auto span = [&](int k) { return std::span<float>(static_cast<float*>(on[k].p), n); };
+  const std::span<std::int64_t> ids(static_cast<std::int64_t*>(on[3].p), n);
+  plan.forward_positions(dev{}, span(0), span(1), span(2), ids);
+  plan.forward_positions(hs::split_positions<float>(c[0], c[1], c[2]), std::span<std::int64_t>(id));
+  plan.reverse(dev{}, span(0), span(1), span(2));
+  plan.reverse(std::span<float>(c[0]), std::span<float>(c[1]), std::span<float>(c[2]));
+  bool same = true;
+  for (int d = 0; d < 3; ++d) {
+    got[d].resize(n);
+    dev::copy_to_host(got[d].data(), on[d].p, n * 4);
+    same = same && std::memcmp(got[d].data(), c[d].data(), n * 4) == 0;
+  }
+  std::vector<std::int64_t> got_id(n);
+  dev::copy_to_host(got_id.data(), on[3].p, n * 8);
+  t.check(same && got_id == id, "particle positions in device memory differ from host memory");
+}
+
 #if defined(HALOSHIFT_TEST_SWEEPS)
 // The sweeps over device memory: each configuration that matches is a pass, each mismatch a failure.
 void sweeps(tally& t) {
@@ -173,6 +220,11 @@ void sweeps(tally& t) {
   t.failed += static_cast<int>(r.mismatches);
   if (!r.failures.empty()) std::fprintf(stderr, "FAILED (sweeps):\n%s", r.failures.c_str());
   t.check(r.configurations > 0 && r.cells > 0, "the sweeps ran no configuration");
+  const space_sweeps::result p = particle_sweeps::run<hs::memory::device>(MPI_COMM_WORLD, variants);
+  t.passed += static_cast<int>(p.configurations);
+  t.failed += static_cast<int>(p.mismatches);
+  if (!p.failures.empty()) std::fprintf(stderr, "FAILED (particle sweeps):\n%s", p.failures.c_str());
+  t.check(p.configurations > 0 && p.cells > 0, "the particle sweeps ran no configuration");
 }
 #endif
 
@@ -193,6 +245,7 @@ int main(int argc, char** argv) {
 #endif
   tally& t = parts[1];
   t.guard("identity", [&] { identity(t); });
+  t.guard("particles", [&] { particles(t); });
   t.guard("launches", [&] {
     auto ex = hs::memory::device::make_executor(hs::memory::mpi_path::detect);
     launches(t, *ex, rng);
@@ -203,7 +256,7 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, counts, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   const int passed = counts[0] + counts[2], failed = counts[1] + counts[3];
   if (rank == 0) {
-    std::printf("  field-plan sweeps: %d passed, %d failed\n", counts[0], counts[1]);
+    std::printf("  field- and particle-plan sweeps: %d passed, %d failed\n", counts[0], counts[1]);
     std::printf("  hand-made launches, staging, streams, errors: %d passed, %d failed\n", counts[2], counts[3]);
     std::printf("test_gpu (%s, %d ranks): %d passed, %d failed\n", HALOSHIFT_GPU_RUNTIME, size, passed, failed);
   }

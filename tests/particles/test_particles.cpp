@@ -16,6 +16,7 @@
 
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
+#include "particle_oracle.hpp"
 #include "particle_world.hpp"
 
 namespace hs = haloshift;
@@ -23,81 +24,12 @@ using particle_world::particle;
 
 namespace {
 
-struct config {
-  oracle::grid g;
-  int ndims;
-  std::array<double, 3> lo, length, cutoff;
-  oracle::coords reach;
-  std::array<double, 3> box_lo(const oracle::coords& c) const {
-    std::array<double, 3> out = lo;
-    for (int d = 0; d < ndims; ++d) out[d] = lo[d] + length[d] * c[d] / g.dims[d];
-    return out;
-  }
-  std::array<double, 3> box_hi(const oracle::coords& c) const {
-    std::array<double, 3> out = lo;
-    for (int d = 0; d < ndims; ++d) out[d] = lo[d] + length[d] * (c[d] + 1) / g.dims[d];
-    return out;
-  }
-};
-
-/// The ghosts rank `me` must hold: for every offset within reach (canonical
-/// order), the source's particles, shifted by the image, that lie within the
-/// cutoff of my box along every dimension, in the source's order.
-std::vector<particle> expected_ghosts(const config& c, int me, const std::vector<std::vector<particle>>& all) {
-  std::vector<particle> out;
-  const oracle::coords mine = c.g.coords_of(me);
-  const auto blo = c.box_lo(mine), bhi = c.box_hi(mine);
-  for (const auto& b : oracle::halo_of(c.g, me, c.reach, false))
-    for (particle p : all[b.source]) {
-      bool near = true;
-      for (int d = 0; d < c.ndims; ++d) {
-        p.x[d] += b.image[d] * c.length[d];
-        near = near && blo[d] - p.x[d] <= c.cutoff[d] && p.x[d] - bhi[d] <= c.cutoff[d];
-      }
-      if (near) out.push_back(p);
-    }
-  return out;
-}
-
-std::string compare(const std::vector<particle>& got, std::size_t owned, const std::vector<particle>& want, int me) {
-  std::ostringstream why;
-  if (got.size() - owned != want.size()) {
-    why << "rank " << me << ": " << got.size() - owned << " ghosts, expected " << want.size();
-    return why.str();
-  }
-  for (std::size_t i = 0; i < want.size(); ++i)
-    if (std::memcmp(&got[owned + i], &want[i], sizeof(particle)) != 0) {
-      const particle& g = got[owned + i];
-      why << "rank " << me << " ghost " << i << ": id " << g.id << " at (" << g.x[0] << "," << g.x[1] << "," << g.x[2]
-          << "), expected id " << want[i].id << " at (" << want[i].x[0] << "," << want[i].x[1] << "," << want[i].x[2]
-          << ")";
-      return why.str();
-    }
-  return {};
-}
-
-double contribution(int holder, std::int64_t id) { return holder * 1000.0 + static_cast<double>(id % 997); }
-
-/// Cutoffs as multiples of the box width: within one box, exactly reaching a
-/// second, several boxes, and beyond a small periodic grid (periodic images).
-std::vector<double> cutoff_factors(const sweep::shape& s) {
-  // Three reaches in 1D and 2D; in 3D (the most shapes, (2k+1)^3 blocks) one and two boxes.
-  std::vector<double> f = sweep::reduced() || s.dims.size() == 3 ? std::vector<double>{0.45, 1.6}
-                                                                 : std::vector<double>{0.45, 1.6, 2.3};
-  double blocks = 1;
-  const double beyond = s.largest() + 0.5;
-  for (std::size_t d = 0; d < s.dims.size(); ++d) blocks *= 2 * std::ceil(beyond) + 1;
-  if (!sweep::reduced() && blocks <= 400) f.push_back(beyond);
-  return f;
-}
-
-
-/// Which periodic image of its owner's particle `orig` the oracle's ghost `ghost` is, per dimension.
-std::array<long, 3> image_of(const config& c, const particle& ghost, const particle& orig) {
-  std::array<long, 3> image{0, 0, 0};
-  for (int d = 0; d < 3; ++d) image[d] = std::lround((ghost.x[d] - orig.x[d]) / c.length[d]);
-  return image;
-}
+using particle_oracle::compare;
+using particle_oracle::config;
+using particle_oracle::contribution;
+using particle_oracle::cutoff_factors;
+using particle_oracle::expected_ghosts;
+using particle_oracle::image_of;
 
 /// Positions in every layout the views take (a flat array with PAD 3 and PAD 4, one array per
 /// coordinate, an array per particle with a fourth entry, a member of a struct), in `F`, written in

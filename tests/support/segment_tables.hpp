@@ -115,6 +115,7 @@ T apply(T a, T b, hb::batch_op op) {
     case hb::batch_op::min: return std::min(a, b);
     case hb::batch_op::max: return std::max(a, b);
     case hb::batch_op::copy: break;
+    case hb::batch_op::shift: break;  // not drawn here (tests/device/test_particles_emulate.cpp)
   }
   return b;
 }

@@ -14,6 +14,7 @@
 #include <haloshift/detail/payload/interior_partition.hpp>
 #include <haloshift/haloshift.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -307,4 +308,46 @@ TEST_CASE("device kernel: its word code matches the host loop byte for byte", "[
   bad.scalar = batch::scalar_kind::f64;
   CHECK_THROWS_WITH(batch::gpu::with_scalar_type(bad, [](auto*) { return 0; }),
                     Catch::Contains("word_bytes is 3 for a combine of 8-byte elements"));
+}
+
+// A particle plan's periodic shift (detail/payload/particle_spaces.hpp): the launch its table builder
+// makes, run by the host loop and by the kernel's word code, against shift_by_image, the host path's
+// shift, bit for bit. Along z the length is 2^-24 + 2^-50 and odd particles sit at 1: the exact sum
+// rounds to the float above 1, a shift added in float (2^-24, a tie) would leave 1.
+TEST_CASE("device kernel: the periodic shift launch matches the host loop and shift_by_image", "[detail][gpu]") {
+  namespace batch = hsd::batch;
+  struct block {
+    hs::offset image;
+    std::size_t first, count;
+  };
+  const std::vector<block> blocks = {{{0, 0, 0}, 0, 3}, {{1, 0, 0}, 3, 2}, {{-1, 1, 0}, 5, 4},
+                                     {{0, 0, -2}, 9, 0}, {{2, -1, 1}, 9, 3}, {{0, 0, 3}, 12, 2}};
+  const hs::position length{4.0, 3.0, std::ldexp(1.0, -24) + std::ldexp(1.0, -50)};
+  auto check = [&]<class F, std::size_t N>(std::array<F, N>*) {
+    using P = std::array<F, N>;
+    std::vector<P> want(14);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (std::size_t d = 0; d < N; ++d)
+        want[i][d] = d == 2 && i % 2 ? F(1) : static_cast<F>(0.37 * static_cast<double>(i) - 1.1 + 0.01 * d);
+    std::vector<P> host = want, kernel = want;
+    for (const block& b : blocks)
+      for (std::size_t i = b.first; i < b.first + b.count; ++i) hsd::shift_by_image(want[i], b.image, length);
+    const hsd::shift_layout s{1, {sizeof(P)}, {N}, {0}, sizeof(F), batch::scalar_kind_of<F>()};
+    auto [bytes, l] = hsd::shift_launch_of(std::span<const block>(blocks), length, s);
+    std::vector<batch::segment> table(l.count);
+    std::memcpy(table.data(), bytes.data(), l.count * sizeof(batch::segment));
+    batch::bases on_host, on_kernel;
+    on_host.at[0] = reinterpret_cast<std::byte*>(host.data());
+    on_kernel.at[0] = reinterpret_cast<std::byte*>(kernel.data());
+    on_host.at[1] = on_kernel.at[1] = bytes.data();
+    batch::run_all(table.data(), l, on_host);
+    kernel_on_host(table, l, on_kernel, true);
+    CAPTURE(sizeof(F), N, l.count, l.words);
+    CHECK(l.words == 2 * 1 + 4 * 2 + 3 * 3 + 2 * 1);  // each wrapped coordinate of each ghost, once
+    CHECK(std::memcmp(host.data(), want.data(), want.size() * sizeof(P)) == 0);
+    CHECK(std::memcmp(kernel.data(), want.data(), want.size() * sizeof(P)) == 0);
+  };
+  check(static_cast<std::array<float, 3>*>(nullptr));
+  check(static_cast<std::array<float, 4>*>(nullptr));
+  check(static_cast<std::array<double, 3>*>(nullptr));
 }

@@ -39,6 +39,7 @@ namespace haloshift {
 class field_plan;
 namespace detail {
 struct selective_builder;
+struct particle_spaces;
 }  // namespace detail
 
 /// A compiled selective exchange for one rank. Its data is one array per
@@ -239,6 +240,7 @@ class selective_plan : public detail::plan_base {
   // storage, a bundle's bytes, a view's layout: detail::remapped). Only field_plan, which makes
   // those programs and checks the call first, may start them.
   friend class field_plan;
+  friend struct detail::particle_spaces;  // a particle plan's arrays in a memory space (start_batched)
 
   /// Starts `p`, this plan's program in other units (a field bundle's
   /// bytes), forward on this plan's communicator (and neighbourhood
@@ -300,6 +302,13 @@ class selective_plan : public detail::plan_base {
   exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>> start_batched(
       const detail::program& p, bool backward, Op op, detail::batch::batch_cache& batch, detail::batch::batch_op bop,
       void* stream, Ts*... data) {
+    return start_batched_then(detail::no_epilogue{}, p, backward, std::move(op), batch, bop, stream, data...);
+  }
+  /// start_batched, then `then()` once the exchange has completed (a particle plan's periodic shift).
+  template <class Then, class Op, transferable... Ts>
+  exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>, Then>
+  start_batched_then(Then then, const detail::program& p, bool backward, Op op, detail::batch::batch_cache& batch,
+                     detail::batch::batch_op bop, void* stream, Ts*... data) {
     check_locally(backward ? "start_reverse" : "start_forward");
     const detail::batch::array_shape shapes[] = {{sizeof(Ts), alignof(Ts)}...};
     detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr);
@@ -310,7 +319,7 @@ class selective_plan : public detail::plan_base {
     detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine> run(
         p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, backward, std::move(op), engine_.get());
     run.batched(b);
-    return {std::move(run), *resources_};
+    return {std::move(run), *resources_, std::move(then)};
   }
 
   selective_plan(const cartesian_grid& grid, std::string_view strategy, const plan_options& options)

@@ -29,6 +29,7 @@
 #include "domain.hpp"
 #include "../detail/payload/particle_checks.hpp"
 #include "../detail/payload/particle_columns.hpp"
+#include "../detail/payload/particle_spaces.hpp"
 #include "particle_grid.hpp"
 #include "position_views.hpp"
 
@@ -73,32 +74,7 @@ struct ghost_block {
 namespace detail {
 struct particle_builder;
 struct particle_columns;
-
-/// A per-particle array a call of several takes: a span or a vector of a transferable type.
-template <class A>
-struct particle_array : std::false_type {};
-template <transferable T>
-struct particle_array<std::span<T>> : std::true_type {
-  using element = T;
-};
-template <transferable T>
-struct particle_array<std::vector<T>> : std::true_type {
-  using element = T;
-};
-
-/// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
-template <class T, class Shift>
-struct shift_images {
-  std::span<const ghost_block> blocks;  ///< the plan's (their storage stays put when the plan moves)
-  T* data;
-  Shift shift;
-  void operator()() {
-    for (const ghost_block& b : blocks)
-      if (b.image != zero_offset)
-        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
-  }
-};
-
+struct particle_spaces;
 }  // namespace detail
 
 /// A particle exchange for one rank, built from positions at re-neighbouring
@@ -128,25 +104,26 @@ class particle_plan {
   /// out, `data[owned(), size())` is filled. No periodic shift is applied.
   template <transferable T>
   void forward(std::span<T> data) {
-    plan_.forward(data);
+    start_forward(data).wait();
   }
   /// forward() on a whole vector, which must hold size() elements.
   template <transferable T>
   void forward(std::vector<T>& data) {
-    plan_.forward(std::span<T>(data));
+    start_forward(std::span<T>(data)).wait();
   }
   /// Starts forward(data): the ghosts are filled once wait() on the handle
   /// returns; until then the array is off-limits (see exchange_handle).
   template <transferable T>
   auto start_forward(std::span<T> data) {
-    return plan_.start_forward(data);
+    return detail::particle_spaces::start_forward(*this, memory::host{}, data);
   }
 
   /// Starts forward(data, shift); `shift` runs on the ghosts when the exchange completes.
   template <transferable T, class Shift>
     requires std::invocable<Shift&, T&, const offset&>
   auto start_forward(std::span<T> data, Shift shift) {
-    return plan_.start_forward(data, detail::shift_images<T, Shift>{blocks_, data.data(), std::move(shift)});
+    return detail::particle_spaces::start_forward_then(
+        *this, memory::host{}, detail::shift_images<ghost_block, T, Shift>{blocks_, data.data(), std::move(shift)}, data);
   }
   /// Moves any per-particle quantity, then calls `shift(ghost, image)` for
   /// every ghost whose block wrapped around a periodic dimension: for
@@ -160,12 +137,12 @@ class particle_plan {
   /// Starts forward_positions(x): the ghosts are shifted when the exchange completes.
   template <detail::coordinate_array P>
   auto start_forward_positions(std::span<P> x) {
-    return start_forward(x, shift_array{length_});
+    return start_forward(x, detail::shift_array{length_});
   }
   /// Starts forward_positions(particles, member).
   template <transferable T, detail::coordinate_array P>
   auto start_forward_positions(std::span<T> particles, P T::*member) {
-    return start_forward(particles, shift_member<T, P>{length_, member});
+    return start_forward(particles, detail::shift_member<T, P>{length_, member});
   }
   /// Moves positions and shifts each ghost by its block's periodic image times the domain
   /// length. Positions as the code stores them: `hs::position`, `std::array<float, 3>`, a padded
@@ -240,21 +217,67 @@ class particle_plan {
   /// are used as accumulators and hold partial sums afterwards.
   template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(std::span<T> data, Op op = {}) {
-    plan_.reverse(data, op);
+    start_reverse(data, std::move(op)).wait();
   }
   /// reverse() on a whole vector, which must hold size() elements.
   template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   void reverse(std::vector<T>& data, Op op = {}) {
-    plan_.reverse(std::span<T>(data), op);
+    start_reverse(std::span<T>(data), std::move(op)).wait();
   }
   /// Starts reverse(data, op): the owners hold the sums once wait() on the
   /// handle returns; until then the array is off-limits.
   template <transferable T, detail::reduction_for<T> Op = std::plus<>>
   auto start_reverse(std::span<T> data, Op op = {}) {
-    return plan_.start_reverse(data, std::move(op));
+    return detail::particle_spaces::start_reverse(*this, memory::host{}, std::move(op), data);
   }
   /// Whether an exchange of this plan is in flight.
   bool busy() const noexcept { return plan_.busy(); }
+
+  /// Per-particle arrays in a memory space (`space`: hs::memory::device{stream},
+  /// hs::memory::emulated_device{}, docs/gpu.md; or hs::memory::host{}), spans of size() elements:
+  /// forward() of all of them in one exchange, packed and unpacked by the space's executor (device
+  /// memory is never touched by the host).
+  template <detail::particle_space Space, transferable... Ts>
+    requires(sizeof...(Ts) >= 1)
+  void forward(const Space& space, std::span<Ts>... data) {
+    start_forward(space, data...).wait();
+  }
+  /// Starts forward(space, data...).
+  template <detail::particle_space Space, transferable... Ts>
+    requires(sizeof...(Ts) >= 1)
+  auto start_forward(const Space& space, std::span<Ts>... data) {
+    return detail::particle_spaces::start_forward(*this, space, data...);
+  }
+  /// reverse() of arrays in a memory space, all in one exchange: `reverse(space, f, g, op)`; a device's
+  /// executor combines arithmetic types with std::plus<> (the default), take_min or take_max.
+  template <detail::particle_space Space, class... Args>
+    requires detail::arrays_then_op<detail::span_array, 1, Args...>
+  void reverse(const Space& space, Args&&... args) {
+    start_reverse(space, std::forward<Args>(args)...).wait();
+  }
+  /// Starts reverse(space, arrays..., op).
+  template <detail::particle_space Space, class... Args>
+    requires detail::arrays_then_op<detail::span_array, 1, Args...>
+  auto start_reverse(const Space& space, Args&&... args) {
+    return detail::call_op_first<detail::span_array>(
+        [&](auto op, auto... data) { return detail::particle_spaces::start_reverse(*this, space, std::move(op), data...); },
+        std::forward<Args>(args)...);
+  }
+  /// forward_positions() in a memory space: positions as a span of coordinate arrays
+  /// (hs::position, std::array<float, 4>: padding moves unshifted) or as three spans x, y, z, then
+  /// companion spans, all of size() elements, in one exchange; a device's executor shifts the ghosts
+  /// (in double, stored once in the positions' type: bit for bit the host's shift).
+  template <detail::particle_space Space, class... Arrays>
+    requires detail::span_positions<Arrays...>::value
+  void forward_positions(const Space& space, Arrays... arrays) {
+    start_forward_positions(space, arrays...).wait();
+  }
+  /// Starts forward_positions(space, arrays...).
+  template <detail::particle_space Space, class... Arrays>
+    requires detail::span_positions<Arrays...>::value
+  auto start_forward_positions(const Space& space, Arrays... arrays) {
+    return detail::particle_spaces::start_forward_positions(*this, space, arrays...);
+  }
 
   /// Several per-particle arrays (a structure of arrays) in one exchange: one
   /// message per neighbour carries every array's entries of its particles.
@@ -274,7 +297,7 @@ class particle_plan {
   template <transferable... Ts>
     requires(sizeof...(Ts) >= 2)
   auto start_forward(std::span<Ts>... data) {
-    return plan_.start_forward_arrays(data...);
+    return detail::particle_spaces::start_forward(*this, memory::host{}, data...);
   }
   /// Reverse of several arrays in one exchange: `reverse(a, b, op)`, each
   /// array combined with `op` (last, like the one-array reverse; it must take
@@ -290,7 +313,9 @@ class particle_plan {
     requires detail::arrays_then_op<detail::particle_array, 2, Args...>
   auto start_reverse(Args&&... args) {
     return detail::call_op_first<detail::particle_array>(
-        [this](auto op, auto&&... data) { return plan_.start_reverse_arrays(std::move(op), std::span(data)...); },
+        [this](auto op, auto&&... data) {
+          return detail::particle_spaces::start_reverse(*this, memory::host{}, std::move(op), std::span(data)...);
+        },
         std::forward<Args>(args)...);
   }
   /// Sizes the plan's staging for several arrays moved together whose element sizes add up to
@@ -338,6 +363,7 @@ class particle_plan {
  private:
   friend struct detail::particle_builder;
   friend struct detail::particle_columns;
+  friend struct detail::particle_spaces;
   using recipe = detail::selective_recipe<detail::within_cutoff>;
 
   particle_plan(selective_plan plan, std::vector<position> x, const domain& dom, const offset& reach,
@@ -358,21 +384,6 @@ class particle_plan {
     plan_.reserve_arrays(sizeof(position));  // nor of them in a view's layout
   }
 
-  /// A ghost's coordinates moved by its periodic image.
-  struct shift_array {
-    position length;
-    template <detail::coordinate_array P>
-    void operator()(P& p, const offset& image) const noexcept {
-      detail::shift_by_image(p, image, length);
-    }
-  };
-  /// The same for the coordinates inside a struct.
-  template <class T, class P>
-  struct shift_member {
-    position length;
-    P T::*member;
-    void operator()(T& p, const offset& image) const noexcept { detail::shift_by_image(p.*member, image, length); }
-  };
   selective_plan plan_;
   std::vector<position> positions_;
   offset reach_{0, 0, 0};

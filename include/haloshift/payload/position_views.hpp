@@ -351,13 +351,15 @@ void check_components(const V& x, int ndims) {
 }
 
 /// Moves a ghost's coordinates by its periodic image: `p[d] + image[d] * length[d]`, computed in
-/// double and stored as the array's type (exact for doubles: one rounding either way).
+/// double and stored as the array's type (exact for doubles: one rounding either way). Coordinates
+/// along dimensions the image did not wrap keep their bits (a -0.0 stays), as in every layout's
+/// shift and the device executor's (detail/payload/particle_spaces.hpp).
 template <coordinate_array P>
 void shift_by_image(P& p, const offset& image, const position& length) noexcept {
   using F = typename coordinate_traits<std::remove_cv_t<P>>::type;
   constexpr std::size_t n = coordinate_traits<std::remove_cv_t<P>>::size;
   for (std::size_t d = 0; d < 3 && d < n; ++d)
-    p[d] = static_cast<F>(static_cast<double>(p[d]) + image[d] * length[d]);
+    if (image[d] != 0) p[d] = static_cast<F>(static_cast<double>(p[d]) + image[d] * length[d]);
 }
 
 /// A coordinate wrapped into `[lo, hi)` in double, stored as `F` so that the

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <span>
@@ -50,11 +51,9 @@ class batch_cache {
   batch_cache(const batch_cache&) = delete;
   batch_cache& operator=(const batch_cache&) = delete;
   ~batch_cache() {
-    for (entry& e : entries_)
-      if (e.table) exec_->deallocate(e.table, e.table_bytes);
+    clear();
     if (staging_) exec_->deallocate(staging_, staging_bytes_);
     if (pinned_) exec_->deallocate_pinned(pinned_, staging_bytes_);
-    forget_scratch();
   }
 
   executor& exec() noexcept { return *exec_; }
@@ -86,6 +85,9 @@ class batch_cache {
       if (e.table) exec_->deallocate(e.table, e.table_bytes);
     entries_.clear();
     forget_scratch();
+    for (side_launch& s : sides_)
+      if (s.memory) exec_->deallocate(s.memory, s.bytes);
+    sides_.clear();
   }
 
   /// Executor memory of `bytes` that a plan keeps under `key` for copies of its own besides the
@@ -106,6 +108,28 @@ class batch_cache {
     scratch_.emplace_back(key, static_cast<std::byte*>(exec_->allocate(bytes)), bytes);
     fresh = true;
     return std::get<1>(scratch_.back());
+  }
+
+  /// A payload's own launch beside its programs (a particle plan's periodic shift): `make()`
+  /// returns its bytes (its segments, then whatever they read) and the launch over them; built
+  /// and uploaded once per `key`, kept until the plan's programs change (clear) like a program's.
+  struct side_launch {
+    std::vector<std::uint64_t> key;
+    launch l;
+    std::byte* memory = nullptr;  ///< executor memory: the bytes (the launch's table first)
+    std::size_t bytes = 0;
+  };
+  template <class Make>
+  const side_launch& side(std::span<const std::uint64_t> key, Make&& make) {
+    for (const side_launch& s : sides_)
+      if (std::ranges::equal(s.key, key)) return s;
+    const auto [bytes, l] = make();
+    side_launch& s = sides_.emplace_back(side_launch{{key.begin(), key.end()}, l, nullptr, bytes.size()});
+    if (s.bytes) {
+      s.memory = static_cast<std::byte*>(exec_->allocate(s.bytes));
+      exec_->upload(s.memory, bytes.data(), s.bytes);
+    }
+    return s;
   }
 
  private:
@@ -153,6 +177,7 @@ class batch_cache {
   std::unique_ptr<executor> exec_;
   std::vector<std::tuple<const void*, std::byte*, std::size_t>> scratch_;
   std::deque<entry> entries_;  ///< a deque: an exchange in flight keeps its entry where it is
+  std::deque<side_launch> sides_;
   std::byte* staging_ = nullptr;
   std::byte* pinned_ = nullptr;
   std::size_t staging_bytes_ = 0;

@@ -99,12 +99,17 @@ template <class T>
 HALOSHIFT_DEVICE inline void combine_word(const segment& g, const bases& b, std::uint64_t w, batch_op op) {
   const word_place p = place_of<sizeof(T)>(g, b, w);
   T a = load<T>(p.to);
+  if (op == batch_op::shift) {  // rows of one element: p.from is the row's double
+    store<T>(p.to, static_cast<T>(static_cast<double>(a) + load<double>(p.from)));
+    return;
+  }
   const T v = load<T>(p.from);
   switch (op) {
     case batch_op::plus: a = static_cast<T>(a + v); break;
     case batch_op::min: a = v < a ? v : a; break;
     case batch_op::max: a = a < v ? v : a; break;
-    case batch_op::copy: a = v; break;
+    case batch_op::copy:
+    case batch_op::shift: a = v; break;  // (shift: above)
   }
   store<T>(p.to, a);
 }

@@ -27,6 +27,12 @@ inline void combine_element(std::byte* to, const std::byte* from, batch_op op) {
     case batch_op::min: a = b < a ? b : a; break;
     case batch_op::max: a = a < b ? b : a; break;
     case batch_op::copy: a = b; break;
+    case batch_op::shift: {  // the source is a double (rows of one element: `from` is its row's)
+      double by;
+      std::memcpy(&by, from, sizeof by);
+      a = static_cast<T>(static_cast<double>(a) + by);
+      break;
+    }
   }
   std::memcpy(to, &a, sizeof(T));
 }

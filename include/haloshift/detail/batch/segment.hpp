@@ -24,6 +24,9 @@ enum class batch_op : std::uint8_t {
   plus,  ///< target = target + source, element by element (a reverse exchange's sum)
   min,   ///< target = min(target, source)
   max,   ///< target = max(target, source)
+  /// target = T(double(target) + d), d the double at the row's source (rows of one element): a
+  /// periodic shift, one rounding as the host path's (particle positions, from a small table)
+  shift,
 };
 
 /// The element type a combining launch reads (a copy needs none: it moves bytes).

@@ -63,6 +63,47 @@ struct shift_columns {
   }
 };
 
+/// A per-particle array a call of several takes: a span or a vector of a transferable type.
+template <class A>
+struct particle_array : std::false_type {};
+template <transferable T>
+struct particle_array<std::span<T>> : std::true_type {
+  using element = T;
+};
+template <transferable T>
+struct particle_array<std::vector<T>> : std::true_type {
+  using element = T;
+};
+
+/// A particle forward's last step: `shift(ghost, image)` on every ghost of a block that wrapped.
+template <class Block, class T, class Shift>
+struct shift_images {
+  std::span<const Block> blocks;  ///< the plan's (their storage stays put when the plan moves)
+  T* data;
+  Shift shift;
+  void operator()() {
+    for (const Block& b : blocks)
+      if (b.image != zero_offset)
+        for (std::size_t i = b.first; i < b.first + b.count; ++i) shift(data[i], b.image);
+  }
+};
+
+/// A ghost's coordinates moved by its periodic image.
+struct shift_array {
+  position length;
+  template <coordinate_array P>
+  void operator()(P& p, const offset& image) const noexcept {
+    shift_by_image(p, image, length);
+  }
+};
+/// The same for the coordinates inside a struct.
+template <class T, class P>
+struct shift_member {
+  position length;
+  P T::*member;
+  void operator()(T& p, const offset& image) const noexcept { shift_by_image(p.*member, image, length); }
+};
+
 /// A for_each_run callback that lists every element of the runs in `v`.
 inline auto append_to(std::vector<std::size_t>& v) {
   return [&v](std::size_t first, std::size_t count) {
