@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct world {
     return first() ? a : b;
   }
 };
+
+/// A coordinate, cutoff or cost that is not a number.
+inline const double nan_value = std::numeric_limits<double>::quiet_NaN();
 
 /// What particle and field plans offer instead of a strategy they refuse: those that carry such
 /// payloads (TeamShift, listed, would sit between TtlMultiHop and NeighborAlltoall).

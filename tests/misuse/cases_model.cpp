@@ -39,7 +39,6 @@ void auto_plan_with(const world& w, const std::string& path) {
 const hs::grid_shape shape3{{4, 4, 4}, {true, true, true}};
 const hs::range r1{{1, 1, 1}, hs::shell::full};
 const hs::hockney cost{1e-6, 1e-9};
-const double nan_value = std::numeric_limits<double>::quiet_NaN();
 const std::string good = R"({"haloshift_calibration": 1, "alpha_s": 1.5e-06, "beta_s_per_byte": 2e-10, "gamma_s": 5e-07})";
 }  // namespace
 

@@ -20,7 +20,6 @@ namespace misuse {
 
 namespace {
 const hs::domain unit_cube{{0, 0, 0}, {1, 1, 1}};
-const double nan_value = std::numeric_limits<double>::quiet_NaN();
 hs::cartesian_grid particle_grid(const world& w) { return hs::cartesian_grid(w.comm, {.dims = {0, 0, 0}}); }
 /// One particle at the centre of this rank's box.
 std::vector<hs::position> centre(const hs::cartesian_grid& g, const hs::domain& dom = unit_cube) {
