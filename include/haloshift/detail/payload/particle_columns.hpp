@@ -63,13 +63,17 @@ struct shift_columns {
   }
 };
 
-/// A per-particle array a call of several takes: a span or a vector of a transferable type.
+/// An array of a call that names a memory space: a span of a transferable type (a vector would
+/// be host memory).
 template <class A>
-struct particle_array : std::false_type {};
+struct span_array : std::false_type {};
 template <transferable T>
-struct particle_array<std::span<T>> : std::true_type {
+struct span_array<std::span<T>> : std::true_type {
   using element = T;
 };
+/// A per-particle array a host call of several takes: a span, or a vector, of a transferable type.
+template <class A>
+struct particle_array : span_array<A> {};
 template <transferable T>
 struct particle_array<std::vector<T>> : std::true_type {
   using element = T;

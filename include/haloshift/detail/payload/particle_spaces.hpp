@@ -41,14 +41,6 @@ namespace haloshift::detail {
 template <class S>
 concept particle_space = std::same_as<S, memory::host> || device_space<S>;
 
-/// An array of a call that names a memory space: a span (a vector would be host memory).
-template <class A>
-struct span_array : std::false_type {};
-template <transferable T>
-struct span_array<std::span<T>> : std::true_type {
-  using element = T;
-};
-
 /// A span element forward_positions writes positions into: a coordinate array that is not const.
 template <class P>
 concept writable_coordinates = coordinate_array<P> && transferable<P>;
