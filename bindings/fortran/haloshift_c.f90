@@ -81,7 +81,6 @@ module haloshift_c
             hs_particle_test, hs_particle_wait, hs_resize_fn, hs_migrate, hs_explain_field, hs_explain_particles, &
             hs_use_calibration, c_strlen, test_fn
 
-  ! The signatures that several C functions share.
   abstract interface
     !> hs_resize_fn: make every array hold `count` particles, keeping the first `kept`, and store
     !> the new addresses into x and columns(1:ncolumns); 0 on success.
@@ -94,29 +93,6 @@ module haloshift_c
       type(c_ptr), value :: user
       integer(c_int) :: status
     end function
-    !> A string of the library's (const char*).
-    function text_fn() bind(c) result(text)
-      import :: c_ptr
-      type(c_ptr) :: text
-    end function
-    !> A string of a handle's (const char*).
-    function handle_text_fn(handle) bind(c) result(text)
-      import :: c_ptr
-      type(c_ptr), value :: handle
-      type(c_ptr) :: text
-    end function
-    !> hs_*_free: releases the handle and sets it to NULL.
-    function free_fn(handle) bind(c) result(status)
-      import :: c_int, c_ptr
-      type(c_ptr), intent(inout) :: handle
-      integer(c_int) :: status
-    end function
-    !> An action on a handle (hs_field_wait, hs_field_progress, hs_particle_wait).
-    function handle_fn(handle) bind(c) result(status)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: handle
-      integer(c_int) :: status
-    end function
     !> hs_*_test: done nonzero once the exchange in flight has finished.
     function test_fn(handle, done) bind(c) result(status)
       import :: c_int, c_ptr
@@ -124,30 +100,94 @@ module haloshift_c
       integer(c_int), intent(out) :: done
       integer(c_int) :: status
     end function
-    !> A Fortran communicator's handle (MPI_Fint) of a grid's.
-    function comm_fn(grid, comm) bind(c) result(status)
+  end interface
+
+  ! One interface block per function, even where two share a signature: gfortran 12 drops the
+  ! VALUE attribute from the second call of a procedure declared procedure(abstract), bind(c)
+  ! and used from another module (it passes the handle's address, not the handle).
+  interface
+    function hs_last_error() bind(c) result(text)
+      import :: c_ptr
+      type(c_ptr) :: text
+    end function
+    function hs_version() bind(c) result(text)
+      import :: c_ptr
+      type(c_ptr) :: text
+    end function
+    function hs_grid_free(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: handle
+      integer(c_int) :: status
+    end function
+    function hs_grid_comm_f(grid, comm) bind(c) result(status)
       import :: c_int, c_ptr
       type(c_ptr), value :: grid
       integer(c_int), intent(out) :: comm
       integer(c_int) :: status
     end function
-    !> A forward of a field array.
-    function field_fn(plan, array) bind(c) result(status)
+    function hs_field_plan_free(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: handle
+      integer(c_int) :: status
+    end function
+    function hs_field_plan_strategy(handle) bind(c) result(text)
+      import :: c_ptr
+      type(c_ptr), value :: handle
+      type(c_ptr) :: text
+    end function
+    function hs_field_forward(plan, array) bind(c) result(status)
       import :: c_int, c_ptr, hs_field_array
       type(c_ptr), value :: plan
       type(hs_field_array), intent(in) :: array
       integer(c_int) :: status
     end function
-    !> A reverse of a field array with op.
-    function field_op_fn(plan, array, op) bind(c) result(status)
+    function hs_field_start_forward(plan, array) bind(c) result(status)
+      import :: c_int, c_ptr, hs_field_array
+      type(c_ptr), value :: plan
+      type(hs_field_array), intent(in) :: array
+      integer(c_int) :: status
+    end function
+    function hs_field_reverse(plan, array, op) bind(c) result(status)
       import :: c_int, c_ptr, hs_field_array
       type(c_ptr), value :: plan
       type(hs_field_array), intent(in) :: array
       integer(c_int), value :: op
       integer(c_int) :: status
     end function
-    !> A forward of particle positions with columns.
-    function positions_fn(plan, x, ncolumns, columns) bind(c) result(status)
+    function hs_field_start_reverse(plan, array, op) bind(c) result(status)
+      import :: c_int, c_ptr, hs_field_array
+      type(c_ptr), value :: plan
+      type(hs_field_array), intent(in) :: array
+      integer(c_int), value :: op
+      integer(c_int) :: status
+    end function
+    function hs_field_test(handle, done) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: status
+    end function
+    function hs_field_progress(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int) :: status
+    end function
+    function hs_field_wait(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int) :: status
+    end function
+    function hs_particle_plan_free(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: handle
+      integer(c_int) :: status
+    end function
+    function hs_particle_plan_strategy(handle) bind(c) result(text)
+      import :: c_ptr
+      type(c_ptr), value :: handle
+      type(c_ptr) :: text
+    end function
+    function hs_particle_forward_positions(plan, x, ncolumns, columns) bind(c) result(status)
       import :: c_int, c_ptr, hs_positions, hs_column
       type(c_ptr), value :: plan
       type(hs_positions), intent(in) :: x
@@ -155,50 +195,53 @@ module haloshift_c
       type(hs_column), intent(in) :: columns(*)
       integer(c_int) :: status
     end function
-    !> A forward of particle columns.
-    function columns_fn(plan, ncolumns, columns) bind(c) result(status)
+    function hs_particle_start_forward_positions(plan, x, ncolumns, columns) bind(c) result(status)
+      import :: c_int, c_ptr, hs_positions, hs_column
+      type(c_ptr), value :: plan
+      type(hs_positions), intent(in) :: x
+      integer(c_int), value :: ncolumns
+      type(hs_column), intent(in) :: columns(*)
+      integer(c_int) :: status
+    end function
+    function hs_particle_forward(plan, ncolumns, columns) bind(c) result(status)
       import :: c_int, c_ptr, hs_column
       type(c_ptr), value :: plan
       integer(c_int), value :: ncolumns
       type(hs_column), intent(in) :: columns(*)
       integer(c_int) :: status
     end function
-    !> A reverse of a particle column with op.
-    function column_op_fn(plan, column, op) bind(c) result(status)
+    function hs_particle_start_forward(plan, ncolumns, columns) bind(c) result(status)
+      import :: c_int, c_ptr, hs_column
+      type(c_ptr), value :: plan
+      integer(c_int), value :: ncolumns
+      type(hs_column), intent(in) :: columns(*)
+      integer(c_int) :: status
+    end function
+    function hs_particle_reverse(plan, column, op) bind(c) result(status)
       import :: c_int, c_ptr, hs_column
       type(c_ptr), value :: plan
       type(hs_column), intent(in) :: column
       integer(c_int), value :: op
       integer(c_int) :: status
     end function
-  end interface
-
-  procedure(text_fn), bind(c, name="hs_last_error") :: hs_last_error
-  procedure(text_fn), bind(c, name="hs_version") :: hs_version
-  procedure(free_fn), bind(c, name="hs_grid_free") :: hs_grid_free
-  procedure(comm_fn), bind(c, name="hs_grid_comm_f") :: hs_grid_comm_f
-  procedure(free_fn), bind(c, name="hs_field_plan_free") :: hs_field_plan_free
-  procedure(handle_text_fn), bind(c, name="hs_field_plan_strategy") :: hs_field_plan_strategy
-  procedure(field_fn), bind(c, name="hs_field_forward") :: hs_field_forward
-  procedure(field_fn), bind(c, name="hs_field_start_forward") :: hs_field_start_forward
-  procedure(field_op_fn), bind(c, name="hs_field_reverse") :: hs_field_reverse
-  procedure(field_op_fn), bind(c, name="hs_field_start_reverse") :: hs_field_start_reverse
-  procedure(test_fn), bind(c, name="hs_field_test") :: hs_field_test
-  procedure(handle_fn), bind(c, name="hs_field_progress") :: hs_field_progress
-  procedure(handle_fn), bind(c, name="hs_field_wait") :: hs_field_wait
-  procedure(free_fn), bind(c, name="hs_particle_plan_free") :: hs_particle_plan_free
-  procedure(handle_text_fn), bind(c, name="hs_particle_plan_strategy") :: hs_particle_plan_strategy
-  procedure(positions_fn), bind(c, name="hs_particle_forward_positions") :: hs_particle_forward_positions
-  procedure(positions_fn), bind(c, name="hs_particle_start_forward_positions") :: hs_particle_start_forward_positions
-  procedure(columns_fn), bind(c, name="hs_particle_forward") :: hs_particle_forward
-  procedure(columns_fn), bind(c, name="hs_particle_start_forward") :: hs_particle_start_forward
-  procedure(column_op_fn), bind(c, name="hs_particle_reverse") :: hs_particle_reverse
-  procedure(column_op_fn), bind(c, name="hs_particle_start_reverse") :: hs_particle_start_reverse
-  procedure(test_fn), bind(c, name="hs_particle_test") :: hs_particle_test
-  procedure(handle_fn), bind(c, name="hs_particle_wait") :: hs_particle_wait
-
-  ! The functions of a signature of their own.
-  interface
+    function hs_particle_start_reverse(plan, column, op) bind(c) result(status)
+      import :: c_int, c_ptr, hs_column
+      type(c_ptr), value :: plan
+      type(hs_column), intent(in) :: column
+      integer(c_int), value :: op
+      integer(c_int) :: status
+    end function
+    function hs_particle_test(handle, done) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: status
+    end function
+    function hs_particle_wait(handle) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int) :: status
+    end function
     function c_strlen(s) bind(c, name="strlen") result(n)
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s

@@ -10,7 +10,9 @@ program bench_forward
   use, intrinsic :: iso_fortran_env, only: real64, output_unit
   use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Barrier, MPI_Wtime, MPI_COMM_WORLD, MPI_Comm_size
   use haloshift
-  use haloshift_c, only: hs_field_array, hs_field_array_init, c_forward => hs_field_forward, HS_DOUBLE
+  use haloshift_c, only: hs_field_array, hs_field_array_init, c_forward => hs_field_forward, HS_DOUBLE, &
+                         c_last_error => hs_last_error
+  use haloshift_core, only: c_text
   implicit none
   type(hs_grid) :: grid
   type(hs_field_plan) :: plan
@@ -43,7 +45,7 @@ program bench_forward
 
   do i = 1, calls  ! warm up both paths
     call hs_forward(plan, u)
-    if (c_forward(plan%handle, described) /= HS_OK) error stop 'hs_field_forward failed'
+    if (c_forward(plan%handle, described) /= HS_OK) call failed()
   end do
   do r = 1, rounds
     call MPI_Barrier(MPI_COMM_WORLD)
@@ -55,7 +57,7 @@ program bench_forward
     call MPI_Barrier(MPI_COMM_WORLD)
     t = MPI_Wtime()
     do i = 1, calls
-      if (c_forward(plan%handle, described) /= HS_OK) error stop 'hs_field_forward failed'
+      if (c_forward(plan%handle, described) /= HS_OK) call failed()
     end do
     c_times(r) = (MPI_Wtime() - t) / calls
   end do
@@ -71,6 +73,11 @@ program bench_forward
   call MPI_Finalize()
 
 contains
+
+  subroutine failed()
+    write (output_unit, '(a)') c_text(c_last_error())
+    error stop 1
+  end subroutine
 
   subroutine read_int(position, value)
     integer, intent(in) :: position
