@@ -230,7 +230,7 @@ program test_field
   use, intrinsic :: iso_fortran_env, only: output_unit
   use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
                      MPI_Comm_rank
-  use haloshift, only: hs_free
+  use haloshift, only: hs_free, hs_strategy_time, hs_explain_field, hs_field_plan_strategy
   use field_cases
   implicit none
   type(field_case) :: c
@@ -247,12 +247,32 @@ program test_field
   call run('Auto', 2, [.false., .true.], [13, 11], [1, 2], [2, 1])
   call run('Auto', 1, [.true.], [13], [2], [2])
   call run('Shift', 1, [.false.], [13], [1], [2])
+  call explain_agrees()
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) write (output_unit, '("fortran field test: ", i0, " cases, ", i0, " cells wrong")') cases, failures
+  if (rank == 0) write (output_unit, '("fortran field test: ", i0, " cases and explain, ", i0, " cells or checks wrong")') cases, failures
   call MPI_Finalize()
   if (failures /= 0) error stop 1
 
 contains
+
+  !> hs_explain_field ranks the strategies fastest first, and Auto runs the first.
+  subroutine explain_agrees()
+    type(hs_strategy_time), allocatable :: ranking(:)
+    character(:), allocatable :: chosen
+    call make(c, 'Auto', 3, [.true., .true., .true.], [10, 9, 7], [1, 1, 1], [1, 1, 1])
+    call hs_explain_field(c%grid, [10, 9, 7], ranking, ghost=1)
+    chosen = hs_field_plan_strategy(c%plan)
+    if (size(ranking) < 1) then
+      write (output_unit, '("FAIL explain: no strategy ranked")')
+      failures = failures + 1
+    else if (any(ranking(2:)%seconds < ranking(:size(ranking) - 1)%seconds) .or. ranking(1)%strategy /= chosen) then
+      write (output_unit, '("FAIL explain: first ", a, " (", es9.2, " s) of ", i0, ", Auto ran ", a)') &
+          trim(ranking(1)%strategy), ranking(1)%seconds, size(ranking), chosen
+      failures = failures + 1
+    end if
+    call hs_free(c%plan)
+    call hs_free(c%grid)
+  end subroutine
 
   subroutine run(strategy, ndims, periodic, global, ghost_low, ghost_high)
     character(*), intent(in) :: strategy

@@ -2,12 +2,12 @@
 ! Bad input through the Fortran module: each call returns a nonzero stat and an errmsg naming the
 ! problem, on every rank, and never crashes or hangs; a correct exchange afterwards still works.
 ! Arrays without ghost room (low side, high side), of the wrong rank, not contiguous, not
-! allocated; a plan never created; a reverse with no such operation; an unknown strategy and a
-! grid of impossible dims (collective: every rank gets the error).
+! allocated; a plan never created; a reverse with no such operation; an unknown strategy, a grid
+! of impossible dims (collective: every rank gets the error) and grids over MPI_COMM_NULL.
 program test_misuse
   use, intrinsic :: iso_fortran_env, only: real64, int32, output_unit
   use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
-                     MPI_Comm_rank, MPI_Comm_size
+                     MPI_COMM_NULL, MPI_Comm_rank, MPI_Comm_size
   use haloshift
   implicit none
   type(hs_grid) :: grid, bad_grid
@@ -50,6 +50,10 @@ program test_misuse
   call expect('dims that do not fit the ranks', 'dims')
   call hs_grid_create(bad_grid, MPI_COMM_WORLD, dims=[1, 1], periodic=[.true.], stat=status, errmsg=message)
   call expect('dims and periodic of different sizes', 'must agree')
+  call hs_grid_create(bad_grid, MPI_COMM_NULL, stat=status, errmsg=message)
+  call expect('mpi_f08 MPI_COMM_NULL', 'MPI_COMM_NULL')
+  call hs_grid_create(bad_grid, MPI_COMM_NULL%MPI_VAL, stat=status, errmsg=message)
+  call expect('integer MPI_COMM_NULL', 'MPI_COMM_NULL')
 
   ! The plan still works: a forward of a correct array fills the ghosts (from a wrapped neighbour).
   good = -1
