@@ -249,7 +249,8 @@ program test_field
   call run('Shift', 1, [.false.], [13], [1], [2])
   call explain_agrees()
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) write (output_unit, '("fortran field test: ", i0, " cases and explain, ", i0, " cells or checks wrong")') cases, failures
+  if (rank == 0) write (output_unit, '("fortran field test: ", i0, " cases and explain, ", i0, &
+                                       &" cells or checks wrong")') cases, failures
   call MPI_Finalize()
   if (failures /= 0) error stop 1
 
