@@ -13,7 +13,7 @@ program test_misuse
   type(hs_grid) :: grid, bad_grid
   type(hs_field_plan) :: plan, never_made, bad_plan
   real(real64), allocatable, target :: no_low(:, :, :), no_high(:, :, :), good(:, :, :), flat(:, :), wide(:, :, :)
-  real(real64), allocatable, target :: unallocated(:, :, :)
+  real(real64), allocatable, target :: unallocated(:, :, :), roomy(:, :, :)
   integer(int32), allocatable, target :: ints(:, :, :)
   integer :: n(3), rank, ranks, failures, status
   character(len=400) :: message
@@ -61,6 +61,17 @@ program test_misuse
   call hs_forward(plan, good, stat=status)
   if (status /= HS_OK .or. any(good(0, 1:n(2), 1:n(3)) < 0)) then
     write (output_unit, '("FAIL rank ", i0, ": a correct forward after the errors: stat ", i0)') rank, status
+    failures = failures + 1
+  end if
+
+  ! More ghost room than the plan's: the plan's layer is filled, the extra one left alone.
+  allocate (roomy(-1:n(1) + 2, -1:n(2) + 2, -1:n(3) + 2))
+  roomy = -1
+  roomy(1:n(1), 1:n(2), 1:n(3)) = rank
+  call hs_forward(plan, roomy, stat=status)
+  if (status /= HS_OK .or. any(roomy(0, 1:n(2), 1:n(3)) < 0) .or. any(roomy(-1, :, :) /= -1) .or. &
+      any(roomy(n(1) + 2, :, :) /= -1)) then
+    write (output_unit, '("FAIL rank ", i0, ": a forward of an array with two ghost layers: stat ", i0)') rank, status
     failures = failures + 1
   end if
 
