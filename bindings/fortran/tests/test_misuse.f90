@@ -3,7 +3,8 @@
 ! problem, on every rank, and never crashes or hangs; a correct exchange afterwards still works.
 ! Arrays without ghost room (low side, high side), of the wrong rank, not contiguous, not
 ! allocated; a plan never created; a reverse with no such operation; an unknown strategy, a grid
-! of impossible dims (collective: every rank gets the error) and grids over MPI_COMM_NULL.
+! of impossible dims (collective: every rank gets the error), grids over MPI_COMM_NULL and a
+! calibration file that does not exist.
 program test_misuse
   use, intrinsic :: iso_fortran_env, only: real64, int32, output_unit
   use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
@@ -50,6 +51,8 @@ program test_misuse
   call expect('dims that do not fit the ranks', 'dims')
   call hs_grid_create(bad_grid, MPI_COMM_WORLD, dims=[1, 1], periodic=[.true.], stat=status, errmsg=message)
   call expect('dims and periodic of different sizes', 'must agree')
+  call hs_use_calibration('/nonexistent/calibration.json', stat=status, errmsg=message)
+  call expect('a calibration file that does not exist', '/nonexistent/calibration.json')
   call hs_grid_create(bad_grid, MPI_COMM_NULL, stat=status, errmsg=message)
   call expect('mpi_f08 MPI_COMM_NULL', 'MPI_COMM_NULL')
   call hs_grid_create(bad_grid, MPI_COMM_NULL%MPI_VAL, stat=status, errmsg=message)
