@@ -224,7 +224,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     type(hs_field_array) :: array
     integer(c_int) :: code
-    if (.not. fits(plan, view, trim(call_names(what)), array, stat, errmsg)) return
+    if (.not. fits(plan, view, what, array, stat, errmsg)) return
     select case (what)
     case (FORWARD)
       code = c_forward(plan%handle, array)
@@ -240,23 +240,23 @@ contains
 
   !> The C description of `view` for `plan`; .false. (and the error finished) when the plan was
   !> not made, or the array is not associated, not contiguous, or lacks room for the ghosts.
-  logical function fits(plan, view, caller, array, stat, errmsg)
+  logical function fits(plan, view, what, array, stat, errmsg)
     type(hs_field_plan), intent(in) :: plan
     type(array_view), intent(in) :: view
-    character(*), intent(in) :: caller
+    integer, intent(in) :: what  ! which exchange, named in the messages
     type(hs_field_array), intent(out) :: array
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     fits = .false.
     if (.not. c_associated(plan%handle)) then
-      call fortran_error(caller // ': the field plan was not created (or was freed)', stat, errmsg)
+      call fortran_error(trim(call_names(what)) // ': the field plan was not created (or was freed)', stat, errmsg)
     else if (.not. view%associated) then
-      call fortran_error(caller // ': the array is not allocated (or the pointer not associated)', stat, errmsg)
+      call fortran_error(trim(call_names(what)) // ': the array is not allocated (or the pointer not associated)', stat, errmsg)
     else if (.not. view%contiguous) then
-      call fortran_error(caller // ': the array is not contiguous (a section with strides?): the library ' // &
+      call fortran_error(trim(call_names(what)) // ': the array is not contiguous (a section with strides?): the library ' // &
                          'exchanges the array in place, so pass the whole, contiguous array', stat, errmsg)
     else
-      fits = ghost_room(plan, view, caller, stat, errmsg)
+      fits = ghost_room(plan, view, what, stat, errmsg)
     end if
     if (.not. fits) return
     array%data = view%data
@@ -268,10 +268,10 @@ contains
   end function
 
   !> Whether `view` spans the plan's interior 1..n and its ghost layers along every dimension.
-  logical function ghost_room(plan, view, caller, stat, errmsg)
+  logical function ghost_room(plan, view, what, stat, errmsg)
     type(hs_field_plan), intent(in) :: plan
     type(array_view), intent(in) :: view
-    character(*), intent(in) :: caller
+    integer, intent(in) :: what
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     character(320) :: message
@@ -284,12 +284,12 @@ contains
     if (d > view%rank) then
       write (message, '(a, ": a rank-", i0, " array, but the plan has ", i0, " cells and ", i0, "+", i0, &
                         &" ghost layers along dimension ", i0)') &
-          caller, view%rank, plan%interior(d), plan%ghost_low(d), plan%ghost_high(d), d
+          trim(call_names(what)), view%rank, plan%interior(d), plan%ghost_low(d), plan%ghost_high(d), d
     else
       write (message, '(a, ": the array spans ", i0, ":", i0, " along dimension ", i0, ", but the plan''s ", &
                         &"interior is 1:", i0, " with ", i0, " ghost layers below and ", i0, " above: declare ", &
                         &"it with at least ", i0, ":", i0)') &
-          caller, view%lb(d), view%ub(d), d, plan%interior(d), plan%ghost_low(d), plan%ghost_high(d), &
+          trim(call_names(what)), view%lb(d), view%ub(d), d, plan%interior(d), plan%ghost_low(d), plan%ghost_high(d), &
           1 - plan%ghost_low(d), plan%interior(d) + plan%ghost_high(d)
     end if
     call fortran_error(trim(message), stat, errmsg)
