@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <new>
+#include <tuple>
+#include <variant>
 #include <string>
 #include <utility>
 
@@ -89,6 +91,46 @@ decltype(auto) with_op(hs_op op, const char* function, F&& f) {
       throw error(std::string(function) + ": op = " + std::to_string(static_cast<int>(op)) +
                   " is no hs_op (HS_SUM 0, HS_MIN 1, HS_MAX 2)");
   }
+}
+
+/// The exchange a plan has in flight: none (std::monostate) or one of the handles `Tuple` lists,
+/// kept in the plan's handle so that the split phase allocates nothing.
+template <class Tuple>
+struct in_flight_of;
+template <class... Handles>
+struct in_flight_of<std::tuple<Handles...>> {
+  using type = std::variant<std::monostate, Handles...>;
+};
+/// `Reverse<T, Op>` for every hs_type `T`.
+template <template <class, class> class Reverse, class Op>
+using each_type = std::tuple<Reverse<float, Op>, Reverse<double, Op>, Reverse<std::int32_t, Op>, Reverse<std::int64_t, Op>>;
+/// The exchange slot of a plan whose handles are `Others` and a reverse `Reverse<T, Op>` of every
+/// hs_type with every hs_op.
+template <template <class, class> class Reverse, class... Others>
+using in_flight_with = typename in_flight_of<decltype(std::tuple_cat(
+    std::declval<std::tuple<Others...>>(), std::declval<each_type<Reverse, std::plus<>>>(),
+    std::declval<each_type<Reverse, take_min>>(), std::declval<each_type<Reverse, take_max>>()))>::type;
+
+/// Raises unless no exchange is in flight (one per plan); `wait` names the C call that ends one.
+template <class Pending>
+void check_no_exchange(const Pending& pending, const char* function, const char* wait) {
+  if (!std::holds_alternative<std::monostate>(pending))
+    throw error(std::string(function) + ": this plan already has an exchange in flight; call " + wait +
+                " (or the test call until it says done) first");
+}
+/// test() on the exchange in flight: true (and the slot emptied) once it is done, or when there is none.
+template <class Pending>
+bool test_pending(Pending& pending) {
+  bool done = true;
+  std::visit([&](auto& h) { if constexpr (requires { h.test(); }) done = h.test(); }, pending);
+  if (done) pending.template emplace<std::monostate>();
+  return done;
+}
+/// Waits for the exchange in flight, if any, and empties the slot.
+template <class Pending>
+void wait_pending(Pending& pending) {
+  std::visit([](auto& h) { if constexpr (requires { h.wait(); }) h.wait(); }, pending);
+  pending.template emplace<std::monostate>();
 }
 
 /// Copies `text` into a C string of at most `capacity` bytes (with its terminator).
