@@ -8,7 +8,8 @@
 !> gets the hs_status (HS_OK, 0, on success) and errmsg the text. bindings/fortran/README.md.
 module haloshift
   use haloshift_c, only: HS_OK, HS_ERR_ARGUMENT, HS_ERR_NULL, HS_ERR_MPI, HS_ERR_MEMORY, HS_ERR_INTERNAL, HS_SUM, &
-                         HS_MIN, HS_MAX, HS_PATTERN_FULL, HS_PATTERN_FACES, HS_PATTERN_FACES_AND_EDGES
+                         HS_MIN, HS_MAX, HS_PATTERN_FULL, HS_PATTERN_FACES, HS_PATTERN_FACES_AND_EDGES, &
+                         HS_MAX_COLUMNS
   use haloshift_core, only: hs_grid, hs_strategy_time, hs_grid_create, hs_grid_info, hs_grid_comm, hs_version, &
                             hs_use_calibration, hs_free
   use haloshift_fields, only: hs_field_plan, hs_field_plan_create, hs_field_plan_shape, hs_field_plan_strategy, &

@@ -17,6 +17,8 @@ module haloshift_c
   integer(c_int), parameter, public :: HS_X_FASTEST = 0, HS_Z_FASTEST = 1
   integer(c_int), parameter, public :: HS_SUM = 0, HS_MIN = 1, HS_MAX = 2
   integer(c_int), parameter, public :: HS_PATTERN_FULL = 0, HS_PATTERN_FACES = 1, HS_PATTERN_FACES_AND_EDGES = 2
+  !> The most columns one particle forward moves.
+  integer(c_int), parameter, public :: HS_MAX_COLUMNS = 8
 
   type, bind(c), public :: hs_grid_options
     integer(c_int) :: ndims

@@ -13,7 +13,8 @@ module haloshift_particles
                                          c_associated
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
   use haloshift_core, only: hs_grid, hs_strategy_time, finish, fortran_error, c_string, c_text, strategy_times, test_with
-  use haloshift_c, only: HS_OK, HS_FLOAT, HS_DOUBLE, HS_INT32, HS_INT64, HS_SUM, hs_positions, hs_column, hs_domain, &
+  use haloshift_c, only: HS_OK, HS_FLOAT, HS_DOUBLE, HS_INT32, HS_INT64, HS_SUM, HS_MAX_COLUMNS, hs_positions, &
+                         hs_column, hs_domain, &
                          hs_prediction, c_create => hs_particle_plan_create, c_rebuild => hs_particle_plan_rebuild, &
                          c_free => hs_particle_plan_free, c_sizes => hs_particle_plan_sizes, &
                          c_strategy => hs_particle_plan_strategy, c_forward_positions => hs_particle_forward_positions, &
@@ -36,8 +37,8 @@ module haloshift_particles
     integer(int64) :: capacity = 0
   end type
 
-  !> Columns per call at most (the C array of them lives on the stack: no allocation per call).
-  integer, parameter :: max_columns = 16
+  !> Columns per forward at most (HS_MAX_COLUMNS; their C array lives on the stack: no allocation per call).
+  integer, parameter :: max_columns = HS_MAX_COLUMNS
 
   interface hs_column_of
     module procedure column_of_1_r32, column_of_2_r32, column_of_1_r64, column_of_2_r64, column_of_1_i32, &
@@ -226,12 +227,17 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     type(hs_positions) :: positions
-    type(hs_column) :: list(max_columns)
+    type(hs_column), allocatable :: list(:)
     integer(c_int) :: n, order
     integer(c_size_t) :: moved
     integer(int64) :: capacity
     if (.not. positions_of(x, int(count, int64), 'hs_migrate', positions, stat, errmsg)) return
     capacity = size(x, 2, kind=int64)
+    allocate (list(1))  ! any number of columns (a migrate allocates anyway)
+    if (present(columns)) then
+      deallocate (list)
+      allocate (list(max(1, size(columns))))
+    end if
     if (.not. listed(columns, 'hs_migrate', int(count, int64), list, n, capacity, stat, errmsg)) return
     order = 1
     if (present(keep_order)) order = merge(1, 0, keep_order)
@@ -336,13 +342,14 @@ contains
     room = listed(columns, caller, needed, list, n, unused, stat, errmsg)
   end function
 
-  !> The C columns of `columns`, each holding at least `needed` particles; capacity: lowered to
-  !> the smallest column's. .false. (error finished) when one is too short or there are too many.
+  !> The C columns of `columns` into `list`, each holding at least `needed` particles; capacity:
+  !> lowered to the smallest column's. .false. (error finished) when one is too short or there are
+  !> more than `list` holds.
   logical function listed(columns, caller, needed, list, n, capacity, stat, errmsg)
     type(hs_particle_column), intent(in), optional :: columns(:)
     character(*), intent(in) :: caller
     integer(int64), intent(in) :: needed
-    type(hs_column), intent(out) :: list(max_columns)
+    type(hs_column), intent(out) :: list(:)
     integer(c_int), intent(out) :: n
     integer(int64), intent(inout) :: capacity
     integer, intent(out), optional :: stat
@@ -352,11 +359,12 @@ contains
     n = 0
     listed = .true.
     if (.not. present(columns)) return
-    if (size(columns) > max_columns) then
-      write (message, '(a, ": ", i0, " columns, at most ", i0)') caller, size(columns), max_columns
+    if (size(columns) > size(list)) then
+      write (message, '(a, ": ", i0, " columns, at most HS_MAX_COLUMNS = ", i0, " per forward")') caller, &
+          size(columns), size(list)
       listed = .false.
     end if
-    do i = 1, min(size(columns), max_columns)
+    do i = 1, min(size(columns), size(list))
       if (columns(i)%capacity < 0) then
         write (message, '(a, ": column ", i0, " is not allocated or not contiguous")') caller, i
         listed = .false.

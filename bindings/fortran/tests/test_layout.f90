@@ -102,6 +102,7 @@ program test_layout
   call constant('HS_PATTERN_FULL', HS_PATTERN_FULL)
   call constant('HS_PATTERN_FACES', HS_PATTERN_FACES)
   call constant('HS_PATTERN_FACES_AND_EDGES', HS_PATTERN_FACES_AND_EDGES)
+  call constant('HS_MAX_COLUMNS', HS_MAX_COLUMNS)
   if (constants /= layout_constants()) call fail('haloshift.h has enumerators this test does not check', constants)
 
   write (output_unit, '("fortran layout test: ", i0, " members, ", i0, " constants, ", i0, " failures")') &

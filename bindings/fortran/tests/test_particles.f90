@@ -120,6 +120,7 @@ program test_particles
   f(owned + 1:owned + ghosts) = 1
   call hs_particle_reverse(plan, hs_column_of(f), HS_SUM)
   call check_copies()
+  call check_misuse()
 
   call hs_free(plan)
   call hs_free(grid)
@@ -198,5 +199,26 @@ contains
       if (f(i) /= copies(id(i), dims)) wrong = wrong + 1
     end do
     call fail('owned particles whose reverse sum is not their number of copies', wrong)
+  end subroutine
+
+  !> Arrays too short for the ghosts, too many columns, a strided column: an error on every rank.
+  subroutine check_misuse()
+    integer :: status
+    character(len=300) :: message
+    message = ''
+    call hs_particle_forward_positions(plan, x(:, 1:owned), stat=status, errmsg=message)
+    call expect(ghosts == 0 .or. index(message, 'needed') > 0, 'positions without room for the ghosts', message)
+    call hs_particle_forward(plan, [(hs_column_of(v), held = 1, HS_MAX_COLUMNS + 1)], stat=status, errmsg=message)
+    call expect(index(message, 'HS_MAX_COLUMNS') > 0, 'more than HS_MAX_COLUMNS columns', message)
+    call hs_particle_reverse(plan, hs_column_of(v(1, :)), stat=status, errmsg=message)
+    call expect(index(message, 'not contiguous') > 0, 'a strided column', message)
+  end subroutine
+
+  subroutine expect(ok, what, message)
+    logical, intent(in) :: ok
+    character(*), intent(in) :: what
+    character(*), intent(inout) :: message
+    if (.not. ok) call fail(what // ': ' // trim(message), 1)
+    message = ''
   end subroutine
 end program test_particles
