@@ -8,6 +8,9 @@
 #include <haloshift/haloshift.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <new>
 #include <tuple>
 #include <variant>
@@ -26,6 +29,22 @@ struct hs_grid_s {
 };
 
 namespace haloshift::c_api {
+
+// One source of truth: the C interface's values are the C++ library's, value for value, so that the
+// conversions cast and cannot drift (a change on either side stops the build here).
+static_assert(HS_PATTERN_FULL == static_cast<int>(halo_pattern::full) &&
+              HS_PATTERN_FACES == static_cast<int>(halo_pattern::faces) &&
+              HS_PATTERN_FACES_AND_EDGES == static_cast<int>(halo_pattern::faces_and_edges));
+static_assert(HS_X_FASTEST == static_cast<int>(storage_order::x_fastest) &&
+              HS_Z_FASTEST == static_cast<int>(storage_order::z_fastest));
+static_assert(static_cast<int>(grid_shape::rank_order::last_fastest) == 0 &&
+              static_cast<int>(grid_shape::rank_order::first_fastest) == 1);  // hs_grid_options::first_fastest
+static_assert(static_cast<int>(grid_shape::remainder_cells::spread) == 0 &&
+              static_cast<int>(grid_shape::remainder_cells::first) == 1 &&
+              static_cast<int>(grid_shape::remainder_cells::last) == 2);  // hs_grid_options::remainder
+static_assert(sizeof(float) == 4 && sizeof(double) == 8 && std::numeric_limits<float>::is_iec559 &&
+              std::numeric_limits<double>::is_iec559);  // HS_FLOAT, HS_DOUBLE: C's float and double
+static_assert(std::is_same_v<position::value_type, double>);  // hs_domain, cutoffs: doubles
 
 /// Stores `text` as this thread's last error and returns `code`.
 hs_status fail(hs_status code, const char* text) noexcept;

@@ -64,9 +64,7 @@ void read_field_spec(const cartesian_grid& grid, const char* strategy, const hs_
   const offset low{spec->ghost_low[0], spec->ghost_low[1], spec->ghost_low[2]};
   const offset high{spec->ghost_high[0], spec->ghost_high[1], spec->ghost_high[2]};
   shape = field_shape(grid.shape(), grid.coords(), global, cuts_of(grid, *spec, f), low, high);
-  options.pattern = spec->pattern == HS_PATTERN_FACES            ? halo_pattern::faces
-                    : spec->pattern == HS_PATTERN_FACES_AND_EDGES ? halo_pattern::faces_and_edges
-                                                                  : halo_pattern::full;
+  options.pattern = static_cast<halo_pattern>(spec->pattern);  // the same values (core.hpp)
 }
 
 namespace {
@@ -89,8 +87,7 @@ view<T> view_of(const field_plan& plan, const hs_field_array& a, const char* fun
     high[d] = a.ghost_high[d] == -1 ? s.ghost_high[d] : a.ghost_high[d];
     padding[d] = a.padding[d];
   }
-  const storage_order order = a.order == HS_Z_FASTEST ? storage_order::z_fastest : storage_order::x_fastest;
-  return make_field_view(static_cast<T*>(a.data), s.interior, low, high, order, padding);
+  return make_field_view(static_cast<T*>(a.data), s.interior, low, high, static_cast<storage_order>(a.order), padding);
 }
 
 /// Calls `f(plan, view)` with the view of `array` in its element type.
