@@ -47,7 +47,7 @@ module haloshift_core
 
   public :: hs_grid_create, hs_free, hs_grid_info, hs_grid_comm, hs_version, hs_use_calibration
   ! for the other parts of module haloshift, not re-exported by it
-  public :: finish, c_string, c_text, fortran_error, strategy_times, test_with
+  public :: finish, c_string, c_text, fortran_error, strategy_times, test_with, strategy_or_auto
 
 contains
 
@@ -114,6 +114,17 @@ contains
       out(i) = text(i:i)
     end do
     out(len_trim(text) + 1) = achar(0, c_char)
+  end function
+
+  !> The C string of an optional strategy name, "Auto" when absent.
+  function strategy_or_auto(strategy) result(out)
+    character(*), intent(in), optional :: strategy
+    character(kind=c_char), allocatable :: out(:)
+    if (present(strategy)) then
+      out = c_string(strategy)
+    else
+      out = c_string('Auto')
+    end if
   end function
 
   !> The library's version, "major.minor.patch".

@@ -10,7 +10,8 @@
 module haloshift_fields
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_ptr, c_null_ptr, c_associated, c_loc
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
-  use haloshift_core, only: hs_grid, hs_strategy_time, finish, fortran_error, c_string, c_text, strategy_times, test_with
+  use haloshift_core, only: hs_grid, hs_strategy_time, finish, fortran_error, c_text, strategy_times, test_with, &
+                            strategy_or_auto
   use haloshift_c, only: HS_OK, HS_FLOAT, HS_DOUBLE, HS_INT32, HS_INT64, HS_X_FASTEST, HS_SUM, HS_PATTERN_FULL, &
                          hs_field_spec, hs_field_spec_init, hs_field_array, hs_prediction, &
                          c_plan_create => hs_field_plan_create, c_plan_free => hs_field_plan_free, &
@@ -101,11 +102,7 @@ contains
     type(hs_field_spec) :: spec
     integer(c_int) :: code, lo(3)
     if (.not. field_spec(global, ghost, ghost_low, ghost_high, pattern, element_bytes, spec, stat, errmsg)) return
-    if (present(strategy)) then
-      code = c_plan_create(grid%handle, c_string(strategy), spec, plan%handle)
-    else
-      code = c_plan_create(grid%handle, c_string('Auto'), spec, plan%handle)
-    end if
+    code = c_plan_create(grid%handle, strategy_or_auto(strategy), spec, plan%handle)
     if (code == HS_OK) code = c_plan_shape(plan%handle, lo, plan%interior, plan%ghost_low, plan%ghost_high)
     plan%first = lo + 1
     call finish(code, stat, errmsg)

@@ -12,7 +12,8 @@ module haloshift_particles
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_null_ptr, c_null_funptr, c_loc, &
                                          c_associated
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
-  use haloshift_core, only: hs_grid, hs_strategy_time, finish, fortran_error, c_string, c_text, strategy_times, test_with
+  use haloshift_core, only: hs_grid, hs_strategy_time, finish, fortran_error, c_text, strategy_times, test_with, &
+                            strategy_or_auto
   use haloshift_c, only: HS_OK, HS_FLOAT, HS_DOUBLE, HS_INT32, HS_INT64, HS_SUM, HS_MAX_COLUMNS, hs_positions, &
                          hs_column, hs_domain, &
                          hs_prediction, c_create => hs_particle_plan_create, c_rebuild => hs_particle_plan_rebuild, &
@@ -101,13 +102,8 @@ contains
     type(hs_positions) :: positions
     integer(c_int) :: code
     if (.not. positions_of(x, int(count, int64), 'hs_particle_plan_create', positions, stat, errmsg)) return
-    if (present(strategy)) then
-      code = c_create(grid%handle, c_string(strategy), hs_domain(lo, hi), real(cutoff, c_double), positions, &
-                      int(count, c_size_t), plan%handle)
-    else
-      code = c_create(grid%handle, c_string('Auto'), hs_domain(lo, hi), real(cutoff, c_double), positions, &
-                      int(count, c_size_t), plan%handle)
-    end if
+    code = c_create(grid%handle, strategy_or_auto(strategy), hs_domain(lo, hi), real(cutoff, c_double), positions, &
+                    int(count, c_size_t), plan%handle)
     call finish(code, stat, errmsg)
   end subroutine
 
