@@ -228,15 +228,15 @@ end module field_cases
 
 program test_field
   use, intrinsic :: iso_fortran_env, only: output_unit
-  use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
-                     MPI_Comm_rank
+  use mpi_f08, only: MPI_Init
+  use fortran_test_support, only: conclude
   use haloshift, only: hs_free, hs_strategy_time, hs_explain_field, hs_field_plan_strategy
   use field_cases
   implicit none
   type(field_case) :: c
-  integer :: failures, rank, cases
+  integer :: failures, cases
+  character(len=100) :: summary
   call MPI_Init()
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   failures = 0
   cases = 0
   call run('Auto', 3, [.true., .true., .true.], [10, 9, 7], [1, 1, 1], [1, 1, 1])
@@ -248,11 +248,8 @@ program test_field
   call run('Auto', 1, [.true.], [13], [2], [2])
   call run('Shift', 1, [.false.], [13], [1], [2])
   call explain_agrees()
-  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) write (output_unit, '("fortran field test: ", i0, " cases and explain, ", i0, &
-                                       &" cells or checks wrong")') cases, failures
-  call MPI_Finalize()
-  if (failures /= 0) error stop 1
+  write (summary, '("fortran field test, ", i0, " cases and explain (failures: cells or checks wrong)")') cases
+  call conclude(trim(summary), failures)
 
 contains
 

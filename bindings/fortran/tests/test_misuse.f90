@@ -7,9 +7,9 @@
 ! calibration file that does not exist.
 program test_misuse
   use, intrinsic :: iso_fortran_env, only: real64, int32, output_unit
-  use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
-                     MPI_COMM_NULL, MPI_Comm_rank, MPI_Comm_size
+  use mpi_f08, only: MPI_Init, MPI_COMM_WORLD, MPI_COMM_NULL, MPI_Comm_rank, MPI_Comm_size
   use haloshift
+  use fortran_test_support, only: conclude
   implicit none
   type(hs_grid) :: grid, bad_grid
   type(hs_field_plan) :: plan, never_made, bad_plan
@@ -80,10 +80,7 @@ program test_misuse
 
   call hs_free(plan)
   call hs_free(grid)
-  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) write (output_unit, '("fortran misuse test: ", i0, " failures")') failures
-  call MPI_Finalize()
-  if (failures /= 0) error stop 1
+  call conclude('fortran misuse test', failures)
 
 contains
 

@@ -78,8 +78,9 @@ end module particle_oracle
 
 program test_particles
   use, intrinsic :: iso_fortran_env, only: real64, int64, output_unit
-  use mpi_f08, only: MPI_Init, MPI_Finalize, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD
+  use mpi_f08, only: MPI_Init, MPI_Allreduce, MPI_IN_PLACE, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD
   use haloshift
+  use fortran_test_support, only: conclude
   use particle_oracle
   implicit none
   integer, parameter :: capacity = 4 * total
@@ -124,10 +125,7 @@ program test_particles
 
   call hs_free(plan)
   call hs_free(grid)
-  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) write (output_unit, '("fortran particle test: ", i0, " failures")') failures
-  call MPI_Finalize()
-  if (failures /= 0) error stop 1
+  call conclude('fortran particle test', failures)
 
 contains
 
