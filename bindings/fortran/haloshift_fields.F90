@@ -28,7 +28,7 @@ module haloshift_fields
     integer, private :: first(3) = 1, interior(3) = 0, ghost_low(3) = 0, ghost_high(3) = 0
   end type
 
-  !> An array as an exchange sees it (made by the view_* functions).
+  !> An array as an exchange sees it (made by view_<rank>_<type>, haloshift_field_ops.inc).
   type :: array_view
     type(c_ptr) :: data = c_null_ptr
     integer(c_int) :: type = HS_DOUBLE
