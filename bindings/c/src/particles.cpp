@@ -16,37 +16,50 @@ namespace {
 /// A companion column as the exchange moves it: 32-bit units (every hs_type is 4 or 8 bytes),
 /// copied through memcpy, so one compiled path serves every element type; unused slots have width 0.
 using unit_column = strided_positions<std::uint32_t>;
-using columns_set = std::array<unit_column, HS_MAX_COLUMNS>;
+/// `N` column slots, those past the call's columns left out (width 0). A call takes the fewest slots
+/// compiled that hold its columns (few_slots or HS_MAX_COLUMNS; positions alone none): an empty slot
+/// costs a test per element copied to this rank itself, and every count its own instantiation.
+template <std::size_t N>
+using columns_set = std::array<unit_column, N>;
+inline constexpr std::size_t few_slots = 2;
 using columns_api = detail::particle_columns;
 
-using all_slots = std::make_index_sequence<HS_MAX_COLUMNS>;
+/// Calls `f(std::integral_constant<std::size_t, N>{})` with the slots for `n` columns.
+template <class Fn>
+void with_slots(int n, Fn&& f) {
+  if (n == 0) return f(std::integral_constant<std::size_t, 0>{});
+  if (n <= static_cast<int>(few_slots)) return f(std::integral_constant<std::size_t, few_slots>{});
+  f(std::integral_constant<std::size_t, HS_MAX_COLUMNS>{});
+}
 
 /// forward_positions of `pc` with the columns of `set`, and forward of the columns alone.
-template <class F, std::size_t... I>
-auto start_with_positions(particle_plan& p, const detail::position_columns<F>& pc, const columns_set& set,
-                          std::index_sequence<I...>) {
-  return columns_api::start_forward(p, pc, set[I]...);
+template <class F, std::size_t N>
+auto start_with_positions(particle_plan& p, const detail::position_columns<F>& pc, const columns_set<N>& set) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return columns_api::start_forward(p, pc, set[I]...);
+  }(std::make_index_sequence<N>{});
 }
-template <std::size_t... I>
-auto start_alone(particle_plan& p, const columns_set& set, std::index_sequence<I...>) {
-  return columns_api::start_forward_columns(p, set[I]...);
-}
-template <std::size_t... I>
-columns_set filled(const unit_column& c, std::index_sequence<I...>) {
-  return {((void)I, c)...};
+template <std::size_t N>
+auto start_alone(particle_plan& p, const columns_set<N>& set) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return columns_api::start_forward_columns(p, set[I]...);
+  }(std::make_index_sequence<N>{});
 }
 
-template <class F>
+template <class F, std::size_t N>
 using positions_handle = decltype(start_with_positions(std::declval<particle_plan&>(),
                                                        std::declval<const detail::position_columns<F>&>(),
-                                                       std::declval<const columns_set&>(), all_slots{}));
-using columns_handle =
-    decltype(start_alone(std::declval<particle_plan&>(), std::declval<const columns_set&>(), all_slots{}));
+                                                       std::declval<const columns_set<N>&>()));
+template <std::size_t N>
+using columns_handle = decltype(start_alone(std::declval<particle_plan&>(), std::declval<const columns_set<N>&>()));
 template <class T, class Op>
 using reverse_handle = decltype(columns_api::start_reverse_column(std::declval<particle_plan&>(),
                                                                   std::declval<const strided_positions<T>&>(), Op{}));
 /// The exchanges a C particle plan can have in flight.
-using in_flight = in_flight_with<reverse_handle, positions_handle<float>, positions_handle<double>, columns_handle>;
+using in_flight = in_flight_with<reverse_handle, positions_handle<float, 0>, positions_handle<float, few_slots>,
+                                 positions_handle<float, HS_MAX_COLUMNS>, positions_handle<double, 0>,
+                                 positions_handle<double, few_slots>, positions_handle<double, HS_MAX_COLUMNS>,
+                                 columns_handle<few_slots>, columns_handle<HS_MAX_COLUMNS>>;
 }  // namespace
 }  // namespace haloshift::c_api
 
@@ -64,21 +77,22 @@ namespace haloshift::c_api {
 void check_positions(const hs_positions* x, std::size_t count, const char* function) {
   require(x, function, "x (the positions)");
   with_float(x->type, function, [](auto) {});
-  const std::string f(function);
+  // Checked on every exchange: texts are built on failure only (a forward allocates nothing).
+  const auto f = [function] { return std::string(function); };
   if (x->y || x->z) {
-    if (!x->y || !x->z) throw error(f + ": positions x->y and x->z must both be given (split) or both be NULL");
+    if (!x->y || !x->z) throw error(f() + ": positions x->y and x->z must both be given (split) or both be NULL");
   } else if (x->stride != 0 && x->stride < 3) {
-    throw error(f + ": interleaved positions need stride >= 3, got " + std::to_string(x->stride));
+    throw error(f() + ": interleaved positions need stride >= 3, got " + std::to_string(x->stride));
   }
   if (count > 0) require(x->x, function, "x->x");
 }
 
 void check_column(const hs_column& c, int k, const char* function) {
-  const std::string at = std::string(function) + ": columns[" + std::to_string(k) + "]";
-  (void)type_size(c.type, (at + ".type").c_str());
-  if (c.components < 1) throw error(at + ".components must be >= 1, got " + std::to_string(c.components));
+  const auto at = [&] { return std::string(function) + ": columns[" + std::to_string(k) + "]"; };
+  if (c.type < HS_FLOAT || c.type > HS_INT64) (void)type_size(c.type, (at() + ".type").c_str());
+  if (c.components < 1) throw error(at() + ".components must be >= 1, got " + std::to_string(c.components));
   if (c.stride != 0 && c.stride < static_cast<std::size_t>(c.components))
-    throw error(at + ".stride = " + std::to_string(c.stride) + " is below its components " +
+    throw error(at() + ".stride = " + std::to_string(c.stride) + " is below its components " +
                 std::to_string(c.components));
 }
 
@@ -104,9 +118,12 @@ unit_column units_of(const hs_column& c, std::size_t count) {
                      static_cast<int>(width * per));
 }
 /// The columns of a call, the unused slots left out (width 0).
-columns_set columns_of(const hs_column* columns, int n, std::size_t count, const char* function) {
-  check_columns(columns, n, function);
-  columns_set set = filled(unit_column(static_cast<std::uint32_t*>(nullptr), count, 1, 0), all_slots{});
+template <std::size_t N>
+columns_set<N> columns_of(const hs_column* columns, int n, std::size_t count) {
+  const unit_column none(static_cast<std::uint32_t*>(nullptr), count, 1, 0);
+  columns_set<N> set = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return columns_set<N>{((void)I, none)...};
+  }(std::make_index_sequence<N>{});
   for (int k = 0; k < n; ++k) set[static_cast<std::size_t>(k)] = units_of(columns[k], count);
   return set;
 }
@@ -135,11 +152,14 @@ void start_positions(hs_particle_plan p, const hs_positions* x, int n, const hs_
   hs_particle_plan_s& plan = plan_of(p, f);
   check_free(plan, f);
   check_positions(x, plan.plan.size(), f);
-  const columns_set set = columns_of(columns, n, plan.plan.size(), f);
+  check_columns(columns, n, f);
   with_float(x->type, f, [&](auto v) {
     using F = decltype(v);
     const detail::position_columns<F> pc = position_columns_of<F>(*x, plan.plan.size());
-    plan.pending.emplace<positions_handle<F>>(start_with_positions(plan.plan, pc, set, all_slots{}));
+    with_slots(n, [&](auto slots) {
+      const auto set = columns_of<slots()>(columns, n, plan.plan.size());
+      plan.pending.emplace<positions_handle<F, slots()>>(start_with_positions(plan.plan, pc, set));
+    });
   });
 }
 
@@ -147,8 +167,13 @@ void start_columns(hs_particle_plan p, int n, const hs_column* columns, const ch
   hs_particle_plan_s& plan = plan_of(p, f);
   check_free(plan, f);
   if (n < 1) throw error(std::string(f) + ": ncolumns must be >= 1, got " + std::to_string(n));
-  const columns_set set = columns_of(columns, n, plan.plan.size(), f);
-  plan.pending.emplace<columns_handle>(start_alone(plan.plan, set, all_slots{}));
+  check_columns(columns, n, f);
+  with_slots(n, [&](auto slots) {
+    if constexpr (slots() > 0) {
+      const auto set = columns_of<slots()>(columns, n, plan.plan.size());
+      plan.pending.emplace<columns_handle<slots()>>(start_alone(plan.plan, set));
+    }
+  });
 }
 
 void start_reverse(hs_particle_plan p, const hs_column* column, hs_op op, const char* f) {

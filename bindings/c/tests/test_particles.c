@@ -261,40 +261,53 @@ static void check_ghosts(const world* w, const particles* p, const everyone* e, 
   free(got);
 }
 
-/* Ghost entries cleared (ids -1, coordinates far away), then forward_positions with ids and charges. */
-static void forward_positions(const world* w, hs_particle_plan plan, particles* p, size_t owned, size_t ghosts,
-                              float* q, int split_phase) {
+/* Ghost entries cleared, then forward_positions with `ncolumns` companions: 0 (the ids and charges
+ * stay from before), 2 (ids and charges) or 3 (and velocities v[i*4 + d]). */
+static void forward_positions(hs_particle_plan plan, particles* p, size_t owned, size_t ghosts, float* q,
+                              int split_phase, int ncolumns) {
   for (size_t g = owned; g < owned + ghosts; ++g) {
-    p->id[g] = -1;
-    q[g] = -1;
-    for (int d = 0; d < 3; ++d) set_value(p->x.y ? p->coord[d] : p->coord[0], p->x.type, p->x.y ? g : g * p->x.stride + (size_t)d, 1e6);
+    if (ncolumns > 0) {
+      p->id[g] = -1;
+      q[g] = -1;
+    }
+    for (int d = 0; d < 3; ++d) {
+      set_value(p->x.y ? p->coord[d] : p->coord[0], p->x.type, p->x.y ? g : g * p->x.stride + (size_t)d, 1e6);
+      p->v[g * 4 + (size_t)d] = -1;
+    }
   }
-  const hs_column companions[2] = {{p->id, HS_INT64, 1, 0}, {q, HS_FLOAT, 1, 0}};
+  const hs_column companions[3] = {{p->id, HS_INT64, 1, 0}, {q, HS_FLOAT, 1, 0}, {p->v, HS_DOUBLE, 3, 4}};
   if (split_phase) {
-    OK(hs_particle_start_forward_positions(plan, &p->x, 2, companions));
+    OK(hs_particle_start_forward_positions(plan, &p->x, ncolumns, companions));
     int done = 0;
     hs_status status = HS_OK;
     while (!done && status == HS_OK) status = hs_particle_test(plan, &done);
     OK(status);
   } else {
-    OK(hs_particle_forward_positions(plan, &p->x, 2, companions));
+    OK(hs_particle_forward_positions(plan, &p->x, ncolumns, companions));
   }
-  (void)w;
+  for (size_t g = owned; g < owned + ghosts; ++g)
+    for (int d = 0; d < 3; ++d) EXPECT(p->v[g * 4 + (size_t)d] == (ncolumns == 3 ? velocity(p->id[g], d) : -1));
 }
 
-/* Forward of velocities (v[i*4 + d]) and types (int32) in one exchange: the ghosts' match their ids. */
-static void forward_columns(hs_particle_plan plan, particles* p, size_t owned, size_t ghosts) {
+/* Forward of velocities (v[i*4 + d]), types (int32) and charges in one exchange, then of the types
+ * alone: the ghosts' match their ids. */
+static void forward_columns(hs_particle_plan plan, particles* p, size_t owned, size_t ghosts, float* q) {
   int32_t* type = malloc(sizeof(int32_t) * (owned + ghosts + 1));
   for (size_t i = 0; i < owned + ghosts; ++i) {
     type[i] = i < owned ? (int32_t)(p->id[i] % 1000) : -1;
+    if (i >= owned) q[i] = -1;
     for (int d = 0; d < 3 && i >= owned; ++d) p->v[i * 4 + (size_t)d] = -1;
   }
-  const hs_column columns[2] = {{p->v, HS_DOUBLE, 3, 4}, {type, HS_INT32, 1, 0}};
-  OK(hs_particle_forward(plan, 2, columns));
+  const hs_column columns[3] = {{p->v, HS_DOUBLE, 3, 4}, {type, HS_INT32, 1, 0}, {q, HS_FLOAT, 1, 1}};
+  OK(hs_particle_forward(plan, 3, columns));
   for (size_t g = owned; g < owned + ghosts; ++g) {
-    EXPECT(type[g] == (int32_t)(p->id[g] % 1000));
+    EXPECT(type[g] == (int32_t)(p->id[g] % 1000) && q[g] == charge(p->id[g]));
     for (int d = 0; d < 3; ++d) EXPECT(p->v[g * 4 + (size_t)d] == velocity(p->id[g], d));
+    type[g] = -1;
   }
+  OK(hs_particle_start_forward(plan, 1, columns + 1));
+  OK(hs_particle_wait(plan));
+  for (size_t g = owned; g < owned + ghosts; ++g) EXPECT(type[g] == (int32_t)(p->id[g] % 1000));
   free(type);
 }
 
@@ -352,15 +365,17 @@ static void run_case(const particle_case* c, int which) {
   resize_arrays(&p, owned + ghosts);
   float* q = malloc(sizeof(float) * (owned + ghosts + 1));
   for (size_t i = 0; i < owned; ++i) q[i] = charge(p.id[i]);
-  forward_positions(&w, plan, &p, owned, ghosts, q, which % 2);
+  forward_positions(plan, &p, owned, ghosts, q, which % 2, 2);
   check_ghosts(&w, &p, &e, owned, ghosts, q);
-  forward_columns(plan, &p, owned, ghosts);
+  forward_columns(plan, &p, owned, ghosts, q);
   reverse(&w, plan, owned, ghosts, &e);
   OK(hs_particle_plan_rebuild(plan, &p.x, owned)); /* the same positions: the same ghosts */
   size_t again = 0;
   OK(hs_particle_plan_sizes(plan, NULL, &again));
   EXPECT(again == ghosts);
-  forward_positions(&w, plan, &p, owned, ghosts, q, 1 - which % 2);
+  forward_positions(plan, &p, owned, ghosts, q, 1 - which % 2, 3);
+  check_ghosts(&w, &p, &e, owned, ghosts, q);
+  forward_positions(plan, &p, owned, ghosts, q, which % 2, 0); /* positions alone */
   check_ghosts(&w, &p, &e, owned, ghosts, q);
   OK(hs_particle_plan_free(&plan));
   OK(hs_grid_free(&w.grid));
