@@ -135,13 +135,19 @@ contains
 
   !> A grid over `comm` (a Fortran integer handle; duplicated; collective). dims: boxes per
   !> dimension (0: chosen), its size the number of dimensions (default 3, or ndims); periodic:
-  !> which dimensions wrap (default all).
-  subroutine grid_create_int(grid, comm, dims, periodic, ndims, stat, errmsg)
+  !> which dimensions wrap (default all); lengths: the domain's, all > 0, for the dims with the
+  !> smallest surface (MD codes; default MPI_Dims_create's); first_fastest: ranks numbered with x
+  !> varying fastest (PETSc, LAMMPS; default the last dimension, as MPI_Cart_create); remainder:
+  !> who takes a field's cells left over, 0 spread (default), 1 the first boxes (PETSc), 2 the last.
+  subroutine grid_create_int(grid, comm, dims, periodic, ndims, lengths, first_fastest, remainder, stat, errmsg)
     type(hs_grid), intent(inout) :: grid
     integer, intent(in) :: comm
     integer, intent(in), optional :: dims(:)
     logical, intent(in), optional :: periodic(:)
     integer, intent(in), optional :: ndims
+    real(real64), intent(in), optional :: lengths(:)
+    logical, intent(in), optional :: first_fastest
+    integer, intent(in), optional :: remainder
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     type(hs_grid_options) :: options
@@ -150,29 +156,47 @@ contains
     n = options%ndims
     if (present(dims)) n = size(dims)
     if (present(periodic)) n = size(periodic)
+    if (present(lengths)) n = size(lengths)
     if (present(ndims)) n = ndims
-    if (n < 1 .or. n > 3 .or. (present(dims) .and. size(dims) /= n) .or. &
-        (present(periodic) .and. size(periodic) /= n)) then
-      call fortran_error('hs_grid_create: ndims, size(dims) and size(periodic) must agree and be 1, 2 or 3', &
-                         stat, errmsg)
+    if (.not. agree(n, dims, periodic, lengths)) then
+      call fortran_error('hs_grid_create: ndims, size(dims), size(periodic) and size(lengths) must agree and be ' // &
+                         '1, 2 or 3', stat, errmsg)
       return
     end if
     options%ndims = n
     if (present(dims)) options%dims(1:n) = dims
     if (present(periodic)) options%periodic(1:n) = merge(1, 0, periodic)
+    if (present(lengths)) options%lengths(1:n) = lengths
+    if (present(first_fastest)) options%first_fastest = merge(1, 0, first_fastest)
+    if (present(remainder)) options%remainder = remainder
     call finish(c_grid_create(int(comm, c_int), options, grid%handle), stat, errmsg)
   end subroutine
 
+  !> Whether the sizes of the optional per-dimension arguments are all n, and n is 1, 2 or 3.
+  logical function agree(n, dims, periodic, lengths)
+    integer, intent(in) :: n
+    integer, intent(in), optional :: dims(:)
+    logical, intent(in), optional :: periodic(:)
+    real(real64), intent(in), optional :: lengths(:)
+    agree = n >= 1 .and. n <= 3
+    if (present(dims)) agree = agree .and. size(dims) == n
+    if (present(periodic)) agree = agree .and. size(periodic) == n
+    if (present(lengths)) agree = agree .and. size(lengths) == n
+  end function
+
   !> The same from mpi_f08's type(MPI_Comm).
-  subroutine grid_create_f08(grid, comm, dims, periodic, ndims, stat, errmsg)
+  subroutine grid_create_f08(grid, comm, dims, periodic, ndims, lengths, first_fastest, remainder, stat, errmsg)
     type(hs_grid), intent(inout) :: grid
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in), optional :: dims(:)
     logical, intent(in), optional :: periodic(:)
     integer, intent(in), optional :: ndims
+    real(real64), intent(in), optional :: lengths(:)
+    logical, intent(in), optional :: first_fastest
+    integer, intent(in), optional :: remainder
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call grid_create_int(grid, comm%MPI_VAL, dims, periodic, ndims, stat, errmsg)
+    call grid_create_int(grid, comm%MPI_VAL, dims, periodic, ndims, lengths, first_fastest, remainder, stat, errmsg)
   end subroutine
 
   !> Releases the grid (its communicator; collective); a grid never created is ignored.

@@ -6,7 +6,9 @@
 ! sum (blocking and split phase). A cell's value is a function of its global index; after a
 ! forward each ghost holds the value of its wrapped global cell (beyond a border that does not
 ! wrap: untouched); after a reverse sum each interior cell holds its value times one plus the
-! number of ghost cells, on every rank, that wrap onto it.
+! number of ghost cells, on every rank, that wrap onto it. Also: explain ranks fastest first and
+! Auto runs the first; the grid options first_fastest (rank order) and remainder (which boxes
+! take a field's leftover cells), from the dims and coordinates alone.
 module field_cases
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64, output_unit
   use mpi_f08, only: MPI_COMM_WORLD, MPI_INTEGER, MPI_Allgather, MPI_Comm_size
@@ -228,9 +230,10 @@ end module field_cases
 
 program test_field
   use, intrinsic :: iso_fortran_env, only: output_unit
-  use mpi_f08, only: MPI_Init
+  use mpi_f08, only: MPI_Init, MPI_COMM_WORLD
   use fortran_test_support, only: conclude
-  use haloshift, only: hs_free, hs_strategy_time, hs_explain_field, hs_field_plan_strategy
+  use haloshift, only: hs_free, hs_strategy_time, hs_explain_field, hs_field_plan_strategy, hs_grid_create, &
+                       hs_grid_info, hs_field_plan_create, hs_field_plan_shape
   use field_cases
   implicit none
   type(field_case) :: c
@@ -248,7 +251,9 @@ program test_field
   call run('Auto', 1, [.true.], [13], [2], [2])
   call run('Shift', 1, [.false.], [13], [1], [2])
   call explain_agrees()
-  write (summary, '("fortran field test, ", i0, " cases and explain (failures: cells or checks wrong)")') cases
+  call grid_options_agree()
+  write (summary, '("fortran field test, ", i0, " cases, explain, grid options (failures: cells or checks wrong)")') &
+      cases
   call conclude(trim(summary), failures)
 
 contains
@@ -270,6 +275,41 @@ contains
     end if
     call hs_free(c%plan)
     call hs_free(c%grid)
+  end subroutine
+
+  !> The rank order (first_fastest) and who takes a field's leftover cells (remainder), against
+  !> the grid's dims and this rank's coordinates alone.
+  subroutine grid_options_agree()
+    integer, parameter :: global(3) = [13, 11, 7]
+    integer :: order, rule, rank, dims(3), coords(3), want(3), interior(3), wrong
+    wrong = 0
+    do order = 0, 1
+      call hs_grid_create(c%grid, MPI_COMM_WORLD, first_fastest=order == 1)
+      call hs_grid_info(c%grid, rank=rank, dims=dims, coords=coords)
+      if (order == 1) then
+        want = [mod(rank, dims(1)), mod(rank / dims(1), dims(2)), rank / (dims(1) * dims(2))]
+      else
+        want = [rank / (dims(2) * dims(3)), mod(rank / dims(3), dims(2)), mod(rank, dims(3))]
+      end if
+      if (any(coords /= want)) wrong = wrong + 1
+      call hs_free(c%grid)
+    end do
+    do rule = 1, 2
+      call hs_grid_create(c%grid, MPI_COMM_WORLD, remainder=rule)
+      call hs_grid_info(c%grid, dims=dims, coords=coords)
+      call hs_field_plan_create(c%plan, c%grid, global)
+      call hs_field_plan_shape(c%plan, interior=interior)
+      if (rule == 1) then
+        want = global / dims + merge(1, 0, coords < mod(global, dims))
+      else
+        want = global / dims + merge(1, 0, coords >= dims - mod(global, dims))
+      end if
+      if (any(interior /= want)) wrong = wrong + 1
+      call hs_free(c%plan)
+      call hs_free(c%grid)
+    end do
+    if (wrong > 0) write (output_unit, '("FAIL grid options: ", i0, " of 4 grids")') wrong
+    failures = failures + wrong
   end subroutine
 
   subroutine run(strategy, ndims, periodic, global, ghost_low, ghost_high)
