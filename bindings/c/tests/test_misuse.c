@@ -40,7 +40,10 @@ static void null_arguments(hs_grid grid, hs_field_plan plan) {
   LOCAL_ERROR(hs_field_wait(NULL), HS_ERR_NULL, "hs_field_wait: plan is NULL");
   LOCAL_ERROR(hs_grid_info(NULL, NULL, NULL, NULL, NULL, NULL, NULL), HS_ERR_NULL, "hs_grid_info: grid is NULL");
   LOCAL_ERROR(hs_grid_comm(grid, NULL), HS_ERR_NULL, "hs_grid_comm: comm is NULL");
-  LOCAL_ERROR(hs_grid_create(MPI_COMM_WORLD, NULL, NULL), HS_ERR_NULL, "hs_grid_create: grid is NULL");
+  hs_grid other = NULL;
+  SHARED_ERROR(hs_grid_create(MPI_COMM_WORLD, NULL, rank == 0 ? NULL : &other), HS_ERR_NULL,
+               "hs_grid_create: grid is NULL");
+  EXPECT(other == NULL);
   LOCAL_ERROR(hs_field_plan_free(NULL), HS_ERR_NULL, "hs_field_plan_free");
   LOCAL_ERROR(hs_particle_wait(NULL), HS_ERR_NULL, "hs_particle_wait: plan is NULL");
   LOCAL_ERROR(hs_particle_forward(NULL, 0, NULL), HS_ERR_NULL, "hs_particle_forward: plan is NULL");

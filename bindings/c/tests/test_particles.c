@@ -231,6 +231,7 @@ static void check_migrated(const world* w, const particles* p) {
       EXPECT(x >= edge(&w->dom, d, w->coords[d], w->dims[d]) && x < edge(&w->dom, d, w->coords[d] + 1, w->dims[d]));
       EXPECT(p->v[i * 4 + (size_t)d] == velocity(p->id[i], d));
     }
+    if (!p->x.y && p->x.stride == 4) EXPECT(get_value(p->coord[0], p->x.type, i * 4 + 3) == -1); /* moved along */
   }
   MPI_Allreduce(&count, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&ids, &id_total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -276,6 +277,7 @@ static void forward_positions(hs_particle_plan plan, particles* p, size_t owned,
       set_value(p->x.y ? p->coord[d] : p->coord[0], p->x.type, p->x.y ? g : g * p->x.stride + (size_t)d, 1e6);
       p->v[g * 4 + (size_t)d] = -1;
     }
+    if (!p->x.y && p->x.stride == 4) set_value(p->coord[0], p->x.type, g * 4 + 3, 77); /* padding: left alone */
   }
   const hs_column companions[3] = {{p->id, HS_INT64, 1, 0}, {q, HS_FLOAT, 1, 0}, {p->v, HS_DOUBLE, 3, 4}};
   if (split_phase) {
@@ -287,8 +289,10 @@ static void forward_positions(hs_particle_plan plan, particles* p, size_t owned,
   } else {
     OK(hs_particle_forward_positions(plan, &p->x, ncolumns, companions));
   }
-  for (size_t g = owned; g < owned + ghosts; ++g)
+  for (size_t g = owned; g < owned + ghosts; ++g) {
     for (int d = 0; d < 3; ++d) EXPECT(p->v[g * 4 + (size_t)d] == (ncolumns == 3 ? velocity(p->id[g], d) : -1));
+    if (!p->x.y && p->x.stride == 4) EXPECT(get_value(p->coord[0], p->x.type, g * 4 + 3) == 77);
+  }
 }
 
 /* Forward of velocities (v[i*4 + d]), types (int32) and charges in one exchange, then of the types
