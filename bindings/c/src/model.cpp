@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file model.cpp
+/// @brief The C interface's model layer: Auto's chooser, explain for field and particle plans
+/// (the agreed model), and the calibration file Auto reads.
+
+#include <haloshift/auto.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core.hpp"
+
+namespace hs = haloshift;
+
+namespace haloshift::c_api {
+
+void install_auto() { detail::install_auto_chooser(); }
+
+namespace {
+/// Copies the ranking into the caller's `out` (at most `capacity`) and their number into `*count`.
+void write_ranking(const std::vector<prediction>& ranked, hs_prediction* out, int capacity, int* count) {
+  *count = static_cast<int>(ranked.size());
+  for (int i = 0; i < capacity && i < *count; ++i) {
+    const prediction& p = ranked[static_cast<std::size_t>(i)];
+    copy_text(out[i].strategy, sizeof out[i].strategy, p.strategy);
+    for (int d = 0; d < 3; ++d) out[i].team[d] = p.team[d];
+    out[i].seconds = p.seconds;
+  }
+}
+
+/// Raises unless the output arguments of an explain call are usable.
+void check_output(const char* function, const hs_prediction* out, int capacity, const int* count) {
+  require(count, function, "count");
+  if (capacity < 0) throw error(std::string(function) + ": capacity must be >= 0, got " + std::to_string(capacity));
+  if (capacity > 0) require(out, function, "out");
+}
+
+/// The C domain as a haloshift::domain (even split).
+domain domain_of(const hs_domain& d) {
+  domain dom;
+  for (int i = 0; i < 3; ++i) {
+    dom.lo[static_cast<std::size_t>(i)] = d.lo[i];
+    dom.hi[static_cast<std::size_t>(i)] = d.hi[i];
+  }
+  return dom;
+}
+}  // namespace
+
+domain read_domain(const hs_domain* d, const char* function) {
+  require(d, function, "domain");
+  return domain_of(*d);
+}
+
+}  // namespace haloshift::c_api
+
+using namespace haloshift::c_api;
+
+extern "C" {
+
+hs_status hs_explain_field(hs_grid grid, const hs_field_spec* spec, hs_prediction* out, int capacity, int* count) {
+  const char* f = "hs_explain_field";
+  return guarded(f, [&] {
+    const hs::cartesian_grid& g = grid_of(grid, f);
+    hs::field_shape shape;
+    hs::plan_options options;
+    hs::mpi::agree(g.comm(), [&] {
+      check_output(f, out, capacity, count);
+      read_field_spec(g, "Auto", spec, shape, options, f);
+    });
+    shape = hs::detail::agreed_shape(g, shape, {});
+    // As Auto sizes a field plan (field_plan_builder::automatic): the mean ghost bytes per imported box.
+    hs::offset k = shape.reach(g.shape());
+    if (k == hs::zero_offset) k = hs::detail::along_grid(g, 1);
+    const hs::range r = hs::make_range(g.shape(), k, options.kind, options.pattern);
+    std::uint64_t ghosts = hs::detail::field_plan_builder::ghost_cells(shape, options.pattern);
+    hs::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, g.comm()), "MPI_Allreduce");
+    const std::size_t element = spec->element_size ? spec->element_size : sizeof(double);
+    const double bytes = static_cast<double>(ghosts * element) / static_cast<double>(hs::offsets(r).size());
+    const hs::hockney model = hs::agreed_model(g.comm());
+    write_ranking(hs::detail::rank_candidates(g.shape(), r, bytes, model, options.mode,
+                                              hs::detail::payload_kind::selective, {}, "explain"),
+                  out, capacity, count);
+  });
+}
+
+hs_status hs_explain_particles(hs_grid grid, const hs_domain* domain, const double cutoff[3], size_t count,
+                               hs_prediction* out, int capacity, int* written) {
+  const char* f = "hs_explain_particles";
+  return guarded(f, [&] {
+    const hs::cartesian_grid& g = grid_of(grid, f);
+    hs::domain dom;
+    hs::mpi::agree(g.comm(), [&] {
+      check_output(f, out, capacity, written);
+      dom = read_domain(domain, f);
+      require(cutoff, f, "cutoff");
+    });
+    // Auto sizes by the largest count over the ranks.
+    std::uint64_t largest = count;
+    hs::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, g.comm()), "MPI_Allreduce");
+    const hs::hockney model = hs::agreed_model(g.comm());
+    write_ranking(hs::explain_particles(g.shape(), dom, {cutoff[0], cutoff[1], cutoff[2]},
+                                        static_cast<std::size_t>(largest), sizeof(hs::position), model),
+                  out, capacity, written);
+  });
+}
+
+hs_status hs_use_calibration(const char* path) {
+  return guarded("hs_use_calibration", [&] {
+    require(path, "hs_use_calibration", "path");
+    (void)hs::load_calibration(path);  // raises naming the file and what is wrong with it
+    // Auto reads the file HALOSHIFT_CALIBRATION names (no other hook): point it there and forget
+    // the models agreed so far, so that the next Auto plan reads this file.
+    if (setenv("HALOSHIFT_CALIBRATION", path, 1) != 0)
+      throw hs::error(std::string("hs_use_calibration: setenv(HALOSHIFT_CALIBRATION) failed for ") + path);
+    hs::detail::forget_agreed_models();
+  });
+}
+
+}  // extern "C"
