@@ -9,6 +9,7 @@ outside the pattern) keeps what it held. Particles: the ghosts of a box are ever
 import itertools
 
 import numpy as np
+from mpi4py import MPI
 
 SENTINEL = -7  # what an unfilled ghost cell holds
 PATTERN_REACH = {"faces": 1, "faces_and_edges": 2, "full": 3}
@@ -63,7 +64,8 @@ def ghost_copies(comm, plan, cells, periodic, pattern):
     counts = np.zeros(tuple(cells), dtype=np.int64)
     copies = written & ghost
     np.add.at(counts, tuple(gd[copies] for gd in g), 1)
-    return comm.allreduce(counts)
+    comm.Allreduce(MPI.IN_PLACE, counts, op=MPI.SUM)
+    return counts
 
 
 def box_edges(domain, grid):

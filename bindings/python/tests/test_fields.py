@@ -25,8 +25,9 @@ def grid(periodic):
 
 def agreed(ok, what):
     """Asserts `ok` here and on every other rank (a rank whose assertion failed fails them all)."""
+    everywhere = COMM.allreduce(int(bool(ok)), op=MPI.MIN) == 1  # first: every rank reaches it
     assert ok, what
-    assert COMM.allreduce(int(bool(ok)), op=MPI.MIN) == 1, f"another rank failed: {what}"
+    assert everywhere, f"another rank failed: {what}"
 
 
 def check_forward(plan, cells, periodic, pattern="full", dtype=np.float64, order="C"):
@@ -123,7 +124,7 @@ def test_reverse_min_max(op, sign, strategy):
     holder = np.zeros(CELLS3, dtype=np.int64)  # 1 + the highest rank holding a copy, 0: none
     copies = written & ghost
     np.maximum.at(holder, tuple(gd[copies] for gd in g), COMM.rank + 1)
-    holder = COMM.allreduce(holder, op=MPI.MAX)
+    COMM.Allreduce(MPI.IN_PLACE, holder, op=MPI.MAX)
     gi = tuple(plan.interior(gd) for gd in g)
     want = oracle.code(gi) + sign * 1000 * holder[gi]
     agreed(np.array_equal(plan.interior(a), want), f"{strategy}: reverse {op}")
