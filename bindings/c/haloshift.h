@@ -154,6 +154,10 @@ typedef struct hs_column {
   size_t stride;
 } hs_column;
 
+/** The most columns one hs_particle_forward_positions or hs_particle_forward moves (in one message per
+ * neighbour; hs_migrate takes any number). */
+#define HS_MAX_COLUMNS 8
+
 /** The domain [lo, hi) the grid splits (evenly). */
 typedef struct hs_domain {
   double lo[3];

@@ -8,7 +8,12 @@
 #include <haloshift/haloshift.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <new>
+#include <tuple>
+#include <variant>
 #include <string>
 #include <utility>
 
@@ -24,6 +29,22 @@ struct hs_grid_s {
 };
 
 namespace haloshift::c_api {
+
+// One source of truth: the C interface's values are the C++ library's, value for value, so that the
+// conversions cast and cannot drift (a change on either side stops the build here).
+static_assert(HS_PATTERN_FULL == static_cast<int>(halo_pattern::full) &&
+              HS_PATTERN_FACES == static_cast<int>(halo_pattern::faces) &&
+              HS_PATTERN_FACES_AND_EDGES == static_cast<int>(halo_pattern::faces_and_edges));
+static_assert(HS_X_FASTEST == static_cast<int>(storage_order::x_fastest) &&
+              HS_Z_FASTEST == static_cast<int>(storage_order::z_fastest));
+static_assert(static_cast<int>(grid_shape::rank_order::last_fastest) == 0 &&
+              static_cast<int>(grid_shape::rank_order::first_fastest) == 1);  // hs_grid_options::first_fastest
+static_assert(static_cast<int>(grid_shape::remainder_cells::spread) == 0 &&
+              static_cast<int>(grid_shape::remainder_cells::first) == 1 &&
+              static_cast<int>(grid_shape::remainder_cells::last) == 2);  // hs_grid_options::remainder
+static_assert(sizeof(float) == 4 && sizeof(double) == 8 && std::numeric_limits<float>::is_iec559 &&
+              std::numeric_limits<double>::is_iec559);  // HS_FLOAT, HS_DOUBLE: C's float and double
+static_assert(std::is_same_v<position::value_type, double>);  // hs_domain, cutoffs: doubles
 
 /// Stores `text` as this thread's last error and returns `code`.
 hs_status fail(hs_status code, const char* text) noexcept;
@@ -89,6 +110,46 @@ decltype(auto) with_op(hs_op op, const char* function, F&& f) {
       throw error(std::string(function) + ": op = " + std::to_string(static_cast<int>(op)) +
                   " is no hs_op (HS_SUM 0, HS_MIN 1, HS_MAX 2)");
   }
+}
+
+/// The exchange a plan has in flight: none (std::monostate) or one of the handles `Tuple` lists,
+/// kept in the plan's handle so that the split phase allocates nothing.
+template <class Tuple>
+struct in_flight_of;
+template <class... Handles>
+struct in_flight_of<std::tuple<Handles...>> {
+  using type = std::variant<std::monostate, Handles...>;
+};
+/// `Reverse<T, Op>` for every hs_type `T`.
+template <template <class, class> class Reverse, class Op>
+using each_type = std::tuple<Reverse<float, Op>, Reverse<double, Op>, Reverse<std::int32_t, Op>, Reverse<std::int64_t, Op>>;
+/// The exchange slot of a plan whose handles are `Others` and a reverse `Reverse<T, Op>` of every
+/// hs_type with every hs_op.
+template <template <class, class> class Reverse, class... Others>
+using in_flight_with = typename in_flight_of<decltype(std::tuple_cat(
+    std::declval<std::tuple<Others...>>(), std::declval<each_type<Reverse, std::plus<>>>(),
+    std::declval<each_type<Reverse, take_min>>(), std::declval<each_type<Reverse, take_max>>()))>::type;
+
+/// Raises unless no exchange is in flight (one per plan); `wait` names the C call that ends one.
+template <class Pending>
+void check_no_exchange(const Pending& pending, const char* function, const char* wait) {
+  if (!std::holds_alternative<std::monostate>(pending))
+    throw error(std::string(function) + ": this plan already has an exchange in flight; call " + wait +
+                " (or the test call until it says done) first");
+}
+/// test() on the exchange in flight: true (and the slot emptied) once it is done, or when there is none.
+template <class Pending>
+bool test_pending(Pending& pending) {
+  bool done = true;
+  std::visit([&](auto& h) { if constexpr (requires { h.test(); }) done = h.test(); }, pending);
+  if (done) pending.template emplace<std::monostate>();
+  return done;
+}
+/// Waits for the exchange in flight, if any, and empties the slot.
+template <class Pending>
+void wait_pending(Pending& pending) {
+  std::visit([](auto& h) { if constexpr (requires { h.wait(); }) h.wait(); }, pending);
+  pending.template emplace<std::monostate>();
 }
 
 /// Copies `text` into a C string of at most `capacity` bytes (with its terminator).

@@ -23,20 +23,8 @@ template <class T>
 using forward_handle = decltype(std::declval<field_plan&>().start_forward(std::declval<const view<T>&>()));
 template <class T, class Op>
 using reverse_handle = decltype(std::declval<field_plan&>().start_reverse(std::declval<const view<T>&>(), Op{}));
-template <class Op>
-using reverse_handles = std::tuple<reverse_handle<float, Op>, reverse_handle<double, Op>,
-                                   reverse_handle<std::int32_t, Op>, reverse_handle<std::int64_t, Op>>;
-template <class... Tuples>
-using variant_of = decltype(std::tuple_cat(std::declval<Tuples>()...));
-template <class Tuple>
-struct to_variant;
-template <class... H>
-struct to_variant<std::tuple<H...>> {
-  using type = std::variant<std::monostate, H...>;
-};
-using in_flight = to_variant<variant_of<
-    std::tuple<forward_handle<float>, forward_handle<double>, forward_handle<std::int32_t>, forward_handle<std::int64_t>>,
-    reverse_handles<std::plus<>>, reverse_handles<take_min>, reverse_handles<take_max>>>::type;
+using in_flight = in_flight_with<reverse_handle, forward_handle<float>, forward_handle<double>,
+                                 forward_handle<std::int32_t>, forward_handle<std::int64_t>>;
 }  // namespace
 }  // namespace haloshift::c_api
 
@@ -76,9 +64,7 @@ void read_field_spec(const cartesian_grid& grid, const char* strategy, const hs_
   const offset low{spec->ghost_low[0], spec->ghost_low[1], spec->ghost_low[2]};
   const offset high{spec->ghost_high[0], spec->ghost_high[1], spec->ghost_high[2]};
   shape = field_shape(grid.shape(), grid.coords(), global, cuts_of(grid, *spec, f), low, high);
-  options.pattern = spec->pattern == HS_PATTERN_FACES            ? halo_pattern::faces
-                    : spec->pattern == HS_PATTERN_FACES_AND_EDGES ? halo_pattern::faces_and_edges
-                                                                  : halo_pattern::full;
+  options.pattern = static_cast<halo_pattern>(spec->pattern);  // the same values (core.hpp)
 }
 
 namespace {
@@ -101,8 +87,7 @@ view<T> view_of(const field_plan& plan, const hs_field_array& a, const char* fun
     high[d] = a.ghost_high[d] == -1 ? s.ghost_high[d] : a.ghost_high[d];
     padding[d] = a.padding[d];
   }
-  const storage_order order = a.order == HS_Z_FASTEST ? storage_order::z_fastest : storage_order::x_fastest;
-  return make_field_view(static_cast<T*>(a.data), s.interior, low, high, order, padding);
+  return make_field_view(static_cast<T*>(a.data), s.interior, low, high, static_cast<storage_order>(a.order), padding);
 }
 
 /// Calls `f(plan, view)` with the view of `array` in its element type.
@@ -114,11 +99,7 @@ void with_view(hs_field_plan p, const hs_field_array* array, const char* functio
 }
 
 /// Raises unless the plan is free for a new exchange (one in flight per plan).
-void check_free(const hs_field_plan_s& plan, const char* function) {
-  if (!std::holds_alternative<std::monostate>(plan.pending))
-    throw error(std::string(function) +
-                ": this plan already has an exchange in flight; call hs_field_wait (or hs_field_test until done) first");
-}
+void check_free(const hs_field_plan_s& plan, const char* function) { check_no_exchange(plan.pending, function, "hs_field_wait"); }
 
 }  // namespace
 }  // namespace haloshift::c_api
@@ -158,7 +139,7 @@ hs_status hs_field_plan_free(hs_field_plan* plan) {
     require(plan, "hs_field_plan_free", "plan (the address of the handle)");
     std::unique_ptr<hs_field_plan_s> gone(*plan);
     *plan = nullptr;
-    if (gone) std::visit([](auto& h) { if constexpr (requires { h.wait(); }) h.wait(); }, gone->pending);
+    if (gone) wait_pending(gone->pending);
   });
 }
 
@@ -231,10 +212,7 @@ hs_status hs_field_test(hs_field_plan plan, int* done) {
   return guarded("hs_field_test", [&] {
     hs_field_plan_s& p = plan_of(plan, "hs_field_test");
     require(done, "hs_field_test", "done");
-    bool finished = true;
-    std::visit([&](auto& h) { if constexpr (requires { h.test(); }) finished = h.test(); }, p.pending);
-    if (finished) p.pending.emplace<std::monostate>();
-    *done = finished ? 1 : 0;
+    *done = test_pending(p.pending) ? 1 : 0;
   });
 }
 
@@ -247,9 +225,7 @@ hs_status hs_field_progress(hs_field_plan plan) {
 
 hs_status hs_field_wait(hs_field_plan plan) {
   return guarded("hs_field_wait", [&] {
-    hs_field_plan_s& p = plan_of(plan, "hs_field_wait");
-    std::visit([](auto& h) { if constexpr (requires { h.wait(); }) h.wait(); }, p.pending);
-    p.pending.emplace<std::monostate>();
+    wait_pending(plan_of(plan, "hs_field_wait").pending);
   });
 }
 

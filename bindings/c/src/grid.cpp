@@ -61,7 +61,7 @@ grid_options options_from(const hs_grid_options& o) {
   if (lengths) g.lengths.assign(o.lengths, o.lengths + n);
   if (o.first_fastest != 0 && o.first_fastest != 1)
     throw error("hs_grid_create: options->first_fastest must be 0 or 1, got " + std::to_string(o.first_fastest));
-  g.order = o.first_fastest ? grid_options::rank_order::first_fastest : grid_options::rank_order::last_fastest;
+  g.order = static_cast<grid_options::rank_order>(o.first_fastest);  // the same values (core.hpp)
   g.remainder = static_cast<grid_options::remainder_cells>(o.remainder);  // checked by the grid (agreed)
   return g;
 }

@@ -19,7 +19,13 @@ void install_auto() { detail::install_auto_chooser(); }
 
 namespace {
 /// Copies the ranking into the caller's `out` (at most `capacity`) and their number into `*count`.
+/// Strategy names are registered at run time: one too long for hs_prediction raises rather than
+/// being cut.
 void write_ranking(const std::vector<prediction>& ranked, hs_prediction* out, int capacity, int* count) {
+  for (const prediction& p : ranked)
+    if (p.strategy.size() >= sizeof out->strategy)
+      throw error("explain: strategy name '" + p.strategy + "' has " + std::to_string(p.strategy.size()) +
+                  " characters, hs_prediction.strategy holds " + std::to_string(sizeof out->strategy - 1));
   *count = static_cast<int>(ranked.size());
   for (int i = 0; i < capacity && i < *count; ++i) {
     const prediction& p = ranked[static_cast<std::size_t>(i)];

@@ -13,7 +13,7 @@
 static int failures = 0;
 
 /* Counts a failed expectation and prints the first few, with the rank. */
-static void expect(int ok, const char* what, int line) {
+static inline void expect(int ok, const char* what, int line) {
   if (ok) return;
   ++failures;
   if (failures <= 10) {
@@ -25,7 +25,7 @@ static void expect(int ok, const char* what, int line) {
 #define EXPECT(cond) expect((cond) ? 1 : 0, #cond, __LINE__)
 
 /* Raises (counts a failure, prints hs_last_error) unless `status` is HS_OK. */
-static void check_ok(hs_status status, const char* call, int line) {
+static inline void check_ok(hs_status status, const char* call, int line) {
   if (status == HS_OK) return;
   char text[1200];
   snprintf(text, sizeof text, "%s returned %d: %s", call, (int)status, hs_last_error());
@@ -34,10 +34,10 @@ static void check_ok(hs_status status, const char* call, int line) {
 #define OK(call) check_ok((call), #call, __LINE__)
 
 /* The bytes of one value of an hs_type. */
-static size_t size_of(int type) { return type == HS_FLOAT || type == HS_INT32 ? 4 : 8; }
+static inline size_t size_of(int type) { return type == HS_FLOAT || type == HS_INT32 ? 4 : 8; }
 
 /* Value `i` of an array of `type`, as a double (the tests' values are integers below 2^24: exact). */
-static double get_value(const void* a, int type, size_t i) {
+static inline double get_value(const void* a, int type, size_t i) {
   switch (type) {
     case HS_FLOAT: return ((const float*)a)[i];
     case HS_DOUBLE: return ((const double*)a)[i];
@@ -45,7 +45,7 @@ static double get_value(const void* a, int type, size_t i) {
     default: return (double)((const int64_t*)a)[i];
   }
 }
-static void set_value(void* a, int type, size_t i, double v) {
+static inline void set_value(void* a, int type, size_t i, double v) {
   switch (type) {
     case HS_FLOAT: ((float*)a)[i] = (float)v; break;
     case HS_DOUBLE: ((double*)a)[i] = v; break;
@@ -55,7 +55,7 @@ static void set_value(void* a, int type, size_t i, double v) {
 }
 
 /* The failures of all ranks; prints the verdict on rank 0 and returns the exit code. */
-static int finish(const char* name) {
+static inline int finish(const char* name) {
   int total = 0, rank = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -267,6 +267,11 @@ struct position_access {
     }
     return out;
   }
+  /// Columns made by the caller: positions whose layout is known at run time only (the C interface).
+  template <class F>
+  static position_columns<F> columns(const position_columns<F>& v) noexcept {
+    return v;
+  }
   template <class S, class P>
   static auto columns(const member_positions<S, P>& v) noexcept {
     using traits = coordinate_traits<std::remove_cv_t<P>>;

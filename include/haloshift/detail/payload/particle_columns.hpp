@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../exchange/exchange_handle.hpp"
 #include "../../exchange/halo.hpp"
 #include "../../payload/position_views.hpp"
 #include "../exchange/arrays.hpp"
@@ -134,6 +135,28 @@ struct particle_columns {
         companions);
   }
 
+  /// Starts a forward of companion columns alone (spans, vectors, strided_positions of any type),
+  /// unshifted, in one message per neighbour: for arrays whose shape is known at run time only (the
+  /// C interface's hs_particle_forward: a strided column per array, width 0 for one left out).
+  template <class Plan, class... More>
+  static auto start_forward_columns(Plan& plan, More&&... more) {
+    const auto companions = std::make_tuple(position_access::column(std::forward<More>(more))...);
+    check(plan, "forward", companions, 0, [] {});
+    return std::apply(
+        [&](const auto&... c) {
+          return plan.plan_.start_forward_columns(no_epilogue{}, arrays<column_type<decltype(c)>...>{{c.column...}});
+        },
+        companions);
+  }
+  /// Starts a reverse of one strided column (`width` values of `T` per particle, `stride` entries
+  /// apart): each ghost's values combined with `op` onto its owner's, value by value.
+  template <class Plan, class T, class Op>
+  static auto start_reverse_column(Plan& plan, const strided_positions<T>& column, Op op) {
+    const auto c = position_access::column(column);
+    check(plan, "reverse", std::make_tuple(c), 0, [] {});
+    return plan.plan_.start_reverse_columns(std::move(op), arrays<strided_column<T>>{{c.column}});
+  }
+
   /// Starts reverse(f, op): every ghost's values combined with `op` onto its owner's, value by value.
   template <class Plan, position_view View, class Op>
   static auto start_reverse(Plan& plan, const View& f, Op op) {
@@ -175,18 +198,27 @@ struct particle_columns {
   template <class Plan, class View, class F, class Companions>
   static void check(Plan& plan, const char* call, const View& x, const position_columns<F>& pc,
                     const Companions& companions) {
+    check(plan, call, companions, pc.c[0].bytes() + pc.c[1].bytes() + pc.c[2].bytes(), [&] {
+      check_components(x, plan.recipe_->shape.ndims());
+      check_room(call, 0, pc.size, pc.writable, plan.size());
+    });
+  }
+  /// The same for companions alone (`view_bytes` 0) or after a view whose own check is `view`.
+  template <class Plan, class Companions, class ViewCheck>
+  static void check(Plan& plan, const char* call, const Companions& companions, std::size_t view_bytes,
+                    ViewCheck&& view) {
     std::apply(
         [&](const auto&... c) {
-          plan.plan_.check_call(
-              call,
-              [&] {
-                detail::check_idle(plan.busy(), call);
-                check_components(x, plan.recipe_->shape.ndims());
-                check_room(call, 0, pc.size, pc.writable, plan.size());
-                std::size_t i = 0;
-                (check_room(call, ++i, c.size, c.writable, plan.size()), ...);
-              },
-              {pc.c[0].bytes() + pc.c[1].bytes() + pc.c[2].bytes(), c.bytes()...});
+          const auto local = [&] {
+            detail::check_idle(plan.busy(), call);
+            view();
+            std::size_t i = 0;
+            (check_room(call, ++i, c.size, c.writable, plan.size()), ...);
+          };
+          if (view_bytes)
+            plan.plan_.check_call(call, local, {view_bytes, c.bytes()...});
+          else
+            plan.plan_.check_call(call, local, {c.bytes()...});
         },
         companions);
   }
