@@ -185,6 +185,9 @@ py::list explain_field(const grid& g, int3 global, int3 ghost_low, int3 ghost_hi
 }  // namespace
 
 void bind_fields(py::module_& m) {
+  m.attr("PATTERNS") = py::dict(py::arg("full") = static_cast<int>(HS_PATTERN_FULL),
+                                py::arg("faces") = static_cast<int>(HS_PATTERN_FACES),
+                                py::arg("faces_and_edges") = static_cast<int>(HS_PATTERN_FACES_AND_EDGES));
   py::class_<field_plan>(m, "_FieldPlan")
       .def(py::init<py::object, const std::string&, int3, int3, int3, int, std::size_t,
                     const std::vector<std::vector<int>>&>())

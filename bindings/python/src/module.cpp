@@ -93,6 +93,9 @@ py::tuple first(const int3& v, int n) {
 }  // namespace
 
 void bind_grid(py::module_& m) {
+  // The names the package accepts, with the C interface's values (hs_grid_options' documented codes).
+  m.attr("RANK_ORDERS") = py::dict(py::arg("last_fastest") = 0, py::arg("first_fastest") = 1);
+  m.attr("REMAINDERS") = py::dict(py::arg("spread") = 0, py::arg("first") = 1, py::arg("last") = 2);
   py::class_<grid>(m, "_Grid")
       .def(py::init<long, int, int3, int3, double3, int, int>(), py::arg("comm"), py::arg("ndims"),
            py::arg("dims"), py::arg("periodic"), py::arg("lengths"), py::arg("first_fastest"), py::arg("remainder"))

@@ -75,8 +75,8 @@ class grid {
   int3 dims_{}, coords_{}, periodic_{};
 };
 
-/// The largest number of arrays one particle exchange moves (columns live on the stack: no allocation).
-inline constexpr int max_columns = 16;
+/// The most arrays one particle forward moves (the C interface's; they live on the stack: no allocation).
+inline constexpr int max_columns = HS_MAX_COLUMNS;
 
 void bind_grid(py::module_& m);
 void bind_fields(py::module_& m);

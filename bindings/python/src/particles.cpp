@@ -29,6 +29,16 @@ py::array array_of(py::handle h, const char* what) {
   return py::reinterpret_borrow<py::array>(h);
 }
 
+/// hs_type of a position array: float32 or float64 only; else `error` naming the dtype.
+int position_type(const py::array& a, const char* what) {
+  const int type = type_of(a, what);
+  if (type != HS_FLOAT && type != HS_DOUBLE)
+    throw error(std::string("haloshift: ") + what + " has dtype " + py::str(a.dtype()).cast<std::string>() +
+                ": positions must be float32 or float64");
+  require_writeable(a, what);
+  return type;
+}
+
 /// Positions as the C interface takes them; `rows` is how many particles the arrays hold.
 struct positions {
   hs_positions x{};
@@ -41,9 +51,7 @@ positions split_positions(const py::sequence& xyz) {
   py::ssize_t stride = 0;
   for (int d = 0; d < 3; ++d) {
     const py::array a = array_of(xyz[d], "each coordinate array");
-    const int type = type_of(a, "a coordinate array");
-    require_writeable(a, "a coordinate array");
-    if (type != HS_FLOAT && type != HS_DOUBLE) throw error("haloshift: positions must be float32 or float64");
+    const int type = position_type(a, "a coordinate array");
     if (a.ndim() != 1) throw error("haloshift: three coordinate arrays must be 1D, got ndim " + std::to_string(a.ndim()));
     const py::ssize_t s = a.shape(0) > 1 ? element_stride(a, 0) : 1;
     if (d > 0 && (type != p.x.type || s != stride || static_cast<std::size_t>(a.shape(0)) != p.rows))
@@ -66,9 +74,7 @@ positions positions_of(py::handle x) {
   if (!py::isinstance<py::array>(x) && py::isinstance<py::sequence>(x) && py::len(x) == 3)
     return split_positions(py::reinterpret_borrow<py::sequence>(x));
   const py::array a = array_of(x, "x");
-  const int type = type_of(a, "x");
-  require_writeable(a, "x");
-  if (type != HS_FLOAT && type != HS_DOUBLE) throw error("haloshift: positions must be float32 or float64");
+  const int type = position_type(a, "x");
   if (a.ndim() != 2 || (a.shape(1) != 3 && a.shape(1) != 4))
     throw error("haloshift: x must be an (n, 3) or (n, 4) array or three 1D arrays, got ndim " +
                 std::to_string(a.ndim()) + (a.ndim() == 2 ? " with " + std::to_string(a.shape(1)) + " columns" : ""));
@@ -102,22 +108,24 @@ hs_column column_of(py::handle h, std::size_t& rows) {
   return c;
 }
 
+hs_column column_with_rows(py::handle h, std::size_t need) {
+  std::size_t rows = 0;
+  const hs_column c = column_of(h, rows);
+  if (rows < need) throw error(rows_text("a per-particle array", rows, need));
+  return c;
+}
+
 /// Columns on the stack (no allocation per call), each with at least `need` rows.
 struct columns {
   hs_column c[max_columns];
   int count = 0;
   columns(const py::args& arrays, std::size_t need) {
     if (py::len(arrays) > static_cast<std::size_t>(max_columns))
-      throw error("haloshift: at most " + std::to_string(max_columns) + " arrays per exchange, got " +
-                  std::to_string(py::len(arrays)));
-    for (py::handle h : arrays) {
-      std::size_t rows = 0;
-      c[count++] = column_of(h, rows);
-      if (rows < need) throw error(rows_text("a per-particle array", rows, need));
-    }
+      throw error("haloshift: at most " + std::to_string(max_columns) + " arrays per particle exchange (HS_MAX_COLUMNS), got " +
+                  std::to_string(py::len(arrays)) + ": exchange the others in a second call");
+    for (py::handle h : arrays) c[count++] = column_with_rows(h, need);
   }
 };
-
 
 hs_domain domain_of(const double3& lo, const double3& hi) {
   hs_domain d{};
@@ -210,12 +218,7 @@ class particle_plan {
     if (p.rows < owned_ + ghosts_) throw error(rows_text("x", p.rows, owned_ + ghosts_));
     return p;
   }
-  hs_column one_column(py::handle f) const {
-    std::size_t rows = 0;
-    const hs_column c = column_of(f, rows);
-    if (rows < owned_ + ghosts_) throw error(rows_text("the array", rows, owned_ + ghosts_));
-    return c;
-  }
+  hs_column one_column(py::handle f) const { return column_with_rows(f, owned_ + ghosts_); }
   void update_sizes() { check(hs_particle_plan_sizes(handle_, &owned_, &ghosts_)); }
 
   py::object grid_;  // the plan uses the grid's communicator
@@ -266,7 +269,8 @@ int resize_arrays(std::size_t count, std::size_t kept, hs_positions* x, hs_colum
 py::tuple migrate(const grid& g, double3 lo, double3 hi, py::object x, const py::args& arrays, bool keep_order) {
   positions p = positions_of(x);
   std::size_t count = p.rows;
-  columns c(arrays, count);
+  std::vector<hs_column> c;  // migrate takes any number of columns
+  for (py::handle h : arrays) c.push_back(column_with_rows(h, count));
   migrate_state state;
   state.split = p.x.y != nullptr;
   if (state.split)
@@ -277,8 +281,8 @@ py::tuple migrate(const grid& g, double3 lo, double3 hi, py::object x, const py:
   const hs_domain dom = domain_of(lo, hi);
   const hs_status status = [&] {
     py::gil_scoped_release nogil;
-    return hs_migrate(g.handle(), &dom, &p.x, c.count, c.c, &count, p.rows, keep_order ? 1 : 0, resize_arrays,
-                      &state);
+    return hs_migrate(g.handle(), &dom, &p.x, static_cast<int>(c.size()), c.data(), &count, p.rows,
+                      keep_order ? 1 : 0, resize_arrays, &state);
   }();
   if (status != HS_OK && !state.failure.empty()) throw error("haloshift: migrate: " + state.failure);
   check(status);
@@ -299,6 +303,7 @@ py::list explain_particles(const grid& g, double3 lo, double3 hi, double3 cutoff
 }  // namespace
 
 void bind_particles(py::module_& m) {
+  m.attr("MAX_COLUMNS") = max_columns;
   py::class_<particle_plan>(m, "_ParticlePlan")
       .def(py::init<py::object, const std::string&, double3, double3, double3, py::object,
                     std::optional<std::size_t>>())

@@ -26,9 +26,11 @@ __all__ = ["Error", "Grid", "FieldPlan", "FieldShape", "ParticlePlan", "Exchange
            "explain_particles", "use_calibration"]
 __version__ = _haloshift.version()
 
-_ORDERS = {"last_fastest": 0, "first_fastest": 1}
-_REMAINDERS = {"spread": 0, "first": 1, "last": 2}
-_PATTERNS = {"full": 0, "faces": 1, "faces_and_edges": 2}
+# The names of the C interface's codes, with its values (taken from haloshift.h by the extension).
+_ORDERS = _haloshift.RANK_ORDERS
+_REMAINDERS = _haloshift.REMAINDERS
+_PATTERNS = _haloshift.PATTERNS
+MAX_COLUMNS = _haloshift.MAX_COLUMNS  # the most arrays one particle forward moves
 
 
 def _choice(value, choices, what):
