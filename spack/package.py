@@ -3,6 +3,7 @@
 #   spack repo create ~/spack-haloshift && mkdir -p ~/spack-haloshift/packages/haloshift
 #   cp spack/package.py ~/spack-haloshift/packages/haloshift/ && spack repo add ~/spack-haloshift
 #   spack install haloshift            # or: spack install haloshift ~auto  (the MPI-only core)
+#   spack install haloshift +c +fortran +python   # the compiled bindings (docs/bindings.md)
 #   spack test run haloshift           # compiles and runs a tiny consumer against the install
 
 from spack.package import *
@@ -39,8 +40,24 @@ class Haloshift(CMakePackage):
         description="Build and install the examples and tools (haloshift-calibrate, -advise, -md)",
     )
 
+    variant(
+        "c",
+        default=False,
+        description="The C interface haloshift::c (libhaloshift_c, haloshift.h, haloshift-c.pc)",
+    )
+    variant("fortran", default=False, description="The Fortran 2008 module haloshift, on the C interface")
+    variant(
+        "python",
+        default=False,
+        description="The Python package haloshift (pybind11, mpi4py, numpy), on the C interface",
+    )
+
     conflicts("~auto", when="+tests", msg="haloshift's tests use the model layer (+auto)")
     conflicts("~auto", when="+examples", msg="haloshift's examples use the model layer (+auto)")
+    for _binding in ("+c", "+fortran", "+python"):
+        # Fortran and Python are built on the C interface, whose Auto and explain need the model layer.
+        conflicts("~auto", when=_binding, msg="the C interface (and Fortran, Python on it) needs +auto")
+        depends_on("c", type="build", when=_binding)
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.21:", type="build")
@@ -48,16 +65,30 @@ class Haloshift(CMakePackage):
     depends_on("nlohmann-json@3:", when="+auto")
     depends_on("catch2@2", type=("build", "test"), when="+tests")
     depends_on("cli11", type="build", when="+examples")
+    depends_on("fortran", type="build", when="+fortran")
+    depends_on("python@3:", type=("build", "run"), when="+python")
+    depends_on("py-pybind11", type="build", when="+python")
+    depends_on("py-mpi4py", type=("build", "run"), when="+python")
+    depends_on("py-numpy", type=("build", "run"), when="+python")
 
     def cmake_args(self):
-        return [
+        spec = self.spec
+        args = [
             self.define_from_variant("HALOSHIFT_AUTO", "auto"),
             self.define_from_variant("HALOSHIFT_BUILD_TESTS", "tests"),
             self.define_from_variant("HALOSHIFT_BUILD_EXAMPLES", "examples"),
+            self.define_from_variant("HALOSHIFT_C", "c"),
+            self.define_from_variant("HALOSHIFT_FORTRAN", "fortran"),
+            self.define_from_variant("HALOSHIFT_PYTHON", "python"),
             self.define("HALOSHIFT_BUILD_BENCHMARKS", False),
             self.define("HALOSHIFT_INSTALL", True),
-            self.define("MPI_CXX_COMPILER", self.spec["mpi"].mpicxx),
+            self.define("MPI_CXX_COMPILER", spec["mpi"].mpicxx),
         ]
+        if spec.satisfies("+c") or spec.satisfies("+fortran") or spec.satisfies("+python"):
+            args.append(self.define("MPI_C_COMPILER", spec["mpi"].mpicc))
+        if spec.satisfies("+fortran"):
+            args.append(self.define("MPI_Fortran_COMPILER", spec["mpi"].mpifc))
+        return args
 
     def test_consumer(self):
         """compile a tiny MPI program against the installed headers and run it on one rank"""

@@ -18,27 +18,12 @@
 #include <vector>
 
 #include "counting_new.hpp"  // tests/support: operator new replaced, counting while asked to
+#include "round_robin.hpp"   // examples/bench: bench::timed, bench::median
 #include "haloshift.h"
 
 namespace hs = haloshift;
 
 namespace {
-
-/// The slowest rank's seconds for `f()`, the ranks lined up by a barrier first.
-template <class F>
-double timed(F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  f();
-  double t = MPI_Wtime() - start;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void check(hs_status s, const char* call) {
   if (s == HS_OK) return;
@@ -53,7 +38,7 @@ template <class F>
 double counted(F&& f, long& allocated) {
   const long before = allocations::count.load();
   allocations::counting = true;
-  const double t = timed(f);
+  const double t = bench::timed(MPI_COMM_WORLD, f);
   allocations::counting = false;
   allocated += allocations::count.load() - before;
   return t;
@@ -75,7 +60,7 @@ void compare(const char* what, int reps, Cpp&& cpp, C&& c) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Allreduce(MPI_IN_PLACE, allocated, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-  const double ta = median(a), tb = median(b);
+  const double ta = bench::median(a), tb = bench::median(b);
   if (rank == 0)
     std::printf("%s\n  C++ %9.2f us  C %9.2f us  C/C++ %.3f  (C - C++ %+.2f us)  allocations per call: C++ %.2f, C %.2f\n",
                 what, ta * 1e6, tb * 1e6, tb / ta, (tb - ta) * 1e6, static_cast<double>(allocated[0]) / reps,
