@@ -103,23 +103,19 @@ class field_plan {
   void start_forward(const py::array& a) {
     const hs_field_array array = describe(a);
     check(hs_field_start_forward(handle_, &array));
-    in_flight_ = a;  // alive until the exchange is done
+    in_flight_.hold(a);  // alive until the exchange is done
   }
   void start_reverse(const py::array& a, const std::string& op) {
     const hs_field_array array = describe(a);
     check(hs_field_start_reverse(handle_, &array, op_of(op)));
-    in_flight_ = a;
+    in_flight_.hold(a);
   }
   bool test() {
-    int done = 0;
-    check(hs_field_test(handle_, &done));
-    if (done) in_flight_ = py::none();
-    return done != 0;
+    return in_flight_.test([&](int* done) { return hs_field_test(handle_, done); });
   }
   void progress() { check(hs_field_progress(handle_)); }
   void wait() {
-    blocking([&] { return hs_field_wait(handle_); });
-    in_flight_ = py::none();
+    in_flight_.wait([&] { return hs_field_wait(handle_); });
   }
 
  private:
@@ -129,7 +125,7 @@ class field_plan {
   hs_field_plan handle_ = nullptr;
   int ndims_ = 3;
   int3 lo_{}, interior_{}, ghost_low_{}, ghost_high_{};
-  py::object in_flight_ = py::none();
+  in_flight in_flight_;  // the arrays of the exchange in flight
 };
 
 hs_field_array field_plan::describe(const py::array& a) const {

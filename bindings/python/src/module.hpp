@@ -50,6 +50,28 @@ void blocking(Call call) {
   }
   check(status);
 }
+/// The arrays of a plan's exchange in flight, kept alive until it is done (test() true, or wait()).
+class in_flight {
+ public:
+  void hold(py::object arrays) { held_ = std::move(arrays); }
+  /// `test(int* done)`: the C call; whether the exchange is done.
+  template <class Test>
+  bool test(Test test) {
+    int done = 0;
+    check(test(&done));
+    if (done) held_ = py::none();
+    return done != 0;
+  }
+  template <class Wait>
+  void wait(Wait wait) {
+    blocking(wait);
+    held_ = py::none();
+  }
+
+ private:
+  py::object held_ = py::none();
+};
+
 /// explain()'s table: a list of dicts {"strategy", "team", "seconds"}, fastest first.
 py::list prediction_table(const hs_prediction* out, int count);
 

@@ -183,27 +183,23 @@ class particle_plan {
     const positions p = all_positions(x);
     const columns c(arrays, owned_ + ghosts_);
     check(hs_particle_start_forward_positions(handle_, &p.x, c.count, c.c));
-    in_flight_ = py::make_tuple(x, arrays);  // alive until the exchange is done
+    in_flight_.hold(py::make_tuple(x, arrays));  // alive until the exchange is done
   }
   void start_forward(const py::args& arrays) {
     const columns c(arrays, owned_ + ghosts_);
     check(hs_particle_start_forward(handle_, c.count, c.c));
-    in_flight_ = arrays;
+    in_flight_.hold(arrays);
   }
   void start_reverse(py::object f, const std::string& op) {
     const hs_column c = one_column(f);
     check(hs_particle_start_reverse(handle_, &c, op_of(op)));
-    in_flight_ = f;
+    in_flight_.hold(f);
   }
   bool test() {
-    int done = 0;
-    check(hs_particle_test(handle_, &done));
-    if (done) in_flight_ = py::none();
-    return done != 0;
+    return in_flight_.test([&](int* done) { return hs_particle_test(handle_, done); });
   }
   void wait() {
-    blocking([&] { return hs_particle_wait(handle_); });
-    in_flight_ = py::none();
+    in_flight_.wait([&] { return hs_particle_wait(handle_); });
   }
 
  private:
@@ -224,7 +220,7 @@ class particle_plan {
   py::object grid_;  // the plan uses the grid's communicator
   hs_particle_plan handle_ = nullptr;
   std::size_t owned_ = 0, ghosts_ = 0;
-  py::object in_flight_ = py::none();
+  in_flight in_flight_;  // the arrays of the exchange in flight
 };
 
 /// migrate's arrays: the current numpy arrays behind the C descriptions, replaced by the resize callback.
