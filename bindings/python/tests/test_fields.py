@@ -166,3 +166,22 @@ def test_explain_and_auto():
     plan = hs.FieldPlan(grid(periodic), (32, 32, 32), ghost=1, strategy="Auto")
     assert plan.strategy.lower() == table[0]["strategy"].lower()
     assert COMM.allgather(plan.strategy) == [plan.strategy] * COMM.size
+
+
+def test_use_calibration(tmp_path):
+    """Auto and explain read the calibration file given: a larger latency, a larger prediction."""
+    folder = COMM.bcast(str(tmp_path) if COMM.rank == 0 else None)  # rank 0 writes, every rank reads
+    predictions = []
+    for alpha in (1e-6, 1e-3):
+        path = f"{folder}/calibration-{alpha}.json"
+        if COMM.rank == 0:
+            with open(path, "w") as f:
+                f.write(f'{{"haloshift_calibration": 1, "alpha_s": {alpha}, "beta_s_per_byte": 1e-10, "gamma_s": 0}}\n')
+        COMM.Barrier()
+        hs.use_calibration(path)
+        table = hs.explain(grid((True, True, True)), (32, 32, 32), ghost=1)
+        predictions.append({row["strategy"]: row["seconds"] for row in table}["Shift"])
+    if COMM.size > 1:
+        assert predictions[1] > predictions[0] > 0
+    else:  # one rank: no message leaves it
+        assert predictions == [0.0, 0.0]
