@@ -185,3 +185,15 @@ def test_use_calibration(tmp_path):
         assert predictions[1] > predictions[0] > 0
     else:  # one rank: no message leaves it
         assert predictions == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("remainder", ["first", "last"])
+def test_remainder_cells(remainder):
+    """grid's remainder: the boxes that take the cells left over (PETSc: the first ones)."""
+    g = hs.Grid(COMM, dims=(0, 0, 0), periodic=(True, True, True), remainder=remainder)
+    plan = hs.FieldPlan(g, CELLS3, ghost=1, strategy="SingleHop")
+    for d in range(3):
+        n, p, c = CELLS3[d], g.dims[d], g.coords[d]
+        wide = c < n % p if remainder == "first" else c >= p - n % p
+        assert plan.shape.interior[d] == n // p + int(wide)
+    check_forward(plan, CELLS3, (True, True, True))
