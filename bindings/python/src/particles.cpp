@@ -29,13 +29,14 @@ py::array array_of(py::handle h, const char* what) {
   return py::reinterpret_borrow<py::array>(h);
 }
 
-/// hs_type of a position array: float32 or float64 only; else `error` naming the dtype.
-int position_type(const py::array& a, const char* what) {
+/// hs_type of a position array: float32 or float64 only (and writeable if the call `writes` it);
+/// else `error` naming the dtype.
+int position_type(const py::array& a, const char* what, bool writes) {
   const int type = type_of(a, what);
   if (type != HS_FLOAT && type != HS_DOUBLE)
     throw error(std::string("haloshift: ") + what + " has dtype " + py::str(a.dtype()).cast<std::string>() +
                 ": positions must be float32 or float64");
-  require_writeable(a, what);
+  if (writes) require_writeable(a, what);
   return type;
 }
 
@@ -45,13 +46,13 @@ struct positions {
   std::size_t rows = 0;
 };
 
-positions split_positions(const py::sequence& xyz) {
+positions split_positions(const py::sequence& xyz, bool writes) {
   positions p;
   void* data[3];
   py::ssize_t stride = 0;
   for (int d = 0; d < 3; ++d) {
     const py::array a = array_of(xyz[d], "each coordinate array");
-    const int type = position_type(a, "a coordinate array");
+    const int type = position_type(a, "a coordinate array", writes);
     if (a.ndim() != 1) throw error("haloshift: three coordinate arrays must be 1D, got ndim " + std::to_string(a.ndim()));
     const py::ssize_t s = a.shape(0) > 1 ? element_stride(a, 0) : 1;
     if (d > 0 && (type != p.x.type || s != stride || static_cast<std::size_t>(a.shape(0)) != p.rows))
@@ -69,12 +70,12 @@ positions split_positions(const py::sequence& xyz) {
   return p;
 }
 
-/// `x`: an (n, 3) or (n, 4) array, or a sequence of three 1D arrays.
-positions positions_of(py::handle x) {
+/// `x`: an (n, 3) or (n, 4) array, or a sequence of three 1D arrays; `writes`: the call writes them.
+positions positions_of(py::handle x, bool writes) {
   if (!py::isinstance<py::array>(x) && py::isinstance<py::sequence>(x) && py::len(x) == 3)
-    return split_positions(py::reinterpret_borrow<py::sequence>(x));
+    return split_positions(py::reinterpret_borrow<py::sequence>(x), writes);
   const py::array a = array_of(x, "x");
-  const int type = position_type(a, "x");
+  const int type = position_type(a, "x", writes);
   if (a.ndim() != 2 || (a.shape(1) != 3 && a.shape(1) != 4))
     throw error("haloshift: x must be an (n, 3) or (n, 4) array or three 1D arrays, got ndim " +
                 std::to_string(a.ndim()) + (a.ndim() == 2 ? " with " + std::to_string(a.shape(1)) + " columns" : ""));
@@ -204,13 +205,13 @@ class particle_plan {
 
  private:
   positions owned_positions(py::handle x, const std::optional<std::size_t>& count) const {
-    positions p = positions_of(x);
+    positions p = positions_of(x, false);  // read only
     if (count && *count > p.rows)
       throw error("haloshift: count = " + std::to_string(*count) + " but x has " + std::to_string(p.rows) + " rows");
     return p;
   }
   positions all_positions(py::handle x) const {
-    positions p = positions_of(x);
+    positions p = positions_of(x, true);
     if (p.rows < owned_ + ghosts_) throw error(rows_text("x", p.rows, owned_ + ghosts_));
     return p;
   }
@@ -263,7 +264,7 @@ int resize_arrays(std::size_t count, std::size_t kept, hs_positions* x, hs_colum
 /// Moves the particles of `x` and `arrays` (C-contiguous arrays the caller owns: they are compacted
 /// in place) to their owners; returns the arrays holding this rank's particles afterwards.
 py::tuple migrate(const grid& g, double3 lo, double3 hi, py::object x, const py::args& arrays, bool keep_order) {
-  positions p = positions_of(x);
+  positions p = positions_of(x, true);
   std::size_t count = p.rows;
   std::vector<hs_column> c;  // migrate takes any number of columns
   for (py::handle h : arrays) c.push_back(column_with_rows(h, count));

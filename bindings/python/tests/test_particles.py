@@ -190,6 +190,13 @@ def test_particle_misuse():
     ro.setflags(write=False)
     with pytest.raises(hs.Error, match="read-only"):
         plan.forward(ro)
+    x_ro = xx.copy()
+    x_ro.setflags(write=False)
+    with pytest.raises(hs.Error, match="read-only"):
+        plan.forward_positions(x_ro)
+    x_ro = x.copy()
+    x_ro.setflags(write=False)
+    assert hs.ParticlePlan(grid(), DOMAIN, 1.5, x_ro, strategy="Shift").owned == len(x)  # a build only reads
     with pytest.raises(hs.Error, match="Bogus"):
         hs.ParticlePlan(grid(), DOMAIN, 1.5, x, strategy="Bogus")
     far = x.copy()
