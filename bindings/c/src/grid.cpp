@@ -86,8 +86,6 @@ void hs_grid_options_init(hs_grid_options* options) {
 
 hs_status hs_grid_create(MPI_Comm comm, const hs_grid_options* options, hs_grid* grid) {
   return guarded("hs_grid_create", [&] {
-    require(grid, "hs_grid_create", "grid");
-    *grid = nullptr;
     hs_grid_options o;
     hs_grid_options_init(&o);
     if (options) o = *options;
@@ -98,7 +96,11 @@ hs_status hs_grid_create(MPI_Comm comm, const hs_grid_options* options, hs_grid*
     // A check of these C options on one rank only would leave the others in the grid's agreement:
     // the options are converted inside it.
     hs::grid_options g;
-    hs::mpi::agree(comm, [&] { g = haloshift::c_api::options_from(o); });
+    hs::mpi::agree(comm, [&] {
+      require(grid, "hs_grid_create", "grid");
+      *grid = nullptr;
+      g = haloshift::c_api::options_from(o);
+    });
     auto made = std::make_unique<hs_grid_s>(hs_grid_s{hs::cartesian_grid(comm, g)});
     *grid = made.release();
   });

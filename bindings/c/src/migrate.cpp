@@ -71,7 +71,7 @@ void check_arguments(const cartesian_grid& g, const hs_domain* domain, const hs_
     check_positions(x, *count, f);
     if (n < 0) throw error(std::string(f) + ": ncolumns must be >= 0, got " + std::to_string(n));
     if (n > 0) require(columns, f, "columns");
-    for (int k = 0; k < n; ++k) check_column(columns[k], k, f);
+    for (int k = 0; k < n; ++k) check_column(columns[k], k, 0, f);  // addresses: check_addresses
     check_addresses(*x, columns, n, *count, "before");
     if (!resize && capacity < *count)
       throw error(std::string(f) + ": the capacity " + std::to_string(capacity) + " is below the count " +

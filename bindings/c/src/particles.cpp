@@ -87,8 +87,9 @@ void check_positions(const hs_positions* x, std::size_t count, const char* funct
   if (count > 0) require(x->x, function, "x->x");
 }
 
-void check_column(const hs_column& c, int k, const char* function) {
+void check_column(const hs_column& c, int k, std::size_t count, const char* function) {
   const auto at = [&] { return std::string(function) + ": columns[" + std::to_string(k) + "]"; };
+  if (!c.data && count > 0) throw error(at() + ".data is NULL");
   if (c.type < HS_FLOAT || c.type > HS_INT64) (void)type_size(c.type, (at() + ".type").c_str());
   if (c.components < 1) throw error(at() + ".components must be >= 1, got " + std::to_string(c.components));
   if (c.stride != 0 && c.stride < static_cast<std::size_t>(c.components))
@@ -96,12 +97,12 @@ void check_column(const hs_column& c, int k, const char* function) {
                 std::to_string(c.components));
 }
 
-void check_columns(const hs_column* columns, int n, const char* function) {
+void check_columns(const hs_column* columns, int n, std::size_t count, const char* function) {
   if (n < 0 || n > HS_MAX_COLUMNS)
     throw error(std::string(function) + ": ncolumns must be 0 to HS_MAX_COLUMNS (" + std::to_string(HS_MAX_COLUMNS) +
                 "), got " + std::to_string(n));
   if (n > 0) require(columns, function, "columns");
-  for (int k = 0; k < n; ++k) check_column(columns[k], k, function);
+  for (int k = 0; k < n; ++k) check_column(columns[k], k, count, function);
 }
 
 namespace {
@@ -152,7 +153,7 @@ void start_positions(hs_particle_plan p, const hs_positions* x, int n, const hs_
   hs_particle_plan_s& plan = plan_of(p, f);
   check_free(plan, f);
   check_positions(x, plan.plan.size(), f);
-  check_columns(columns, n, f);
+  check_columns(columns, n, plan.plan.size(), f);
   with_float(x->type, f, [&](auto v) {
     using F = decltype(v);
     const detail::position_columns<F> pc = position_columns_of<F>(*x, plan.plan.size());
@@ -167,7 +168,7 @@ void start_columns(hs_particle_plan p, int n, const hs_column* columns, const ch
   hs_particle_plan_s& plan = plan_of(p, f);
   check_free(plan, f);
   if (n < 1) throw error(std::string(f) + ": ncolumns must be >= 1, got " + std::to_string(n));
-  check_columns(columns, n, f);
+  check_columns(columns, n, plan.plan.size(), f);
   with_slots(n, [&](auto slots) {
     if constexpr (slots() > 0) {
       const auto set = columns_of<slots()>(columns, n, plan.plan.size());
@@ -180,7 +181,7 @@ void start_reverse(hs_particle_plan p, const hs_column* column, hs_op op, const 
   hs_particle_plan_s& plan = plan_of(p, f);
   check_free(plan, f);
   require(column, f, "column");
-  check_column(*column, 0, f);
+  check_column(*column, 0, plan.plan.size(), f);
   with_type(column->type, f, [&](auto v) {
     using T = decltype(v);
     const std::size_t width = static_cast<std::size_t>(column->components);

@@ -35,10 +35,11 @@ inline std::size_t stride_of(const hs_positions& x) noexcept { return x.stride ?
 /// Raises unless `x` describes positions: float or double, interleaved (stride >= 3) or split
 /// (x, y and z given); `count` particles need the arrays.
 void check_positions(const hs_positions* x, std::size_t count, const char* function);
-/// Raises unless `c` (column `k` of a call) is a column: an hs_type, components >= 1, stride >= components.
-void check_column(const hs_column& c, int k, const char* function);
+/// Raises unless `c` (column `k` of a call) is a column: an hs_type, components >= 1, stride >=
+/// components, data unless no particle (`count` 0) needs it.
+void check_column(const hs_column& c, int k, std::size_t count, const char* function);
 /// Raises unless `n` columns at `columns` can go (0 to HS_MAX_COLUMNS, an array unless 0), each checked.
-void check_columns(const hs_column* columns, int n, const char* function);
+void check_columns(const hs_column* columns, int n, std::size_t count, const char* function);
 
 /// Calls `f(F{})` with the floating-point type of the positions.
 template <class Fn>

@@ -271,6 +271,8 @@ int main(int argc, char** argv) {
       {"singlehop", 3, 5, {13, 5, 4}, {3, 1, 1}, {1, 1, 1}, 1, HS_PATTERN_FULL}, /* uneven cuts along x */
       {"Shift", 3, 7, {8, 8, 8}, {1, 1, 1}, {1, 1, 1}, 0, HS_PATTERN_FACES},
       {"TtlMultiHop", 3, 3, {8, 6, 5}, {2, 2, 1}, {2, 2, 1}, 0, HS_PATTERN_FACES_AND_EDGES},
+      {"SingleHop", 3, 7, {1, 5, 4}, {2, 1, 1}, {1, 1, 1}, 0, HS_PATTERN_FULL}, /* boxes without cells along x */
+      {"Shift", 3, 6, {1, 6, 5}, {1, 2, 1}, {1, 1, 2}, 0, HS_PATTERN_FULL},
   };
   for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i) run_case(&extra[i], which++);
   const int code = finish("test_field");

@@ -40,7 +40,10 @@ static void null_arguments(hs_grid grid, hs_field_plan plan) {
   LOCAL_ERROR(hs_field_wait(NULL), HS_ERR_NULL, "hs_field_wait: plan is NULL");
   LOCAL_ERROR(hs_grid_info(NULL, NULL, NULL, NULL, NULL, NULL, NULL), HS_ERR_NULL, "hs_grid_info: grid is NULL");
   LOCAL_ERROR(hs_grid_comm(grid, NULL), HS_ERR_NULL, "hs_grid_comm: comm is NULL");
-  LOCAL_ERROR(hs_grid_create(MPI_COMM_WORLD, NULL, NULL), HS_ERR_NULL, "hs_grid_create: grid is NULL");
+  hs_grid other = NULL;
+  SHARED_ERROR(hs_grid_create(MPI_COMM_WORLD, NULL, rank == 0 ? NULL : &other), HS_ERR_NULL,
+               "hs_grid_create: grid is NULL");
+  EXPECT(other == NULL);
   LOCAL_ERROR(hs_field_plan_free(NULL), HS_ERR_NULL, "hs_field_plan_free");
   LOCAL_ERROR(hs_particle_wait(NULL), HS_ERR_NULL, "hs_particle_wait: plan is NULL");
   LOCAL_ERROR(hs_particle_forward(NULL, 0, NULL), HS_ERR_NULL, "hs_particle_forward: plan is NULL");
@@ -125,6 +128,18 @@ static void bad_particles(hs_grid grid) {
   LOCAL_ERROR(hs_particle_forward(plan, HS_MAX_COLUMNS + 1, columns), HS_ERR_ARGUMENT, "ncolumns must be 0 to HS_MAX_COLUMNS");
   columns[0].components = 0;
   LOCAL_ERROR(hs_particle_forward(plan, 1, columns), HS_ERR_ARGUMENT, "columns[0].components must be >= 1, got 0");
+  OK(hs_particle_plan_free(&plan));
+  /* One particle per rank, in the middle of its box: a column without data is refused on every
+   * rank (an exchange call checks locally: all ranks must err alike), never written through. */
+  int dims[3], coords[3];
+  OK(hs_grid_info(grid, NULL, NULL, NULL, dims, coords, NULL));
+  for (int d = 0; d < 3; ++d) x[d] = (coords[d] + 0.5) * 4.0 / dims[d];
+  OK(hs_particle_plan_create(grid, "SingleHop", &dom, cutoff, &pos, 1, &plan));
+  columns[0] = (hs_column){NULL, HS_DOUBLE, 1, 0};
+  LOCAL_ERROR(hs_particle_forward(plan, 1, columns), HS_ERR_NULL, "columns[0].data is NULL");
+  pos.x = NULL;
+  LOCAL_ERROR(hs_particle_forward_positions(plan, &pos, 0, NULL), HS_ERR_NULL, "x->x is NULL");
+  pos.x = x;
   OK(hs_particle_plan_free(&plan));
   /* A particle outside a non-periodic domain, on one rank only: every rank raises, nothing moves. */
   hs_grid walls = NULL;

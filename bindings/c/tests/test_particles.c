@@ -16,6 +16,7 @@ typedef struct particle_case {
   int split;   /* one array per coordinate */
   size_t pad;  /* interleaved: 3 or 4 values per particle */
   int periodic;
+  int squeeze; /* nonzero: every particle in the lowest 45 % along x (the boxes above own none) */
 } particle_case;
 
 /* The code's arrays: positions, ids (int64), velocities v[i*4 + d] (double). */
@@ -77,7 +78,8 @@ static void make_particles(particles* p, const particle_case* c, const hs_domain
   for (size_t i = 0; i < per_rank; ++i) {
     p->id[i] = (int64_t)rank * 100000 + (int64_t)i;
     for (int d = 0; d < 3; ++d) {
-      const double u = dom->lo[d] + (dom->hi[d] - dom->lo[d]) * ((double)rand() / ((double)RAND_MAX + 1.0));
+      const double fraction = c->squeeze && d == 0 ? 0.45 : 1.0;
+      const double u = dom->lo[d] + (dom->hi[d] - dom->lo[d]) * fraction * ((double)rand() / ((double)RAND_MAX + 1.0));
       const size_t at = c->split ? i : i * c->pad + (size_t)d;
       set_value(c->split ? p->coord[d] : p->coord[0], c->type, at, u);
       if (!c->split && c->pad == 4) set_value(p->coord[0], c->type, i * 4 + 3, -1);
@@ -387,9 +389,11 @@ static void run_case(const particle_case* c, int which) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const particle_case cases[] = {
-      {"Shift", HS_DOUBLE, 0, 3, 7},    {"SingleHop", HS_FLOAT, 0, 4, 7}, {"TtlMultiHop", HS_DOUBLE, 1, 1, 7},
-      {"NeighborAlltoall", HS_DOUBLE, 0, 3, 5}, {"Auto", HS_FLOAT, 1, 1, 7},    {"Shift", HS_FLOAT, 1, 1, 0},
-      {"singlehop", HS_DOUBLE, 0, 4, 2},
+      {"Shift", HS_DOUBLE, 0, 3, 7, 0},    {"SingleHop", HS_FLOAT, 0, 4, 7, 0}, {"TtlMultiHop", HS_DOUBLE, 1, 1, 7, 0},
+      {"NeighborAlltoall", HS_DOUBLE, 0, 3, 5, 0}, {"Auto", HS_FLOAT, 1, 1, 7, 0},    {"Shift", HS_FLOAT, 1, 1, 0, 0},
+      {"singlehop", HS_DOUBLE, 0, 4, 2, 0},
+      {"TtlMultiHop", HS_FLOAT, 0, 3, 7, 1}, /* empty boxes along x */
+      {"NeighborAlltoall", HS_DOUBLE, 1, 1, 6, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run_case(&cases[i], (int)i);
   const int code = finish("test_particles");
