@@ -289,6 +289,12 @@ hs_status hs_explain_field(hs_grid grid, const hs_field_spec* spec, hs_predictio
  * `*written` is the number of strategies ranked, as hs_explain_field's `*count`. */
 hs_status hs_explain_particles(hs_grid grid, const hs_domain* domain, const double cutoff[3], size_t count,
                                hs_prediction* out, int capacity, int* written);
+/** The ranking as text, as haloshift-advise prints it: a header line, then one line per prediction
+ * in order ("1  Shift  team 0 0 0  12.345 us"). Writes at most `capacity` bytes with the terminator
+ * (NUL-terminated, cut if short; `text` may be NULL when `capacity` is 0); `*length` (may be NULL)
+ * is the whole text's length without the terminator: call once with capacity 0 to size the buffer.
+ * Local: no communication. */
+hs_status hs_explain_text(const hs_prediction* predictions, int count, char* text, size_t capacity, size_t* length);
 /** Make Auto and explain read the calibration file at `path` (written by haloshift-calibrate):
  * the file is read and checked now (HS_ERR_ARGUMENT naming it and what is wrong), then the
  * environment variable HALOSHIFT_CALIBRATION is set to it (the model layer's only hook: setenv,

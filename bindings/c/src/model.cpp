@@ -5,6 +5,7 @@
 
 #include <haloshift/auto.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -75,14 +76,9 @@ hs_status hs_explain_field(hs_grid grid, const hs_field_spec* spec, hs_predictio
       read_field_spec(g, "Auto", spec, shape, options, f);
     });
     shape = hs::detail::agreed_shape(g, shape, {});
-    // As Auto sizes a field plan (field_plan_builder::automatic): the mean ghost bytes per imported box.
-    hs::offset k = shape.reach(g.shape());
-    if (k == hs::zero_offset) k = hs::detail::along_grid(g, 1);
-    const hs::range r = hs::make_range(g.shape(), k, options.kind, options.pattern);
-    std::uint64_t ghosts = hs::detail::field_plan_builder::ghost_cells(shape, options.pattern);
-    hs::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, g.comm()), "MPI_Allreduce");
+    // What Auto ranks for a field plan of this spec (the same sizing, field_plan_builder::auto_sizing).
     const std::size_t element = spec->element_size ? spec->element_size : sizeof(double);
-    const double bytes = static_cast<double>(ghosts * element) / static_cast<double>(hs::offsets(r).size());
+    const auto [r, bytes] = hs::detail::field_plan_builder::auto_sizing(g, shape, options, element);
     const hs::hockney model = hs::agreed_model(g.comm());
     write_ranking(hs::detail::rank_candidates(g.shape(), r, bytes, model, options.mode,
                                               hs::detail::payload_kind::selective, {}, "explain"),
@@ -108,6 +104,25 @@ hs_status hs_explain_particles(hs_grid grid, const hs_domain* domain, const doub
     write_ranking(hs::explain_particles(g.shape(), dom, {cutoff[0], cutoff[1], cutoff[2]},
                                         static_cast<std::size_t>(largest), sizeof(hs::position), model),
                   out, capacity, written);
+  });
+}
+
+hs_status hs_explain_text(const hs_prediction* predictions, int count, char* text, size_t capacity, size_t* length) {
+  const char* f = "hs_explain_text";
+  return guarded(f, [&] {
+    if (count < 0) throw hs::error(std::string(f) + ": count must be >= 0, got " + std::to_string(count));
+    if (count > 0) require(predictions, f, "predictions");
+    if (capacity > 0) require(text, f, "text");
+    std::string table = "rank  strategy      team     predicted\n";
+    char line[128];
+    for (int i = 0; i < count; ++i) {
+      const hs_prediction& p = predictions[i];
+      std::snprintf(line, sizeof line, "%4d  %-12.31s  %d %d %d  %.3f us\n", i + 1, p.strategy, p.team[0], p.team[1],
+                    p.team[2], p.seconds * 1e6);
+      table += line;
+    }
+    if (length) *length = table.size();
+    if (capacity > 0) copy_text(text, capacity, table);
   });
 }
 

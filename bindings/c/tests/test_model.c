@@ -67,6 +67,24 @@ static double explain_fields(hs_grid grid, const hs_field_spec* spec) {
   int all = 0;
   OK(hs_explain_field(grid, spec, one, 1, &all));
   EXPECT(all == n && strcmp(one[0].strategy, p[0].strategy) == 0 && strcmp(one[1].strategy, "untouched") == 0);
+  /* As text: sized by a first call, one line per prediction after the header, in ranking order. */
+  size_t length = 0;
+  OK(hs_explain_text(p, n, NULL, 0, &length));
+  char text[2048];
+  EXPECT(length > 0 && length < sizeof text);
+  size_t again = 0;
+  OK(hs_explain_text(p, n, text, sizeof text, &again));
+  EXPECT(again == length && strlen(text) == length);
+  int lines = 0;
+  for (const char* c = text; *c; ++c) lines += *c == '\n';
+  EXPECT(lines == n + 1);
+  const char* first = strstr(text, p[0].strategy);
+  EXPECT(first != NULL && (n < 2 || strstr(first, p[n - 1].strategy) != NULL));
+  char cut[8];
+  OK(hs_explain_text(p, n, cut, sizeof cut, NULL));
+  EXPECT(strlen(cut) == sizeof cut - 1);
+  EXPECT(hs_explain_text(p, -1, text, sizeof text, NULL) == HS_ERR_ARGUMENT);
+  EXPECT(hs_explain_text(NULL, 2, text, sizeof text, NULL) == HS_ERR_NULL);
   return shift;
 }
 

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "../../auto_hook.hpp"
@@ -68,14 +69,21 @@ struct field_plan_builder {
   /// the largest box; the model layer ranks the strategies that can select
   /// and, for fields in device memory (`device`), how their messages reach
   /// MPI: the plan then runs with that plan_options::device_mpi.
-  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                              std::size_t element_size, bool device = false) {
+  /// What Auto ranks the strategies for (collective): the plan's range and the block size, the mean
+  /// ghost bytes per imported box of the largest box. The C interface's hs_explain_field ranks the same.
+  static std::pair<range, double> auto_sizing(const cartesian_grid& grid, const field_shape& shape,
+                                              const plan_options& options, std::size_t element_size) {
     offset k = shape.reach(grid.shape());
     if (k == zero_offset) k = along_grid(grid, 1);
     const range r = make_range(grid.shape(), k, options.kind, options.pattern);
     std::uint64_t ghosts = ghost_cells(shape, options.pattern);
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_UINT64_T, MPI_MAX, grid.comm()), "MPI_Allreduce");
-    const double bytes = static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size());
+    return {r, static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size())};
+  }
+
+  static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
+                              std::size_t element_size, bool device = false) {
+    const auto [r, bytes] = auto_sizing(grid, shape, options, element_size);
     const detail::strategy_choice choice =
         detail::choose_automatically(grid, {.grid = grid.shape(),
                                             .r = r,
