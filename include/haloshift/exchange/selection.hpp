@@ -163,7 +163,7 @@ struct selective_builder {
             throw error(std::string(rc.strategy.name) +
                         " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
           rc.r = make_range(shape, k, options.kind, options.pattern);
-          rc.sched = rc.strategy.make_schedule(shape, rc.r, strategy_parameters{options.team});
+          rc.sched = rc.strategy.make_schedule(shape, rc.r, strategy_parameters{.team = options.team});
           check_away_from_source(rc.sched, rc.strategy.name);
           const detail::program unit = detail::compile(
               rc.sched, shape, coords, rc.r, [](const offset&) { return std::size_t{1}; }, rc.strategy.name);

@@ -98,7 +98,7 @@ struct plan_builder {
                  if (a.strategy.neighbor_collective && options.mode != protocol::overlapping)
                    throw error(std::string(a.strategy.name) +
                                " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-                 a.sched = a.strategy.make_schedule(grid.shape(), a.checked, strategy_parameters{options.team});
+                 a.sched = a.strategy.make_schedule(grid.shape(), a.checked, strategy_parameters{.team = options.team});
                  a.unit = detail::compile(
                      a.sched, grid.shape(), grid.coords(), a.checked, [](const offset&) { return std::size_t{1}; },
                      a.strategy.name);
