@@ -210,6 +210,7 @@ struct selective_builder {
     for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
     const std::span<const Key> own(keys.data(), owned);
     MPI_Comm comm = p.comm();
+    p.resources_->window.reset();  // its routes are the old program's (collective over the node: so is fill)
     // Every source counts what each holder position needs of it; the counts travel as a block exchange.
     const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own);
     std::vector<std::uint64_t> counts(rc.counting.layout.total());

@@ -109,14 +109,6 @@ class shared_window {
 
   /// Whether the window carries the messages of `p` (not those of another program run with the same resources).
   bool serves(const program& p) const noexcept { return &p == program_; }
-  /// Whether `p`, rebuilt in place (a selective plan's new selection), has the transfers the
-  /// routes were found for (always, as they follow the schedule: the counts alone change).
-  bool same_shape(const program& p) const noexcept {
-    if (p.rounds.size() + 1 != first_.size()) return false;
-    for (std::size_t r = 0; r < p.rounds.size(); ++r)
-      if (first_[r + 1] - first_[r] != p.rounds[r].transfers.size()) return false;
-    return true;
-  }
   /// Whether a message of `bytes` goes through the window (both ends decide alike).
   static bool fits(std::size_t bytes) noexcept { return bytes <= shared_slot_bytes; }
   /// The route of the message transfer `j` of program round `r` sends (`out`) or receives,
@@ -266,15 +258,14 @@ class shared_window {
 };
 
 /// Makes `window` carry `p`'s messages inside the node when `options` ask for
-/// the shared-memory path (point-to-point, overlapping protocol), or drops it.
-/// Collective over the grid when a window is made (a plan build), and a
-/// window of `p` rebuilt in place is kept: its routes follow the schedule.
+/// the shared-memory path (point-to-point, overlapping protocol). Collective
+/// over the grid (a plan build). A selective plan rebuilt drops its window
+/// first (its transfers follow the new selection) and makes a new one.
 inline void share_node_memory(std::unique_ptr<shared_window>& window, const program& p, grid_context& context,
                               const plan_options& options) {
-  if (!options.shared_memory || options.mode != protocol::overlapping) return window.reset();
-  if (window && window->serves(p) && window->same_shape(p)) return;
   window.reset();
-  window = std::make_unique<shared_window>(p, nodes_of(context), context.comm.rank());
+  if (options.shared_memory && options.mode == protocol::overlapping)
+    window = std::make_unique<shared_window>(p, nodes_of(context), context.comm.rank());
 }
 
 }  // namespace haloshift::detail
