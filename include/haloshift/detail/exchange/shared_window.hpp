@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../../error.hpp"
@@ -54,17 +55,21 @@ struct shared_route {
 // The counters are shared between processes: only lock-free atomics are address-free.
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
 
-/// Lets MPI progress while a rank waits on a peer of its node: a peer may be
-/// waiting on this rank's messages between nodes.
-inline void progress_while_waiting(MPI_Comm comm) {
+/// Lets MPI progress while a rank waits on a peer of its node (`spins`: the
+/// waits so far): the peer may be waiting on this rank's messages between
+/// nodes. After a short spin it yields the core, which an oversubscribed peer
+/// may need to get on (MPICH's progress does not yield).
+inline void progress_while_waiting(MPI_Comm comm, unsigned& spins) {
   int flag = 0;
   mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
+  if (++spins > 64) std::this_thread::yield();
 }
 
 /// The sender's side: waits until the receiver took the slot's previous
 /// message, then returns where to pack this one.
 inline std::byte* claim(const shared_route& r, MPI_Comm comm) {
-  while (r.consumed().load(std::memory_order_acquire) != *r.moved) progress_while_waiting(comm);
+  for (unsigned spins = 0; r.consumed().load(std::memory_order_acquire) != *r.moved;)
+    progress_while_waiting(comm, spins);
   return r.data();
 }
 /// The sender's side: the message is packed; the receiver may read it.
@@ -129,7 +134,7 @@ class shared_window {
   /// Whether none is left.
   template <class Deliver>
   bool take(bool backward, std::size_t r, bool block, MPI_Comm comm, Deliver&& deliver) {
-    while (waiting_ != 0) {
+    for (unsigned spins = 0; waiting_ != 0;) {
       for (std::size_t j = 0; j < pending_.size(); ++j) {
         if (!pending_[j]) continue;
         const shared_route& s = at(backward, false, r, j);
@@ -140,7 +145,7 @@ class shared_window {
         --waiting_;
       }
       if (!block || waiting_ == 0) break;
-      progress_while_waiting(comm);
+      progress_while_waiting(comm, spins);
     }
     return waiting_ == 0;
   }
