@@ -206,3 +206,34 @@ TEMPLATE_LIST_TEST_CASE("the shared-memory path inside pretend nodes matches the
                         "[halo][oracle][nodes]", strategies) {
   sweep_shared_memory<TestType>();
 }
+
+TEST_CASE("a start on the shared-memory path never waits for a node partner's exchange still in flight",
+          "[halo][split][nodes]") {
+  // Rank 0 holds its first exchange open across a barrier; the others finish theirs and start the
+  // next one before the barrier: their messages to rank 0 wait in start() for the slots rank 0
+  // frees only in wait() (after the barrier), so start() must defer them instead of blocking.
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const sweep::shape s{{size}, {true}};
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+  const oracle::grid og = oracle_grid(s);
+  const neighbourhood n{hs::shell::full};
+  std::vector<double> mine(sweep::count_of(sweep::payload::uneven, rank));
+  for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
+  auto plan = hs::make_plan<hs::SingleHop, double>(grid, 1, mine.size(), {.shared_memory = true});
+  hs::halo<double> first = plan.make_halo(), second = plan.make_halo();
+  if (rank == 0) {
+    auto pending = plan.start_forward(mine, first);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pending.wait();
+    plan.forward(mine, second);
+  } else {
+    plan.forward(mine, first);
+    auto pending = plan.start_forward(mine, second);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pending.wait();
+  }
+  CHECK(compare_forward(first, og, rank, range_of(s, 1), n, sweep::payload::uneven) == "");
+  CHECK(compare_forward(second, og, rank, range_of(s, 1), n, sweep::payload::uneven) == "");
+}

@@ -266,9 +266,9 @@ class exchange_run {
         local(out, incoming(t));
         continue;
       }
-      if (const shared_route* s = shared(t, true, out)) {  // packed straight into this rank's slot
-        data_.gather(p_->layout, out, claim(*s, comm_));
-        publish(*s);
+      if (const shared_route* s = shared(t, true, out)) {  // packed into this rank's slot, now or once free
+        if (!window_->defer(static_cast<std::size_t>(&t - r.transfers.data()), *s))
+          data_.gather(p_->layout, out, s->data()), publish(*s);
         continue;
       }
       requests.emplace_back();
@@ -281,19 +281,19 @@ class exchange_run {
   /// window, or null when it goes by MPI (shared_window.hpp).
   const shared_route* shared(const transfer_program& t, bool out, const message& m) const {
     if (!window_ || batch_.program || !shared_window::fits(m.count * element_bytes)) return nullptr;
-    const shared_route& s = window_->at(backward_, out, round_index(), &t - round().transfers.data());
-    return s.slot ? &s : nullptr;
+    return window_->route(backward_, out, round_index(), static_cast<std::size_t>(&t - round().transfers.data()));
   }
   /// Whether arrival `in` of `t` comes through the window (then take_shared() waits for it).
   bool expect_shared(const transfer_program& t, const message& in) {
     return shared(t, false, in) && window_->expect(static_cast<std::size_t>(&t - round().transfers.data()));
   }
-  /// Unpacks the round's arrivals through the window that are ready (`block`: all); whether all are.
+  /// Moves the round's messages through the window that can go (`block`: all); whether all did.
   bool take_shared(bool block) {
-    if (!window_) return true;
     const std::vector<transfer_program>& ts = round().transfers;
-    return window_->take(backward_, round_index(), block, comm_,
-                         [&](std::size_t j, const std::byte* data) { deliver(incoming(ts[j]), data); });
+    return !window_ || window_->take(
+                           backward_, round_index(), block, comm_,
+                           [&](std::size_t j, std::byte* into) { data_.gather(p_->layout, outgoing(ts[j]), into); },
+                           [&](std::size_t j, const std::byte* data) { deliver(incoming(ts[j]), data); });
   }
 
   void finish() {

@@ -65,13 +65,8 @@ inline void progress_while_waiting(MPI_Comm comm, unsigned& spins) {
   if (++spins > 64) std::this_thread::yield();
 }
 
-/// The sender's side: waits until the receiver took the slot's previous
-/// message, then returns where to pack this one.
-inline std::byte* claim(const shared_route& r, MPI_Comm comm) {
-  for (unsigned spins = 0; r.consumed().load(std::memory_order_acquire) != *r.moved;)
-    progress_while_waiting(comm, spins);
-  return r.data();
-}
+/// The sender's side: whether the receiver took the slot's previous message (it may be written).
+inline bool writable(const shared_route& r) { return r.consumed().load(std::memory_order_acquire) == *r.moved; }
 /// The sender's side: the message is packed; the receiver may read it.
 inline void publish(const shared_route& r) { r.ready().store(++*r.moved, std::memory_order_release); }
 /// The receiver's side: whether the next message has been published.
@@ -121,27 +116,48 @@ class shared_window {
   const shared_route& at(bool backward, bool out, std::size_t r, std::size_t j) const noexcept {
     return routes_[backward][out][first_[r] + j];
   }
+  /// The same, or null when the message goes by MPI.
+  const shared_route* route(bool backward, bool out, std::size_t r, std::size_t j) const noexcept {
+    const shared_route& s = at(backward, out, r, j);
+    return s.slot ? &s : nullptr;
+  }
   /// Whether program round `r` moves any message through the window.
   bool used_in(std::size_t r) const noexcept { return used_[r]; }
   /// Marks the arrival of the current round's transfer `j` as expected through the window.
   bool expect(std::size_t j) noexcept {
-    pending_[j] = 1;
+    pending_[j] |= arrival;
     ++waiting_;
     return true;
   }
-  /// Unpacks (`deliver(j, data)`) the current round's expected arrivals that are ready, program
-  /// round `r` forwards or `backward`; `block`: all of them, letting MPI progress meanwhile.
-  /// Whether none is left.
-  template <class Deliver>
-  bool take(bool backward, std::size_t r, bool block, MPI_Comm comm, Deliver&& deliver) {
+  /// Whether the departure of the current round's transfer `j` through `out` waits (its
+  /// receiver has not taken the previous exchange's message yet: a split-phase exchange still in
+  /// flight there); take() packs it once the slot is free, so that start() never blocks.
+  bool defer(std::size_t j, const shared_route& out) noexcept {
+    if (writable(out)) return false;
+    pending_[j] |= departure;
+    ++waiting_;
+    return true;
+  }
+  /// Packs (`pack(j, slot data)`) the current round's deferred departures whose slots are free
+  /// and unpacks (`deliver(j, data)`) its expected arrivals that are ready, program round `r`
+  /// forwards or `backward`; `block`: all of them, letting MPI progress meanwhile. Whether none
+  /// is left.
+  template <class Pack, class Deliver>
+  bool take(bool backward, std::size_t r, bool block, MPI_Comm comm, Pack&& pack, Deliver&& deliver) {
     for (unsigned spins = 0; waiting_ != 0;) {
       for (std::size_t j = 0; j < pending_.size(); ++j) {
-        if (!pending_[j]) continue;
-        const shared_route& s = at(backward, false, r, j);
-        if (!arrived(s)) continue;
-        deliver(j, s.data());
-        release(s);
-        pending_[j] = 0;
+        const shared_route& out = at(backward, true, r, j);
+        if ((pending_[j] & departure) && writable(out)) {
+          pack(j, out.data());
+          publish(out);
+          pending_[j] &= ~departure;
+          --waiting_;
+        }
+        const shared_route& in = at(backward, false, r, j);
+        if (!(pending_[j] & arrival) || !arrived(in)) continue;
+        deliver(j, in.data());
+        release(in);
+        pending_[j] &= ~arrival;
         --waiting_;
       }
       if (!block || waiting_ == 0) break;
@@ -257,7 +273,8 @@ class shared_window {
   std::vector<std::size_t> first_;  ///< per round, its first transfer's index in the routes
   std::vector<shared_route> routes_[2][2];  ///< [backward][out][transfer]
   std::vector<bool> used_;
-  std::vector<char> pending_;  ///< per transfer of the round being run: its arrival is expected through the window
+  static constexpr char arrival = 1, departure = 2;
+  std::vector<char> pending_;  ///< per transfer of the round being run: its arrival, its deferred departure
   std::size_t waiting_ = 0;    ///< how many are
   std::vector<std::uint64_t> sent_, received_;  ///< messages moved through each route, counted by its end here
 };
