@@ -11,6 +11,10 @@
 // repetition a barrier and one exchange timed as the maximum over ranks; the
 // table shows medians in microseconds, the winner, and each time divided by
 // the hand-written Shift's.
+//
+// --shared-memory: the shared-memory path inside a node (plan_options::shared_memory,
+// docs/node-aware.md) against the best MPI strategy, side by side, per k and m, then a
+// 128^3 field of doubles (ghost width 1); the other options as above.
 #include <haloshift/haloshift.hpp>
 
 #include <algorithm>
@@ -28,17 +32,105 @@ namespace hs = haloshift;
 using bench::median;
 using bench::parse_list;
 
+namespace {
+
+/// The medians (us) of `t`, and the fastest of variants [first, last).
+std::pair<double, std::size_t> fastest(const std::vector<std::vector<double>>& t, std::size_t first, std::size_t last) {
+  std::size_t best = first;
+  for (std::size_t v = first; v < last; ++v)
+    if (median(t[v]) < median(t[best])) best = v;
+  return {median(t[best]) * 1e6, best};
+}
+
+/// One row: the best MPI variant of `t` (the first `flat`), the best shared-memory one (the rest).
+void print_row(const std::string& what, const std::vector<std::vector<double>>& t, std::size_t flat,
+               const std::vector<std::string>& names) {
+  const auto [mpi_us, mpi_best] = fastest(t, 0, flat);
+  const auto [shm_us, shm_best] = fastest(t, flat, t.size());
+  std::printf("| %s | %.1f %s | %.1f %s | %.2f |\n", what.c_str(), mpi_us, names[mpi_best].c_str(), shm_us,
+              names[shm_best].c_str(), mpi_us / shm_us);
+  std::fflush(stdout);
+}
+
+/// --shared-memory: the shared-memory path against the best MPI strategy (blocks, then a field).
+int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms, double budget, int max_reps) {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
+  const bool root = grid.rank() == 0;
+  const std::vector<std::string> names{"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall",
+                                       "Shift", "SingleHop", "TtlMultiHop"};
+  const hs::detail::node_layout& nodes = hs::detail::nodes_of(grid);
+  if (root)
+    std::printf("%d ranks on %d node(s), periodic grid %dx%dx%d, %s; median of the max over ranks, us; the best MPI "
+                "strategy against the best on the shared-memory path\n\n| k, block | MPI | shared memory | speedup |\n"
+                "|---|---:|---:|---:|\n",
+                grid.size(), nodes.count, grid.dim(0), grid.dim(1), grid.dim(2), bench::mpi_library().c_str());
+  int failures = 0;
+  for (long k : ks)
+    for (long m : ms) {
+      const int kk = static_cast<int>(k);
+      std::vector<std::byte> mine(static_cast<std::size_t>(m));
+      for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = std::byte(static_cast<unsigned char>(grid.rank() * 31 + i));
+      const hs::plan_options shm{.shared_memory = true};
+      std::vector<hs::plan<std::byte>> plans;
+      plans.push_back(hs::make_plan<hs::Shift, std::byte>(grid, kk, mine.size()));
+      plans.push_back(hs::make_plan<hs::SingleHop, std::byte>(grid, kk, mine.size()));
+      plans.push_back(hs::make_plan<hs::TtlMultiHop, std::byte>(grid, kk, mine.size()));
+      plans.push_back(hs::make_plan<hs::NeighborAlltoall, std::byte>(grid, kk, mine.size()));
+      plans.push_back(hs::make_plan<hs::Shift, std::byte>(grid, kk, mine.size(), shm));
+      plans.push_back(hs::make_plan<hs::SingleHop, std::byte>(grid, kk, mine.size(), shm));
+      plans.push_back(hs::make_plan<hs::TtlMultiHop, std::byte>(grid, kk, mine.size(), shm));
+      std::vector<hs::halo<std::byte>> halos;
+      for (auto& p : plans) halos.push_back(p.make_halo());
+      std::vector<std::function<void()>> run;
+      for (std::size_t v = 0; v < plans.size(); ++v) {
+        plans[v].forward(mine, halos[v]);  // checked: every halo equals Shift's over MPI, byte for byte
+        failures += !std::equal(halos[v].buffer().begin(), halos[v].buffer().end(), halos[0].buffer().begin());
+        run.push_back([&, v] { plans[v].forward(mine, halos[v]); });
+      }
+      const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
+      if (root) print_row(std::to_string(k) + ", " + std::to_string(m) + " B", t, 4, names);
+    }
+  // A 128^3 field of doubles over the grid, ghost width 1: its faces, edges and corners.
+  hs::grid_field<double> u(grid, {128, 128, 128}, {1, 1, 1});
+  for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = static_cast<double>(i % 1000);
+  std::vector<hs::field_plan> fields;
+  for (bool shared : {false, true})
+    for (const char* name : {"Shift", "SingleHop", "TtlMultiHop"})
+      fields.push_back(hs::make_field_plan(grid, name, u.shape(), {.shared_memory = shared}));
+  std::vector<std::function<void()>> run;
+  for (auto& f : fields) run.push_back([&] { f.forward(u); });
+  const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
+  if (root) print_row("field 128^3, ghost 1", t, 3, {"Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop"});
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failures && root) std::fprintf(stderr, "MISMATCH: a halo differs from Shift's over MPI\n");
+  return failures;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   std::vector<long> ks{1, 2, 3, 4}, ms{64, 1024, 16384, 131072, 1048576};
   int max_reps = 201;
   double budget = 1.0, max_cube_mib = 128;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool shared_memory = false;
+  for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--shared-memory") {
+      shared_memory = true;
+      --i;  // a flag, no value
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (a == "--k") ks = parse_list(argv[i + 1]);
     else if (a == "--m") ms = parse_list(argv[i + 1]);
     else if (a == "--reps") max_reps = std::atoi(argv[i + 1]);
     else if (a == "--budget") budget = std::atof(argv[i + 1]);
+  }
+  if (shared_memory) {
+    const int failures = shared_memory_table(ks, ms, budget, max_reps);
+    MPI_Finalize();
+    return failures ? 1 : 0;
   }
   int failures = 0;
   {

@@ -12,6 +12,7 @@
 #include "exchange/protocol.hpp"
 #include "grid/cartesian_grid.hpp"
 #include "grid/neighborhood.hpp"
+#include "grid/nodes.hpp"
 #include "grid/offset.hpp"
 #include "network/announcement.hpp"
 #include "network/local_exchange.hpp"

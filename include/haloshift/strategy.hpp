@@ -5,7 +5,9 @@
 
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "detail/hash.hpp"
 #include "grid/grid_shape.hpp"
@@ -18,6 +20,9 @@ namespace haloshift {
 struct strategy_parameters {
   /// TeamShift's team size per dimension; 0 picks one (see TeamShift).
   offset team{0, 0, 0};
+  /// Per grid rank, its node (detail::node_layout::node_of), for node-aware
+  /// schedules; empty unless the plan asked for the nodes.
+  std::shared_ptr<const std::vector<int>> node_of{};
 };
 
 /// A strategy is a tag type with a `name` and a static `make_schedule(grid,

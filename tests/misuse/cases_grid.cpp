@@ -4,6 +4,7 @@
 // communicator before anything else is communicated.
 
 #include "battery.hpp"
+#include "../support/scoped_env.hpp"
 
 #include <haloshift/haloshift.hpp>
 
@@ -22,6 +23,20 @@ namespace misuse {
 void register_grid_cases() {
   using V = std::vector<int>;
   using B = std::vector<bool>;
+  // Node sizes are agreed when a plan first needs the nodes (the shared-memory path).
+  auto shared_plan = [](const hs::cartesian_grid& g) { hs::make_plan<hs::Shift, double>(g, 1, 4, {.shared_memory = true}); };
+  add("grid/node-sizes-differ",
+      {"node sizes (grid_options.node_sizes or HALOSHIFT_NODE_SIZE): the first must be the same on all ranks, got "
+       "values from 1 to 2"},
+      [=](const world& w) { shared_plan(hs::cartesian_grid(w.comm, {.dims = V{0}, .node_sizes = V{w.first_or(1, 2)}})); },
+      2);
+  add("grid/node-sizes-zero", {"grid_options.node_sizes[1] must be >= 1, got 0"},
+      [=](const world& w) { shared_plan(hs::cartesian_grid(w.comm, {.dims = V{0}, .node_sizes = V{2, w.on_last(0, 1)}})); });
+  add("grid/node-size-environment", {"HALOSHIFT_NODE_SIZE = \"2,x\" must be a node size N >= 1 or a list"},
+      [=](const world& w) {
+        const scoped::env size("HALOSHIFT_NODE_SIZE", w.on_last(std::string("2,x"), std::string("2")));
+        shared_plan(hs::cartesian_grid(w.comm, {.dims = V{0}}));
+      });
   add("grid/dims-empty", {"dims must have 1, 2 or 3 entries, got 0"},
       [](const world& w) { hs::cartesian_grid(w.comm, {.dims = V{}, .periodic = B{}}); }, 1, true);
   add("grid/dims-four", {"dims must have 1, 2 or 3 entries, got 4"},

@@ -106,6 +106,16 @@ void register_plan_cases() {
       [](const world& w) { hs::make_plan<double>(ring(w), "TtlMultiHop", 1, 4, with_shell(5)); });
   add("plan/protocol-differ", {"protocol must be the same on all ranks, got values from 0 to 1"},
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, with_mode(w.first_or(0, 1))); }, 2);
+  add("plan/shared-memory-differ", {"shared_memory must be the same on all ranks, got values from 0 to 1"},
+      [](const world& w) {
+        hs::make_plan<hs::Shift, double>(ring(w), 1, 4, {.shared_memory = w.first_or(false, true)});
+      }, 2);
+  add("plan/shared-memory-differ-particles", {"shared_memory must be the same on all ranks, got values from 0 to 1"},
+      [](const world& w) {
+        const std::vector<hs::position> x;  // no particles: the options alone disagree
+        hs::make_particle_plan<hs::SingleHop>(cube(w), hs::domain{{0, 0, 0}, {1, 1, 1}}, hs::position{0.1, 0.1, 0.1},
+                                              x, {.shared_memory = w.first_or(true, false)});
+      }, 2);
   add("plan/shell-differ", {"shell must be the same on all ranks, got values from 0 to 1"},
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, with_shell(w.first_or(0, 1))); }, 2);
   add("plan/pattern-invalid", {"plan_options.pattern: invalid halo_pattern value 4"},

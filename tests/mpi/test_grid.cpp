@@ -145,3 +145,57 @@ TEST_CASE("cartesian_grid agrees the rank order and the remainder rule on every 
                         std::to_string(n - 1)));
   }
 }
+
+namespace {
+/// The pretend node of each rank when every rank shares one real node: groups of `sizes`
+/// consecutive ranks (the list repeated), numbered in rank order.
+std::vector<int> expected_nodes(const std::vector<int>& sizes, int ranks) {
+  std::vector<int> node_of;
+  for (std::size_t group = 0; static_cast<int>(node_of.size()) < ranks; ++group)
+    for (int i = 0; i < (sizes.empty() ? ranks : sizes[group % sizes.size()]) && static_cast<int>(node_of.size()) < ranks; ++i)
+      node_of.push_back(static_cast<int>(group));
+  return node_of;
+}
+bool one_real_node() {
+  MPI_Comm shared;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int size = 0;
+  MPI_Comm_size(shared, &size);
+  MPI_Comm_free(&shared);
+  return size == world_size();
+}
+}  // namespace
+
+TEST_CASE("the node layout splits a node's ranks into pretend nodes of the sizes asked for", "[grid][mpi][nodes]") {
+  if (!one_real_node()) return;  // the oracle below assumes one real node (every test run on one machine)
+  const int n = world_size();
+  for (const std::vector<int>& sizes : {std::vector<int>{}, {1}, {2}, {3}, {3, 2}, {1, 2}}) {
+    const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .node_sizes = sizes});
+    const hs::detail::node_layout& nodes = hs::detail::nodes_of(grid);
+    const std::vector<int> expected = expected_nodes(sizes, n);
+    CHECK(*nodes.node_of == expected);
+    CHECK(nodes.count == expected.back() + 1);
+    CHECK(nodes.node == expected[static_cast<std::size_t>(world_rank())]);
+    int members = 0;
+    for (int r = 0; r < n; ++r) members += nodes.same_node(r);
+    CHECK(nodes.comm.size() == members);
+    CHECK(&hs::detail::nodes_of(grid) == &nodes);  // computed once per grid
+  }
+  setenv("HALOSHIFT_NODE_SIZE", "2,1", 1);
+  const hs::cartesian_grid from_environment(MPI_COMM_WORLD, {.dims = {0}});
+  CHECK(*hs::detail::nodes_of(from_environment).node_of == expected_nodes({2, 1}, n));
+  unsetenv("HALOSHIFT_NODE_SIZE");
+}
+
+TEST_CASE("node sizes that differ across ranks or are malformed raise on every rank", "[grid][mpi][nodes][errors]") {
+  const hs::cartesian_grid bad(MPI_COMM_WORLD, {.dims = {0}, .node_sizes = {0}});
+  CHECK_THROWS_WITH(hs::detail::nodes_of(bad), Catch::Contains("grid_options.node_sizes[0] must be >= 1, got 0"));
+  setenv("HALOSHIFT_NODE_SIZE", "2;x", 1);
+  const hs::cartesian_grid malformed(MPI_COMM_WORLD, {.dims = {0}});
+  CHECK_THROWS_WITH(hs::detail::nodes_of(malformed), Catch::Contains("HALOSHIFT_NODE_SIZE = \"2;x\""));
+  unsetenv("HALOSHIFT_NODE_SIZE");
+  if (world_size() < 2) return;
+  const hs::cartesian_grid differ(MPI_COMM_WORLD, {.dims = {0}, .node_sizes = {world_rank() == 0 ? 1 : 2}});
+  CHECK_THROWS_WITH(hs::detail::nodes_of(differ), Catch::Contains("node sizes (grid_options.node_sizes or HALOSHIFT_NODE_SIZE): the first must be the same on "
+                                    "all ranks, got values from 1 to 2"));
+}

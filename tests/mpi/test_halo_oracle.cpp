@@ -11,6 +11,8 @@
 
 #include "../../examples/custom_strategy/zyx_shift.hpp"
 #include "../support/block_oracle.hpp"
+#include "../support/counting_mpi.hpp"
+#include "../support/counting_new.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
 
@@ -135,4 +137,103 @@ TEMPLATE_LIST_TEST_CASE("forward and reverse match the oracle with halo patterns
                                 neighbourhood{hs::shell::full, hs::halo_pattern::faces_and_edges},
                                 neighbourhood{hs::shell::eighth, hs::halo_pattern::faces}})
     if (!sweep::reduced() || n.pattern == hs::halo_pattern::faces) sweep_strategy<TestType>(n);
+}
+
+namespace {
+
+/// Pretend node sizes giving 1 to 4 nodes of uneven sizes at 1-4 ranks: one node, one rank a
+/// node, 2 + 1 + 2 + ..., 3 + the rest.
+const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
+
+/// The shared-memory path (plan_options::shared_memory) under pretend nodes: forward, split phase
+/// and reverse equal the oracle, and the forward halo equals the flat (MPI) plan's bit for bit.
+/// A subset of the sweep: every third shape (periodic and not), k = 1 and 3, uneven payloads.
+template <class Strategy>
+void sweep_shared_memory() {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const neighbourhood n{hs::shell::full};
+  const std::vector<sweep::shape> shapes = sweep::shapes(size);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int machine_size = 0;
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  const bool one_machine = machine_size == size;
+  std::size_t configurations = 0;
+  for (std::size_t i = 0; i < shapes.size(); i += 3)
+    for (const std::vector<int>& nodes : node_size_cases) {
+      if (sweep::reduced() && nodes.size() == 1) continue;  // busy-polling MPICH: one node, and uneven nodes
+      const sweep::shape& s = shapes[i];
+      hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic, .node_sizes = nodes});
+      const oracle::grid og = oracle_grid(s);
+      const sweep::payload pl = nodes == std::vector<int>{3} ? sweep::payload::empty : sweep::payload::uneven;
+      for (int k : sweep::reduced() ? std::vector<int>{1} : std::vector<int>{1, 3}) {
+        INFO(std::string(Strategy::name) + " " + s.name() + " k=" + std::to_string(k) + " " + sweep::to_string(pl) +
+             " nodes of " + std::to_string(nodes.empty() ? size : nodes.front()) + "...");
+        std::vector<double> mine(sweep::count_of(pl, rank));
+        for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
+        auto shared = hs::make_plan<Strategy, double>(grid, k, mine.size(), {.shared_memory = true});
+        auto flat = hs::make_plan<Strategy, double>(grid, k, mine.size());
+        hs::halo<double> halo = shared.make_halo(), expected = flat.make_halo();
+        const long sends_before = collectives::sends();
+        allocations::count = 0;
+        allocations::counting = true;
+        shared.forward(mine, halo);
+        allocations::counting = false;
+        // One node holds every rank (all on one machine here): nothing goes by MPI, nothing is allocated.
+        if (nodes.empty() && one_machine) CHECK(collectives::sends() == sends_before);
+        CHECK(allocations::count == 0);
+        flat.forward(mine, expected);
+        CHECK(compare_forward(halo, og, rank, range_of(s, k), n, pl) == "");
+        CHECK((halo.buffer().size() == expected.buffer().size() &&
+               std::memcmp(halo.buffer().data(), expected.buffer().data(), halo.buffer().size_bytes()) == 0));
+        hs::halo<double> again = shared.make_halo();
+        drive(shared.start_forward(mine, again), driving::progress_once);
+        CHECK(compare_forward(again, og, rank, range_of(s, k), n, pl) == "");
+        CHECK(run_reverse_and_compare(shared, og, rank, range_of(s, k), n, pl,
+                                      configurations % 2 ? driving::test_until_done : driving::blocking) == "");
+        ++configurations;
+      }
+    }
+  CHECK(configurations > 0);
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("the shared-memory path inside pretend nodes matches the oracle and the flat path",
+                        "[halo][oracle][nodes]", strategies) {
+  sweep_shared_memory<TestType>();
+}
+
+TEST_CASE("a start on the shared-memory path never waits for a node partner's exchange still in flight",
+          "[halo][split][nodes]") {
+  // Rank 0 holds its first exchange open across a barrier; the others finish theirs and start the
+  // next one before the barrier: their messages to rank 0 wait in start() for the slots rank 0
+  // frees only in wait() (after the barrier), so start() must defer them instead of blocking.
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const sweep::shape s{{size}, {true}};
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+  const oracle::grid og = oracle_grid(s);
+  const neighbourhood n{hs::shell::full};
+  std::vector<double> mine(sweep::count_of(sweep::payload::uneven, rank));
+  for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
+  auto plan = hs::make_plan<hs::SingleHop, double>(grid, 1, mine.size(), {.shared_memory = true});
+  hs::halo<double> first = plan.make_halo(), second = plan.make_halo();
+  if (rank == 0) {
+    auto pending = plan.start_forward(mine, first);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pending.wait();
+    plan.forward(mine, second);
+  } else {
+    plan.forward(mine, first);
+    auto pending = plan.start_forward(mine, second);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pending.wait();
+  }
+  CHECK(compare_forward(first, og, rank, range_of(s, 1), n, sweep::payload::uneven) == "");
+  CHECK(compare_forward(second, og, rank, range_of(s, 1), n, sweep::payload::uneven) == "");
 }

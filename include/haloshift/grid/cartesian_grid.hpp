@@ -25,6 +25,8 @@
 namespace haloshift {
 
 namespace detail {
+struct node_layout;  // grid/nodes.hpp
+
 /// What a grid, its copies and every plan built on it share: the one
 /// duplicate of the user's communicator (freed when the last of them goes,
 /// so a plan stays usable after its grid is destroyed) and a count of the
@@ -33,8 +35,11 @@ namespace detail {
 /// messages cannot be confused anyway: each plan claims its own range of
 /// tags (detail/mpi/tags.hpp), so exchanges of several plans may be in flight at once.
 struct grid_context {
-  explicit grid_context(MPI_Comm user) : comm(user) {}
+  grid_context(MPI_Comm user, std::vector<int> pretend_node_sizes)
+      : comm(user), node_sizes(std::move(pretend_node_sizes)) {}
   mpi::communicator comm;
+  std::vector<int> node_sizes;            ///< grid_options::node_sizes (agreed when the layout is computed)
+  std::shared_ptr<node_layout> nodes;     ///< which ranks share a node: nodes_of() (grid/nodes.hpp) fills it
   std::uint64_t sparse_exchanges = 0;  ///< same on all ranks: sparse exchanges are collective
   int next_plan_tag = 0;               ///< same on all ranks: plans are built collectively, in the same order
 
@@ -78,6 +83,12 @@ struct grid_options {
   /// when the boxes do not divide them: spread out (the default), the first
   /// boxes (PETSc) or the last ones.
   remainder_cells remainder = remainder_cells::spread;
+  /// Pretend nodes (docs/node-aware.md): empty, the nodes are the ranks that
+  /// share memory (or HALOSHIFT_NODE_SIZE's, when set); {N}, each real node's
+  /// ranks in groups of N consecutive ranks (the last group smaller); {A, B,
+  /// ...}, groups of A, then B, ... ranks (the list repeated). Must be the same
+  /// on all ranks: checked when a plan first needs the nodes.
+  std::vector<int> node_sizes{};
 };
 
 /// The dims minimising the surface between boxes (the sum over one box of its
@@ -128,7 +139,7 @@ public:
   /// enumerator, or any option differs across ranks: they are agreed in the
   /// constructor's first collective, before the communicator is duplicated.
   explicit cartesian_grid(MPI_Comm comm, const grid_options& options = {})
-      : cartesian_grid(comm, agreed_shape(comm, options), checked_tag{}) {}
+      : cartesian_grid(comm, agreed_shape(comm, options), options.node_sizes) {}
 
   /// The grid's shape (dims and periodicity), without the communicator.
   const grid_shape& shape() const noexcept { return shape_; }
@@ -166,7 +177,6 @@ public:
   /// @endcond
 
 private:
-  struct checked_tag {};
   /// What every use of the communicator goes through: a moved-from grid has
   /// none (its shape stays). Raises on this rank only, before any collective:
   /// a grid moved from on some ranks only cannot reach the others.
@@ -176,8 +186,8 @@ private:
                   "() (use the grid it was moved to)");
     return *context_;
   }
-  cartesian_grid(MPI_Comm comm, grid_shape shape, checked_tag)
-      : context_(std::make_shared<detail::grid_context>(comm)),
+  cartesian_grid(MPI_Comm comm, grid_shape shape, const std::vector<int>& node_sizes)
+      : context_(std::make_shared<detail::grid_context>(comm, node_sizes)),
         shape_(std::move(shape)),
         coords_(shape_.coords_of(context_->comm.rank())) {}
 

@@ -117,7 +117,7 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   std::vector<prediction> out;
   auto add = [&](const detail::strategy_entry& e, const offset& team) {
     if (payload == detail::payload_kind::selective && !e.selective_payloads) return;
-    const schedule s = e.make_schedule(grid, r, strategy_parameters{team});
+    const schedule s = e.make_schedule(grid, r, strategy_parameters{.team = team});
     if (payload == detail::payload_kind::selective && !carries_selective(s)) return;
     simulation_setup own = setup;
     prediction p;

@@ -24,6 +24,7 @@
 #include "../checked_size.hpp"
 #include "../mpi/agreement.hpp"
 #include "exchange_run.hpp"
+#include "run_forward.hpp"
 #include "neighbor_collective.hpp"
 #include "plan_agreement.hpp"
 #include "program.hpp"
@@ -98,7 +99,7 @@ struct plan_builder {
                  if (a.strategy.neighbor_collective && options.mode != protocol::overlapping)
                    throw error(std::string(a.strategy.name) +
                                " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-                 a.sched = a.strategy.make_schedule(grid.shape(), a.checked, strategy_parameters{options.team});
+                 a.sched = a.strategy.make_schedule(grid.shape(), a.checked, strategy_parameters{.team = options.team});
                  a.unit = detail::compile(
                      a.sched, grid.shape(), grid.coords(), a.checked, [](const offset&) { return std::size_t{1}; },
                      a.strategy.name);
@@ -162,6 +163,7 @@ struct plan_builder {
     auto compiled = std::make_shared<detail::program>(sized_program<T>(a, grid, local_count, tags, *p.resources_));
     p.resources_->reserve(*compiled, sizeof(T));
     p.program_ = std::move(compiled);
+    if (!a.strategy.neighbor_collective) share_node_memory(p.resources_->window, *p.program_, *grid.context(), options);
     if (a.strategy.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);
