@@ -71,6 +71,7 @@ void simulate(const hs::grid_shape& g, const hs::range& r, const hs::strategy_pa
     label = std::move(next);
   }
   oracle::grid og;
+  og.x_fastest = g.order() == hs::grid_shape::rank_order::first_fastest;
   for (int d = 0; d < 3; ++d) {
     og.dims[d] = g.dim(d);
     og.periodic[d] = g.periodic(d);
@@ -176,7 +177,7 @@ std::map<std::pair<int, int>, int> messages_between(const std::vector<hs::detail
 
 TEST_CASE("NodeAggregate delivers every block exactly once, one message per node pair", "[schedule][simulation][nodes]") {
   // One node, nodes of uneven sizes (consecutive ranks; one of a single rank), a node per rank and
-  // nodes that are no block of ranks at all (every third rank).
+  // nodes that are no block of ranks at all (every third rank); ranks numbered z or x fastest.
   const std::vector<std::vector<int>> layouts{{1000}, {5, 3}, {2, 9, 4}, {1}};
   auto check = [](const hs::grid_shape& g, const hs::range& r, std::shared_ptr<const std::vector<int>> node_of) {
     simulate<hs::NodeAggregate>(g, r, {.node_of = node_of});
@@ -193,7 +194,9 @@ TEST_CASE("NodeAggregate delivers every block exactly once, one message per node
                            << static_cast<int>(pattern));
           for (const hs::grid_shape& g : {hs::grid_shape({6, 4, 3}, {periodic, !periodic, periodic}),
                                           hs::grid_shape({9, 2}, {periodic, periodic}), hs::grid_shape({11}, {periodic}),
-                                          hs::grid_shape({1, 2, 1}, {true, periodic, true})}) {
+                                          hs::grid_shape({1, 2, 1}, {true, periodic, true}),
+                                          hs::grid_shape({4, 3, 2}, {periodic, true, !periodic},
+                                                         hs::grid_shape::rank_order::first_fastest)}) {
             const hs::range r = hs::make_range(g, k, kind, pattern);
             for (const auto& sizes : layouts) check(g, r, node_groups(g.size(), sizes));
             auto every_third = std::make_shared<std::vector<int>>();
