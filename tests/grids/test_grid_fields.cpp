@@ -143,7 +143,7 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
 
 template <class Strategy>
 std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank, std::size_t& checked,
-                       std::optional<hs::field_plan>& plan) {
+                       std::optional<hs::field_plan>& plan, bool shared_memory = false) {
   std::ostringstream why;
   const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
   const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]},
@@ -160,7 +160,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     both.get<0>().storage()[i] = p[0] * 7 + p[1] * 131 + p[2] * 9973;
     both.get<1>().storage()[i] = {p[2], value_at(p)};
   });
-  plan.emplace(hs::make_field_plan<Strategy>(u, {.pattern = w.pattern()}));
+  plan.emplace(hs::make_field_plan<Strategy>(u, {.pattern = w.pattern(), .shared_memory = shared_memory}));
   for (int d = 0; d < w.ndims; ++d) {
     const int narrowest = w.n[d] / w.g.dims[d], wider = std::max(w.ghost[d], w.ghost_high[d]);
     const int k = (wider + narrowest - 1) / narrowest;
@@ -179,6 +179,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
       if (!w.interior(rank, p)) v.storage()[i] = sentinel;
     });
+    // (Synchronous sends never take the shared-memory path: this is the flat path's result too.)
     hs::make_field_plan<Strategy>(v, {.mode = hs::protocol::rendezvous}).forward(v);
     if (std::memcmp(u.data(), v.data(), u.storage().size_bytes()) != 0) why << "rendezvous differs; ";
   }
@@ -273,14 +274,22 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
   return why.str();
 }
 
+/// Pretend node sizes of the shared-memory sweep: 1 to 4 nodes of uneven sizes at 1-4 ranks.
+const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
+
+/// The sweep; `shared_memory`: through the shared-memory path inside pretend nodes instead
+/// (plan_options::shared_memory), on every third shape, each under the next of node_size_cases.
 template <class Strategy>
-void sweep_grids() {
+void sweep_grids(bool shared_memory = false) {
   int size = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::size_t checked = 0, configurations = 0;
+  std::size_t checked = 0, configurations = 0, shape_index = 0;
   for (const sweep::shape& s : sweep::shapes(size)) {
-    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    const std::size_t nth = shape_index++;
+    if (shared_memory && nth % 3 != 0) continue;
+    const std::vector<int> nodes = shared_memory ? node_size_cases[nth / 3 % node_size_cases.size()] : std::vector<int>{};
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic, .node_sizes = nodes});
     world w;
     w.ndims = static_cast<int>(s.dims.size());
     for (int d = 0; d < w.ndims; ++d) {
@@ -297,9 +306,10 @@ void sweep_grids() {
       // Streamed, not a chain of std::string +: GCC 12 -O2 warns falsely (-Warray-bounds) on that chain.
       INFO(Strategy::name << " " << s.name() << " cells " << w.n[0] << "x" << w.n[1] << "x" << w.n[2] << " ghost "
                           << g.low[0] << "," << g.low[1] << "," << g.low[2] << " ghost_high " << g.high[0] << ","
-                          << g.high[1] << "," << g.high[2] << " pattern dims " << g.pattern_dims);
+                          << g.high[1] << "," << g.high[2] << " pattern dims " << g.pattern_dims
+                          << (shared_memory ? " shared memory" : "") << " node sizes " << nodes.size());
       std::optional<hs::field_plan> plan;
-      CHECK(check_fill<Strategy>(grid, w, rank, checked, plan) == "");
+      CHECK(check_fill<Strategy>(grid, w, rank, checked, plan, shared_memory) == "");
       if (!sweep::reduced() || g == ghost_sets(w).front()) CHECK(check_reverse(grid, w, rank, size, *plan) == "");
       ++configurations;
     }
@@ -314,6 +324,11 @@ using grid_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs
 
 TEMPLATE_LIST_TEST_CASE("grid ghosts and reverse match the oracle", "[grids][oracle]", grid_strategies) {
   sweep_grids<TestType>();
+}
+
+TEMPLATE_LIST_TEST_CASE("grid ghosts and reverse through the shared-memory path inside pretend nodes",
+                        "[grids][oracle][nodes]", grid_strategies) {
+  sweep_grids<TestType>(true);
 }
 
 TEST_CASE("Auto picks a selecting strategy and fills the same ghosts", "[grids][auto]") {

@@ -11,6 +11,8 @@
 
 #include "../../examples/custom_strategy/zyx_shift.hpp"
 #include "../support/block_oracle.hpp"
+#include "../support/counting_mpi.hpp"
+#include "../support/counting_new.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
 
@@ -171,9 +173,78 @@ TEMPLATE_LIST_TEST_CASE("forward and reverse match the oracle with halo patterns
     if (!sweep::reduced() || n.pattern == hs::halo_pattern::faces) sweep_strategy<TestType>(n);
 }
 
+namespace {
+
+/// Pretend node sizes giving 1 to 4 nodes of uneven sizes at 1-4 ranks: one node, one rank a
+/// node, 2 + 1 + 2 + ..., 3 + the rest.
+const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
+
+/// The shared-memory path (plan_options::shared_memory) under pretend nodes: forward, split phase
+/// and reverse equal the oracle, and the forward halo equals the flat (MPI) plan's bit for bit.
+/// A subset of the sweep: every third shape (periodic and not), k = 1 and 3, uneven payloads.
+template <class Strategy>
+void sweep_shared_memory() {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const neighbourhood n{hs::shell::full};
+  const std::vector<sweep::shape> shapes = sweep::shapes(size);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int machine_size = 0;
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  const bool one_machine = machine_size == size;
+  std::size_t configurations = 0;
+  for (std::size_t i = 0; i < shapes.size(); i += 3)
+    for (const std::vector<int>& nodes : node_size_cases) {
+      const sweep::shape& s = shapes[i];
+      hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic, .node_sizes = nodes});
+      const oracle::grid og = oracle_grid(s);
+      const sweep::payload pl = nodes == std::vector<int>{3} ? sweep::payload::empty : sweep::payload::uneven;
+      for (int k : {1, 3}) {
+        INFO(std::string(Strategy::name) + " " + s.name() + " k=" + std::to_string(k) + " " + sweep::to_string(pl) +
+             " nodes of " + std::to_string(nodes.empty() ? size : nodes.front()) + "...");
+        std::vector<double> mine(sweep::count_of(pl, rank));
+        for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
+        auto shared = hs::make_plan<Strategy, double>(grid, k, mine.size(), {.shared_memory = true});
+        auto flat = hs::make_plan<Strategy, double>(grid, k, mine.size());
+        hs::halo<double> halo = shared.make_halo(), expected = flat.make_halo();
+        const long sends_before = collectives::sends();
+        allocations::count = 0;
+        allocations::counting = true;
+        shared.forward(mine, halo);
+        allocations::counting = false;
+        // One node holds every rank (all on one machine here): nothing goes by MPI, nothing is allocated.
+        if (nodes.empty() && one_machine) CHECK(collectives::sends() == sends_before);
+        CHECK(allocations::count == 0);
+        flat.forward(mine, expected);
+        CHECK(compare_forward(halo, og, rank, range_of(s, k), n, pl) == "");
+        CHECK((halo.buffer().size() == expected.buffer().size() &&
+               std::memcmp(halo.buffer().data(), expected.buffer().data(), halo.buffer().size_bytes()) == 0));
+        hs::halo<double> again = shared.make_halo();
+        drive(shared.start_forward(mine, again), driving::progress_once);
+        CHECK(compare_forward(again, og, rank, range_of(s, k), n, pl) == "");
+        CHECK(run_reverse_and_compare(shared, og, rank, range_of(s, k), n, pl,
+                                      configurations % 2 ? driving::test_until_done : driving::blocking) == "");
+        ++configurations;
+      }
+    }
+  CHECK(configurations > 0);
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("the shared-memory path inside pretend nodes matches the oracle and the flat path",
+                        "[halo][oracle][nodes]", strategies) {
+  sweep_shared_memory<TestType>();
+}
+
 // NodeAggregate on pretend nodes of uneven sizes (node_layouts), the grid shapes taking the layouts in
 // turn, with the full shell: the eighth shell and the patterns only drop offsets from the same routes,
-// which the whole-grid simulation (unit/test_programs.cpp) runs on many more layouts.
+// which the whole-grid simulation (unit/test_programs.cpp) runs on many more layouts. Then composed with
+// the shared-memory path: its transfers inside a node go through the window, equal to the flat plan's.
 TEST_CASE("NodeAggregate: forward and reverse match the oracle on pretend nodes", "[halo][oracle][nodes]") {
   sweep_strategy<hs::NodeAggregate>({hs::shell::full});
+  sweep_shared_memory<hs::NodeAggregate>();
 }

@@ -168,14 +168,22 @@ std::vector<std::int64_t> fill_by_send_lists(const hs::particle_plan& plan, cons
   return v;
 }
 
+/// Pretend node sizes of the shared-memory sweep: 1 to 4 nodes of uneven sizes at 1-4 ranks.
+const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
+
+/// The sweep; `shared_memory`: through the shared-memory path inside pretend nodes instead
+/// (plan_options::shared_memory), on every third shape, each under the next of node_size_cases.
 template <class Strategy>
-void sweep_particles() {
+void sweep_particles(bool shared_memory = false) {
   int size = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::size_t configurations = 0;
+  std::size_t configurations = 0, shape_index = 0;
   for (const sweep::shape& s : sweep::shapes(size)) {
-    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic});
+    const std::size_t nth = shape_index++;
+    if (shared_memory && nth % 3 != 0) continue;
+    const std::vector<int> nodes = shared_memory ? node_size_cases[nth / 3 % node_size_cases.size()] : std::vector<int>{};
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic, .node_sizes = nodes});
     config c{};
     c.ndims = static_cast<int>(s.dims.size());
     for (int d = 0; d < c.ndims; ++d) {
@@ -198,15 +206,16 @@ void sweep_particles() {
       for (hs::protocol mode : {hs::protocol::overlapping, hs::protocol::rendezvous}) {
         // Synchronous sends: the executor's ordering is shared by all strategies; Shift within one box suffices.
         if (mode == hs::protocol::rendezvous &&
-            (sweep::reduced() || factor > 1 || !std::is_same_v<Strategy, hs::Shift>))
+            (shared_memory || sweep::reduced() || factor > 1 || !std::is_same_v<Strategy, hs::Shift>))
           continue;
         // Streamed, not a chain of std::string +: GCC 12 -O2 warns falsely (-Warray-bounds) on that chain.
         INFO(Strategy::name << " " << s.name() << " cutoff " << factor << " boxes "
-                            << (mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping"));
+                            << (mode == hs::protocol::rendezvous ? "rendezvous" : "overlapping")
+                            << (shared_memory ? " shared memory, node sizes " + std::to_string(nodes.size()) : ""));
         std::vector<hs::position> x;
         for (const particle& p : mine) x.push_back(p.x);
         auto plan = hs::make_particle_plan<Strategy>(grid, dom, hs::position{c.cutoff[0], c.cutoff[1], c.cutoff[2]},
-                                                     x, {.mode = mode});
+                                                     x, {.mode = mode, .shared_memory = shared_memory});
         REQUIRE(plan.owned() == mine.size());
         CHECK(plan.reach() == hs::offset{c.reach[0], c.reach[1], c.reach[2]});
 
@@ -377,6 +386,11 @@ using particle_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop
 TEMPLATE_LIST_TEST_CASE("particle ghosts, shifts and reverse sums match the oracle", "[particles][oracle]",
                         particle_strategies) {
   sweep_particles<TestType>();
+}
+
+TEMPLATE_LIST_TEST_CASE("particle ghosts and reverse sums through the shared-memory path inside pretend nodes",
+                        "[particles][oracle][nodes]", particle_strategies) {
+  sweep_particles<TestType>(true);
 }
 
 TEST_CASE("particle plans reject bad input on every rank", "[particles][errors]") {

@@ -6,4 +6,6 @@
 namespace collectives {
 /// MPI_Allreduce calls this process has made so far.
 long allreduces();
+/// MPI_Isend calls so far (the shared-memory path sends none inside a node).
+long sends();
 }  // namespace collectives

@@ -29,6 +29,12 @@ struct plan_options {
   int pack_threads = 1;
   /// How device memory's messages reach MPI (docs/gpu.md, "Staging").
   memory::mpi_path device_mpi = memory::mpi_path::detect;
+  /// Messages between ranks of one node go through an MPI-3 shared window
+  /// instead of MPI (docs/node-aware.md): the sender packs into the window,
+  /// the receiver unpacks out of it. Point-to-point strategies with the
+  /// overlapping protocol; NeighborAlltoall, rendezvous and batched (device)
+  /// exchanges stay on MPI.
+  bool shared_memory = false;
 };
 
 }  // namespace haloshift

@@ -33,6 +33,7 @@
 #include "../strategy_registry.hpp"
 #include "exchange_handle.hpp"
 #include "../detail/exchange/exchange_run.hpp"
+#include "../detail/exchange/run_forward.hpp"
 #include "../detail/exchange/geometric_selection.hpp"
 #include "halo.hpp"
 #include "../detail/exchange/neighbor_collective.hpp"
@@ -210,6 +211,7 @@ struct selective_builder {
     for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
     const std::span<const Key> own(keys.data(), owned);
     MPI_Comm comm = p.comm();
+    p.resources_->window.reset();  // its routes are the old program's (collective over the node: so is fill)
     // Every source counts what each holder position needs of it; the counts travel as a block exchange.
     const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own);
     std::vector<std::uint64_t> counts(rc.counting.layout.total());
@@ -241,6 +243,8 @@ struct selective_builder {
       int keep = p.engine_ && p.engine_->serves(program) ? 1 : 0;
       mpi::check(MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
       if (!keep) p.engine_ = std::make_unique<selected_neighbor_engine>(program, comm);
+    } else {
+      share_node_memory(p.resources_->window, program, *p.context_, p.options_);
     }
     p.reserve(sizeof(Key));
   }

@@ -15,6 +15,7 @@
 #include "../batch/batch_cache.hpp"
 #include "aligned_buffer.hpp"
 #include "program.hpp"
+#include "shared_window.hpp"
 
 namespace haloshift::detail {
 
@@ -76,6 +77,8 @@ class exchange_resources {
 
   std::vector<MPI_Request> requests;  ///< the current round's
   bool busy = false;                  ///< an exchange is in flight
+  /// The shared-memory path's window and routes (plan_options::shared_memory), for the plan's program.
+  std::unique_ptr<shared_window> window;
 
  private:
   aligned_vector<std::byte> bytes_;

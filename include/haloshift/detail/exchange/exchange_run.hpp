@@ -26,18 +26,10 @@
 #include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
+#include "run_markers.hpp"
 #include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
-
-/// The operation of a forward pass: arrivals are stored, not combined.
-struct store_arrivals {};
-
-/// Marks a run without a neighbourhood-collective engine.
-struct point_to_point {
-  std::size_t staging_bytes(const program&, std::size_t) const noexcept { return 0; }
-  void forget_requests() noexcept {}
-};
 
 /// One exchange over program `p` on the arrays `data` (laid out as
 /// `p.layout`, the own block already in place), forwards or backwards, with
@@ -50,7 +42,9 @@ class exchange_run {
   exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, Data data, bool backward,
                Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
       : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), element_bytes(data.element_bytes()),
-        single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine) {
+        single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine),
+        window_(!engine && mode == protocol::overlapping && res.window && res.window->serves(p) ? res.window.get()
+                                                                                                : nullptr) {
     if (engine_) {
       next_ = 0;
       end_ = 1;
@@ -117,6 +111,7 @@ class exchange_run {
         }
         requests.clear();
       }
+      if (!take_shared(block)) return false;
       finish();
       posted_ = false;
       ++next_;
@@ -145,6 +140,7 @@ class exchange_run {
       }
     }
     requests.clear();
+    if (window_) window_->forget();
     next_ = end_;
   }
 
@@ -152,7 +148,8 @@ class exchange_run {
   static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
   static constexpr bool combines = !std::is_same_v<Op, store_arrivals>;
 
-  const round_program& round() const { return p_->rounds[backward_ ? p_->rounds.size() - 1 - next_ : next_]; }
+  std::size_t round_index() const { return backward_ ? p_->rounds.size() - 1 - next_ : next_; }
+  const round_program& round() const { return p_->rounds[round_index()]; }
   // Forwards a transfer sends `send` and receives `recv`; backwards the roles swap.
   const message& outgoing(const transfer_program& t) const { return backward_ ? t.recv : t.send; }
   const message& incoming(const transfer_program& t) const { return backward_ ? t.send : t.recv; }
@@ -237,7 +234,7 @@ class exchange_run {
       }
     const round_program& r = round();
     if (mode_ == protocol::rendezvous) return run_rendezvous(r);
-    if (single_ && !backward_ && r.direct) {
+    if (single_ && !backward_ && r.direct && !(window_ && window_->used_in(round_index()))) {
       // Every message one contiguous range both ways (every Shift round): precomputed posts.
       for (const direct_post& c : r.direct->receives) {
         requests.emplace_back();
@@ -256,7 +253,7 @@ class exchange_run {
     std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
-      if (t.self || !in.exists()) continue;
+      if (t.self || !in.exists() || expect_shared(t, in)) continue;
       requests.emplace_back();
       mpi::check(MPI_Irecv(target(t, cursor), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
                  "MPI_Irecv");
@@ -269,10 +266,34 @@ class exchange_run {
         local(out, incoming(t));
         continue;
       }
+      if (const shared_route* s = shared(t, true, out)) {  // packed straight into this rank's slot
+        data_.gather(p_->layout, out, claim(*s, comm_));
+        publish(*s);
+        continue;
+      }
       requests.emplace_back();
       mpi::check(MPI_Isend(source(t, cursor), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_, &requests.back()),
                  "MPI_Isend");
     }
+  }
+
+  /// The route of transfer `t`'s message `m` (`out`: the one it sends) through the node's shared
+  /// window, or null when it goes by MPI (shared_window.hpp).
+  const shared_route* shared(const transfer_program& t, bool out, const message& m) const {
+    if (!window_ || batch_.program || !shared_window::fits(m.count * element_bytes)) return nullptr;
+    const shared_route& s = window_->at(backward_, out, round_index(), &t - round().transfers.data());
+    return s.slot ? &s : nullptr;
+  }
+  /// Whether arrival `in` of `t` comes through the window (then take_shared() waits for it).
+  bool expect_shared(const transfer_program& t, const message& in) {
+    return shared(t, false, in) && window_->expect(static_cast<std::size_t>(&t - round().transfers.data()));
+  }
+  /// Unpacks the round's arrivals through the window that are ready (`block`: all); whether all are.
+  bool take_shared(bool block) {
+    if (!window_) return true;
+    const std::vector<transfer_program>& ts = round().transfers;
+    return window_->take(backward_, round_index(), block, comm_,
+                         [&](std::size_t j, const std::byte* data) { deliver(incoming(ts[j]), data); });
   }
 
   void finish() {
@@ -291,7 +312,7 @@ class exchange_run {
     std::size_t cursor = 0;
     for (const transfer_program& t : r.transfers) {
       const message& in = incoming(t);
-      if (t.self || !in.exists() || lands_in_place(in)) continue;
+      if (t.self || !in.exists() || lands_in_place(in) || shared(t, false, in)) continue;
       deliver(in, in_area(t, cursor));
     }
   }
@@ -373,15 +394,7 @@ class exchange_run {
   std::size_t receives_ = 0;  ///< the current round's receives: the first requests (post puts them first)
   batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
   bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
+  shared_window* window_;     ///< set: messages inside the node go through it (plan_options::shared_memory)
 };
-
-/// A blocking forward exchange inside a plan build (the counts, the keys):
-/// `own` is copied into its slot of `buffer`, then every round runs.
-template <class T>
-void run_forward(const program& p, MPI_Comm comm, const T* own, T* buffer, exchange_resources& res) {
-  const block_slot& own_slot = p.layout.slots()[p.layout.own()];
-  if (own_slot.count) std::memcpy(buffer + own_slot.first, own, own_slot.count * sizeof(T));
-  exchange_run<arrays<T>>(p, comm, protocol::overlapping, res, arrays<T>{{buffer}}, false).advance(true);
-}
 
 }  // namespace haloshift::detail

@@ -75,7 +75,8 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"team[0]", options.team[0]},
           {"team[1]", options.team[1]},
           {"team[2]", options.team[2]},
-          {"checks", resolved_checks(options.checks)}};
+          {"checks", resolved_checks(options.checks)},
+          {"shared_memory", static_cast<std::int64_t>(options.shared_memory)}};
 }
 
 }  // namespace haloshift::detail

@@ -25,6 +25,7 @@
 #include "../checked_size.hpp"
 #include "../mpi/agreement.hpp"
 #include "exchange_run.hpp"
+#include "run_forward.hpp"
 #include "neighbor_collective.hpp"
 #include "plan_agreement.hpp"
 #include "program.hpp"
@@ -176,6 +177,7 @@ struct plan_builder {
     auto compiled = std::make_shared<detail::program>(sized_program<T>(a, grid, local_count, tags, *p.resources_));
     p.resources_->reserve(*compiled, sizeof(T));
     p.program_ = std::move(compiled);
+    if (!a.strategy.neighbor_collective) share_node_memory(p.resources_->window, *p.program_, *grid.context(), options);
     if (a.strategy.neighbor_collective) {
       mpi::agree(comm, [&] { p.engine_ = std::make_unique<neighbor_engine>(*p.program_, sizeof(T)); });
       p.engine_->connect(comm);
