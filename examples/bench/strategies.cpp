@@ -5,6 +5,11 @@
 // a distributed graph). Periodic 3D grid of all ranks, block mode.
 //
 //   mpiexec -n 8 ./haloshift_bench_strategies [--k 1,2,3,4] [--m 64,1024,...] [--reps N]
+//   mpiexec -n 8 ./haloshift_bench_strategies --nodes 2,4 [--k ...] [--m ...]
+//
+// --nodes: pretend nodes of each given size (grid_options::node_sizes) instead:
+// flat Shift and SingleHop against NodeAggregate, with each one's messages per
+// exchange (all ranks; between nodes in brackets), the same checks and timing.
 //
 // Every variant is first checked against the hand-written Shift's halo, byte
 // for byte. Then the variants run round robin (A B C ... A B C ...), each
@@ -25,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "node_messages.hpp"
 #include "raw_shift.hpp"
 #include "round_robin.hpp"
 
@@ -131,6 +137,14 @@ int main(int argc, char** argv) {
     const int failures = shared_memory_table(ks, ms, budget, max_reps);
     MPI_Finalize();
     return failures ? 1 : 0;
+  }
+  std::vector<long> nodes;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--nodes") nodes = parse_list(argv[i + 1]);
+  if (!nodes.empty()) {
+    const int failed = bench::node_aware_table(nodes, ks, ms, budget, max_reps);
+    MPI_Finalize();
+    return failed;
   }
   int failures = 0;
   {

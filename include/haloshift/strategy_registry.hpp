@@ -13,6 +13,7 @@
 
 #include "error.hpp"
 #include "schedule/neighbor_alltoall.hpp"
+#include "schedule/node_aggregate.hpp"
 #include "schedule/shift.hpp"
 #include "schedule/single_hop.hpp"
 #include "schedule/team_shift.hpp"
@@ -41,6 +42,9 @@ struct strategy_entry {
   /// strategies that declare `blocks_only` (TeamShift), whose schedules move
   /// blocks back towards their source.
   bool selective_payloads = true;
+  /// Its schedule needs the grid's node layout (strategy_parameters::node_of): strategies that
+  /// declare `node_aware` (NodeAggregate). The plan computes the layout once the strategy is agreed.
+  bool needs_nodes = false;
 };
 
 /// The entry of a strategy type (a tag type meeting the `strategy` concept).
@@ -53,12 +57,13 @@ strategy_entry entry_of(bool auto_candidate = true) {
   };
   if constexpr (requires { requires S::neighbor_collective; }) e.neighbor_collective = true;
   if constexpr (requires { requires S::blocks_only; }) e.selective_payloads = false;
+  if constexpr (requires { requires S::node_aware; }) e.needs_nodes = true;
   e.auto_candidate = auto_candidate;
   return e;
 }
 
 /// The process-wide list of strategies: the built-in ones (Shift, TeamShift,
-/// SingleHop, TtlMultiHop, NeighborAlltoall) and those a program adds with
+/// SingleHop, TtlMultiHop, NeighborAlltoall, NodeAggregate) and those a program adds with
 /// register_strategy. Names are unique without regard to case.
 class strategy_registry {
  public:
@@ -127,6 +132,7 @@ class strategy_registry {
     team.team_sizes = true;
     entries_.push_back(team);
     entries_.push_back(entry_of<NeighborAlltoall>(false));  // no model of MPI's own algorithm
+    entries_.push_back(entry_of<NodeAggregate>(false));     // the model does not price node layouts yet
   }
 
   /// names() under the caller's lock.

@@ -123,6 +123,12 @@ void register_field_cases() {
     hs::grid_field<double> f(g, eight, 1);
     hs::make_field_plan(g, "TEAMSHIFT", f.shape());
   });
+  add("fields/nodeaggregate-by-name", {"strategy NodeAggregate carries block payloads only", offered},
+      [](const world& w) {
+        const auto g = field_grid(w);
+        hs::grid_field<double> f(g, eight, 1);
+        hs::make_field_plan(g, "nodeaggregate", f.shape());
+      });
   add("fields/strategy-unknown", {"strategy \"Stencil\" is not known",
                                   "strategies for particle, field and selective plans: Shift, SingleHop, TtlMultiHop, "
                                   "NeighborAlltoall"}, [](const world& w) {

@@ -145,6 +145,11 @@ void register_particle_cases() {
     const auto g = particle_grid(w);
     hs::make_particle_plan(g, "teamshift", unit_cube, hs::position{0.1, 0.1, 0.1}, centre(g));
   });
+  add("particles/nodeaggregate", {"strategy NodeAggregate carries block payloads only",
+                                  "NodeAggregate's gathers at a node's leaders", offered}, [](const world& w) {
+    const auto g = particle_grid(w);
+    hs::make_particle_plan<hs::NodeAggregate>(g, unit_cube, 0.1, centre(g));
+  });
   add("particles/teamshift-with-teams", {"strategy TeamShift carries block payloads only"}, [](const world& w) {
     const auto g = hs::cartesian_grid(w.comm, {.dims = {0}, .periodic = {true}});
     hs::plan_options o;

@@ -51,7 +51,8 @@ std::vector<double> values_of(int rank, std::size_t n) {
 
 }  // namespace
 
-using block_strategies = std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
+using block_strategies =
+    std::tuple<hs::Shift, hs::TeamShift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall, hs::NodeAggregate>;
 
 TEMPLATE_LIST_TEST_CASE("block plans allocate nothing per exchange", "[split][allocation]", block_strategies) {
   hs::cartesian_grid grid = mixed_grid();

@@ -157,8 +157,9 @@ struct selective_builder {
           rc.strategy = request.resolve(true);
           if (!rc.strategy.selective_payloads)
             throw error("strategy " + std::string(rc.strategy.name) +
-                        " carries block payloads only (its team rounds move blocks back towards their source, "
-                        "which a particle or field selection cannot follow); use " +
+                        " carries block payloads only (its schedule moves blocks back towards their source: "
+                        "TeamShift's team rounds, NodeAggregate's gathers at a node's leaders; a particle or "
+                        "field selection cannot follow them); use " +
                         strategy_registry::instance().names(true) + " or Auto");
           if (rc.strategy.neighbor_collective && options.mode != protocol::overlapping)
             throw error(std::string(rc.strategy.name) +

@@ -3,6 +3,7 @@
 /// @file schedule.hpp
 /// @brief A strategy's communication described as data: rounds of transfers.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,9 @@ namespace haloshift {
 
 namespace detail {
 /// Restricts a transfer to the senders whose coordinate along `dim` is
-/// `residue` modulo `period` (TeamShift's team members); `dim < 0`: every rank.
+/// `residue` modulo `period` (TeamShift's team members), or to the ranks at
+/// the coordinates `only` (NodeAggregate's leaders: node membership is no
+/// property of one coordinate); `dim < 0` and `only` empty: every rank.
 struct sender_class {
   /// Dimension whose coordinate selects the senders; < 0: every rank sends.
   int dim = -1;
@@ -20,8 +23,13 @@ struct sender_class {
   int period = 1;
   /// The remainder the senders have.
   int residue = 0;
+  /// The senders' coordinates, in canonical order; empty: `dim` decides.
+  std::vector<offset> only{};
   /// Whether the rank at `coords` is one of the senders.
-  bool contains(const offset& coords) const noexcept { return dim < 0 || coords[dim] % period == residue; }
+  bool contains(const offset& coords) const noexcept {
+    if (!only.empty()) return std::binary_search(only.begin(), only.end(), coords, canonical_order{});
+    return dim < 0 || coords[dim] % period == residue;
+  }
   friend bool operator==(const sender_class&, const sender_class&) = default;
 };
 }  // namespace detail

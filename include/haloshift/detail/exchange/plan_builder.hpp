@@ -20,6 +20,7 @@
 #include "../../exchange/plan_options.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../../grid/neighborhood.hpp"
+#include "../../grid/nodes.hpp"
 #include "../../strategy.hpp"
 #include "../checked_size.hpp"
 #include "../mpi/agreement.hpp"
@@ -99,15 +100,28 @@ struct plan_builder {
                  if (a.strategy.neighbor_collective && options.mode != protocol::overlapping)
                    throw error(std::string(a.strategy.name) +
                                " runs MPI_Neighbor_alltoallv: only protocol::overlapping applies");
-                 a.sched = a.strategy.make_schedule(grid.shape(), a.checked, strategy_parameters{.team = options.team});
-                 a.unit = detail::compile(
-                     a.sched, grid.shape(), grid.coords(), a.checked, [](const offset&) { return std::size_t{1}; },
-                     a.strategy.name);
-                 a.spreads.all[1].mine = static_cast<std::int64_t>(a.unit.layout.total());
-                 a.spreads.all[2].mine = static_cast<std::int64_t>(largest_message(a.unit));
+                 if (!a.strategy.needs_nodes) make_structure(a, grid, options, {});
                },
                agreed_plan_values(k, options, request.name, element_size), a.spreads.all);
+    // A node-aware strategy's schedule needs the grid's nodes, which take collectives of their own:
+    // computed only now that every rank knows the strategy, then the structure agreed once more.
+    if (a.strategy.needs_nodes) {
+      const auto node_of = nodes_of(*grid.context()).node_of;
+      mpi::agree(grid.comm(), [&] { make_structure(a, grid, options, node_of); }, {}, a.spreads.all);
+    }
     return a;
+  }
+
+  /// The schedule of `a`'s strategy and its program with one element per block, with their spreads.
+  static void make_structure(agreed_structure& a, const cartesian_grid& grid, const plan_options& options,
+                             std::shared_ptr<const std::vector<int>> node_of) {
+    a.sched = a.strategy.make_schedule(grid.shape(), a.checked,
+                                       strategy_parameters{.team = options.team, .node_of = std::move(node_of)});
+    a.unit = detail::compile(
+        a.sched, grid.shape(), grid.coords(), a.checked, [](const offset&) { return std::size_t{1}; },
+        a.strategy.name);
+    a.spreads.all[1].mine = static_cast<std::int64_t>(a.unit.layout.total());
+    a.spreads.all[2].mine = static_cast<std::int64_t>(largest_message(a.unit));
   }
 
   /// The program for `local_count` elements of T per block of this rank, its tags shifted by `tags`.
