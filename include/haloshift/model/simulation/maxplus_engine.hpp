@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,9 +21,7 @@
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 
-namespace haloshift {
-
-namespace detail {
+namespace haloshift::detail {
 
 /// One simulation over the classes of ranks a schedule cannot tell apart
 /// (model/simulation/rank_classes.hpp): every class is simulated once, by its
@@ -154,6 +153,7 @@ class maxplus_engine {
     double bytes = 0, seconds = 0;
     std::uint32_t to = 0;  ///< the receiver's class
     bool exists = false;
+    message_route route;  ///< the level it crosses (node_layout) and what prices it
   };
 
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
@@ -217,7 +217,11 @@ class maxplus_engine {
     out.exists = true;
     out.to = static_cast<std::uint32_t>(to);
     out.bytes = bytes;
-    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(bytes);
+    // The partner itself (its class's representative may be elsewhere); every member of a class sees the
+    // same levels: the classes tell the nodes' borders apart (node_boxes).
+    if (setup_.nodes.two_levels()) out.route = route_of(setup_, rank(c), grid_.neighbor_at(coords(c), t.direction)->rank);
+    else out.route = route_of(setup_, 0, 0);
+    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(out.route, bytes);
     return out;
   }
   /// Counts the messages of `sends` (one per member of each sending class) into the result's totals.
@@ -233,12 +237,10 @@ class maxplus_engine {
     messages_ += static_cast<std::size_t>(messages);
     bytes_ += bytes;
   }
-  /// The Hockney time of a message of `bytes`, kept for the last size asked (a transfer's are alike).
-  double seconds(double bytes) {
-    if (bytes != last_bytes_) {
-      last_bytes_ = bytes;
-      last_seconds_ = setup_.cost.time(bytes);
-    }
+  /// The time of a message of `bytes` on `route`, kept for the last size and route asked (a transfer's are alike).
+  double seconds(const message_route& route, double bytes) {
+    if (bytes != last_bytes_ || route.model != last_route_.model || route.shm != last_route_.shm)
+      std::tie(last_bytes_, last_route_, last_seconds_) = std::tuple(bytes, route, route.seconds(bytes));
     return last_seconds_;
   }
   /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
@@ -290,10 +292,10 @@ class maxplus_engine {
           }
           continue;
         }
-        if (staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
+        if (!x.route.shm && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
         const double depart = departs_[c * transfers + ti] = now_[c] + port;
         next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
-        port += setup_.cost.gap(x.bytes, posted) + setup_.cost.beta(x.bytes) * x.bytes;
+        port += x.route.injection(x.bytes, posted);
       }
     });
     const double delta = setup_.cost.round_delta();
@@ -306,7 +308,7 @@ class maxplus_engine {
         if (from == none) continue;
         const send& x = sends_[from * transfers + ti];
         next_[c] = std::max(next_[c], std::max(departs_[from * transfers + ti], now_[c]) + x.seconds);
-        if (staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
+        if (!x.route.shm && staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
         active = true;
       }
       if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
@@ -353,7 +355,8 @@ class maxplus_engine {
   /// When class c's receive completes (after unpacking).
   double received(std::size_t c, std::size_t round, std::size_t ti) {
     const double done = sent(from_[c], round, ti);
-    return done + (staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * sends_[from_[c]].bytes : 0.0);
+    const send& x = sends_[from_[c]];  // unpacked after the message, unless copied from shared memory
+    return done + (!x.route.shm && staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * x.bytes : 0.0);
   }
   /// When class c's send completes: it starts when c has reached it (its receive done first, if its
   /// colour says so) and the receiver has reached its receive (its send done first, likewise).
@@ -367,7 +370,7 @@ class maxplus_engine {
     const bool to_sends_first = sends_[to].exists && first_send_[to];
     const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
     const send& x = sends_[c];
-    const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
+    const double pack = !x.route.shm && staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
     done_[c] = std::max(ready + pack, partner) + x.seconds + setup_.cost.round_delta();
     state_[c] = 2;
     return done_[c];
@@ -393,8 +396,7 @@ class maxplus_engine {
   std::size_t messages_ = 0;
   double bytes_ = 0;
   double last_bytes_ = -1, last_seconds_ = 0;
+  message_route last_route_;  // of the time kept
 };
 
-}  // namespace detail
-
-}  // namespace haloshift
+}  // namespace haloshift::detail
