@@ -217,10 +217,8 @@ class maxplus_engine {
     out.exists = true;
     out.to = static_cast<std::uint32_t>(to);
     out.bytes = bytes;
-    // The partner itself (its class's representative may be elsewhere); every member of a class sees the
-    // same levels: the classes tell the nodes' borders apart (node_boxes).
-    if (setup_.nodes.two_levels()) out.route = route_of(setup_, rank(c), grid_.neighbor_at(coords(c), t.direction)->rank);
-    else out.route = route_of(setup_, 0, 0);
+    // The partner itself, not its class's representative; a class's members cross the same levels (node_boxes).
+    out.route = route_of(setup_, rank(c), grid_.neighbor_at(coords(c), t.direction)->rank);
     out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(out.route, bytes);
     return out;
   }
