@@ -552,6 +552,28 @@ TEST_CASE("one level stays as it was: no layout, one node, or a model of one lev
       apart.nodes.node_of.resize(static_cast<std::size_t>(g.size()));
       std::iota(apart.nodes.node_of.begin(), apart.nodes.node_of.end(), 0);
       const auto between_only = between.with_round_delta(inside.round_delta());
-      CHECK(hs::detail::simulate(g, s, apart).makespan == hs::detail::simulate(g, s, setup_for(between_only, mode, 512)).makespan);
+      CHECK(hs::detail::simulate(g, s, apart).makespan ==
+            hs::detail::simulate(g, s, setup_for(between_only, mode, 512)).makespan);
     }
+}
+
+TEST_CASE("two levels: a rank's messages across levels leave latency first, by hand", "[model][closed]") {
+  // 4 ranks on a ring, nodes of 2: each rank sends one block to each neighbour in one round, one inside its
+  // node and one to the other node (and receives likewise). A message waits for its wire latency
+  // (alpha - gamma) before its bytes take the sender's port (gamma + beta m), as SMPI's links do
+  // (docs/node-aware.md): the inside message goes first, the other when both its latency has passed and
+  // the port is free; every rank ends with the second.
+  const double m = 2000, gamma = 0.1e-6;
+  const hs::hockney inside(1e-6, 0.1e-9, gamma);
+  const hs::grid_shape ring({4}, {true});
+  const hs::schedule s{
+      {hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}, hs::transfer{{-1, 0, 0}, {{0, 0, 0}}}}}}};
+  for (const double a_out : {5e-6, 1.1e-6}) {  // the port still busy when the second latency ends, or not
+    const hs::hockney two = inside.with_between_nodes(hs::hockney(a_out, 0.2e-9, gamma));
+    hs::detail::simulation_setup setup = setup_for(two, hs::protocol::overlapping, m);
+    setup.nodes.ranks_per_node = 2;
+    const double w_in = 1e-6 - gamma, w_out = a_out - gamma, inj_in = gamma + 0.1e-9 * m, inj_out = gamma + 0.2e-9 * m;
+    const double expected = std::max(w_in + inj_in, w_out) + inj_out;
+    for (const double t : hs::detail::simulate(ring, s, setup).finish) CHECK(close(t, expected));
+  }
 }

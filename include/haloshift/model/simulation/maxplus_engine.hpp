@@ -44,12 +44,7 @@ class maxplus_engine {
         uniform_bytes_(uniform_bytes) {
     now_.assign(static_cast<std::size_t>(n_), 0.0);
     for (int d = 0; d < max_dims; ++d) along_[d] = classes_.classes_along(d);
-    // Every block of every message exists when no block lies across a non-periodic dimension.
-    every_box_exists_ = true;
-    for (const schedule_round& r : s.rounds)
-      for (const transfer& t : r.transfers)
-        for (const offset& o : t.blocks)
-          for (int d = 0; d < max_dims; ++d) every_box_exists_ = every_box_exists_ && (o[d] == 0 || grid.periodic(d));
+    every_box_exists_ = every_box_exists(grid, s);
   }
 
   simulation_result run() {
@@ -134,17 +129,7 @@ class maxplus_engine {
 
   /// The times so far, per rank, and the messages counted.
   simulation_result result() const {
-    simulation_result out;
-    out.messages = messages_;
-    out.bytes = bytes_;
-    out.finish.resize(static_cast<std::size_t>(grid_.size()));
-    for (int x = 0; x < grid_.dim(0); ++x)  // indexed by rank_of: the grid's rank order
-      for (int y = 0; y < grid_.dim(1); ++y)
-        for (int z = 0; z < grid_.dim(2); ++z)
-          out.finish[static_cast<std::size_t>(grid_.rank_of({x, y, z}))] =
-              now_[product(classes_.class_along(0, x), classes_.class_along(1, y), classes_.class_along(2, z))];
-    out.makespan = n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0;
-    return out;
+    return {n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0, classes_.per_rank(grid_, now_), messages_, bytes_};
   }
 
  private:
@@ -281,6 +266,8 @@ class maxplus_engine {
       }
       double port = device ? device_cost(c, round, a, b, z).first : 0.0;  // the packing launches first
       next_[c] += port;  // next_ is now_ here
+      const bool mixed = routes_differ(&sends_[c * transfers], transfers);
+      jobs_.clear();
       for (std::size_t ti = 0; ti < transfers; ++ti) {
         send& x = sends_[c * transfers + ti];
         if (!x.exists) {
@@ -291,9 +278,17 @@ class maxplus_engine {
           continue;
         }
         if (!x.route.shm && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
-        const double depart = departs_[c * transfers + ti] = now_[c] + port;
+        const double depart = departs_[c * transfers + ti] = now_[c] + port, inject = x.route.injection(x.bytes, posted);
+        if (mixed) jobs_.push_back({depart + std::max(0.0, x.seconds - inject), inject, 0, c * transfers + ti});
+        if (mixed) continue;  // served latency first below
         next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
-        port += x.route.injection(x.bytes, posted);
+        port += inject;
+      }
+      serve_by_readiness(jobs_);
+      for (const port_job& j : jobs_) {  // departs_ such that a message completes `seconds` after it, as above
+        const send& x = sends_[j.slot];
+        departs_[j.slot] = j.done - x.seconds;
+        next_[c] = std::max(next_[c], std::max(departs_[j.slot], now_[x.to]) + x.seconds);
       }
     });
     const double delta = setup_.cost.round_delta();
@@ -384,6 +379,7 @@ class maxplus_engine {
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
   std::vector<double> departs_;      // overlapping: when each send leaves (after the earlier ones and its packing)
+  std::vector<port_job> jobs_;       // overlapping: a class's sends across levels
   std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
   std::array<int, max_dims> along_{};        // classes along each dimension

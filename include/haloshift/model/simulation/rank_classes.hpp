@@ -103,6 +103,15 @@ class rank_classes {
     return out;
   }
 
+  /// Per rank of `grid` (indexed by rank_of: the grid's rank order), the value of its class in `values`.
+  std::vector<double> per_rank(const grid_shape& grid, const std::vector<double>& values) const {
+    std::vector<double> out(static_cast<std::size_t>(grid.size()));
+    for (int x = 0; x < grid.dim(0); ++x)
+      for (int y = 0; y < grid.dim(1); ++y)
+        for (int z = 0; z < grid.dim(2); ++z)
+          out[static_cast<std::size_t>(grid.rank_of({x, y, z}))] = values[static_cast<std::size_t>(class_of({x, y, z}))];
+    return out;
+  }
   /// Number of classes.
   int size() const noexcept { return axes_[0].classes() * axes_[1].classes() * axes_[2].classes(); }
   /// The class of the rank at `coords`.

@@ -4,6 +4,7 @@
 /// @brief What a max-plus simulation takes (the model, the protocol, block
 /// sizes, staging) and what it predicts.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -91,6 +92,34 @@ struct message_route {
     return shm ? 0.0 : model->gap(bytes, posted) + model->beta(bytes) * bytes;
   }
 };
+
+/// Whether the existing ones of `n` sends (each with `exists` and a `route`) cross different levels.
+template <class Send>
+bool routes_differ(const Send* sends, std::size_t n) {
+  const Send* first = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!sends[i].exists) continue;
+    if (first && (sends[i].route.model != first->route.model || sends[i].route.shm != first->route.shm)) return true;
+    if (!first) first = &sends[i];
+  }
+  return false;
+}
+
+/// A message of a round whose messages cross different levels, in its sender's port: it may start
+/// `ready` (its sender reached it, and its wire latency passed), then its bytes take `injection`.
+struct port_job {
+  double ready = 0, injection = 0, done = 0;
+  std::size_t slot = 0;  ///< the caller's index of the message
+};
+/// Latency first: a sender's messages whose levels differ are served in the order their wire latency
+/// ends, each when the port is free (as a network link's latency precedes its bytes), `done` when
+/// its bytes are through. With one level every message has the same latency and this is the
+/// injection order of the one-level model, which the simulator keeps for it (bit for bit).
+inline void serve_by_readiness(std::vector<port_job>& jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const port_job& a, const port_job& b) { return a.ready < b.ready; });
+  double port = 0;
+  for (port_job& j : jobs) port = j.done = std::max(port, j.ready) + j.injection;
+}
 
 /// The route of a message from rank `from` to rank `to` under `setup`: one level without a node
 /// layout; with one, between nodes by the between-nodes model (the model itself if it has one level),
