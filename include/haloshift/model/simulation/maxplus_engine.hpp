@@ -57,16 +57,11 @@ class maxplus_engine {
     return result();
   }
 
-  /// The classes simulated now.
-  const rank_classes& classes() const noexcept { return classes_; }
-  /// Merges the classes along each dimension whose times agree on every class along the other
-  /// dimensions, and that lie in one class of `keep_apart` along it (the classes the staging bits
-  /// follow, if any): the times stay a function of the classes, now fewer. Max-plus times forget
-  /// where they came from: on a non-periodic grid a border's effect reaches a few boxes inward and no
-  /// further, so merging after each rendezvous transfer keeps a handful of classes per dimension
-  /// where the windows of the whole schedule would tell every rank apart. Exact: only equal times
-  /// (bit for bit) are merged, and the next transfer's classes are told apart again by that
-  /// transfer's window (rank_classes::of with these classes as `also`).
+  const rank_classes& classes() const noexcept { return classes_; }  ///< The classes simulated now.
+  /// Merges the classes whose times agree bit for bit (rank_classes::merged_where_equal), never across
+  /// classes of `keep_apart` (those the staging bits follow). Max-plus times forget where they came
+  /// from: a border's effect reaches a few boxes inward, so merging after each rendezvous transfer keeps
+  /// a handful of classes per dimension; the next transfer's window tells apart what it must (`also`).
   void merge_alike(const rank_classes* keep_apart) {
     rank_classes coarser = classes_.merged_where_equal(now_, keep_apart);
     if (coarser.size() < classes_.size()) refine(std::move(coarser));
@@ -207,17 +202,14 @@ class maxplus_engine {
     out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(out.route, bytes);
     return out;
   }
-  /// Counts the messages of `sends` (one per member of each sending class) into the result's totals.
+  /// Counts the messages of `sends` (one per member of each sending class) into the totals.
   void count(const std::vector<send>& sends, std::size_t stride) {
-    std::int64_t messages = 0;
-    double bytes = 0;
-    for (std::size_t i = 0; i < sends.size(); ++i)
-      if (sends[i].exists) {
-        const std::int64_t members = classes_.members(static_cast<int>(i / stride));
-        messages += members;
-        bytes += static_cast<double>(members) * sends[i].bytes;
-      }
-    messages_ += static_cast<std::size_t>(messages);
+    double bytes = 0;  // summed per call, then added (the order the totals always had)
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      const std::int64_t members = sends[i].exists ? classes_.members(static_cast<int>(i / stride)) : 0;
+      messages_ += static_cast<std::size_t>(members);
+      bytes += static_cast<double>(members) * sends[i].bytes;
+    }
     bytes_ += bytes;
   }
   /// The time of a message of `bytes` on `route`, kept for the last size and route asked (a transfer's are alike).
@@ -284,13 +276,25 @@ class maxplus_engine {
         next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
         port += inject;
       }
-      serve_by_readiness(jobs_);
-      for (const port_job& j : jobs_) {  // departs_ such that a message completes `seconds` after it, as above
-        const send& x = sends_[j.slot];
-        departs_[j.slot] = j.done - x.seconds;
-        next_[c] = std::max(next_[c], std::max(departs_[j.slot], now_[x.to]) + x.seconds);
-      }
+      serve_latency_first(c);
     });
+    receive_round(round, copy_beta);
+  }
+
+  /// Class c's sends across levels (jobs_), latency first; departs_ as if each left `seconds` before its end.
+  void serve_latency_first(std::size_t c) {
+    serve_by_readiness(jobs_);
+    for (const port_job& j : jobs_) {
+      const send& x = sends_[j.slot];
+      departs_[j.slot] = j.done - x.seconds;
+      next_[c] = std::max(next_[c], std::max(departs_[j.slot], now_[x.to]) + x.seconds);
+    }
+  }
+
+  /// The end of an overlapping round: every class's receives, its round's delta and its unpacking.
+  void receive_round(std::size_t round, double copy_beta) {
+    const std::size_t transfers = s_.rounds[round].transfers.size();
+    const bool device = static_cast<bool>(setup_.launches);
     const double delta = setup_.cost.round_delta();
     each_class([&](std::size_t c, int a, int b, int z) {
       bool active = false;
