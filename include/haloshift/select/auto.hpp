@@ -114,11 +114,11 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
                                                const char* where = "explain", const device_paths* device = nullptr,
-                                               const node_layout& nodes = {}, bool node_rows = false) {
+                                               const node_placement& nodes = {}, bool node_rows = false) {
   detail::check_range(where, grid, r);
   detail::check_bytes(where, "bytes", bytes);
   detail::check_protocol(where, mode);
-  detail::check_node_layout(where, nodes, grid.size());
+  detail::check_node_placement(where, nodes, grid.size());
   simulation_setup setup;
   setup.cost = cost;
   setup.mode = mode;
@@ -197,7 +197,7 @@ inline std::vector<prediction> explain(const grid_shape& grid, const range& r, d
                                        const std::vector<std::string>& only = {},
                                        std::optional<memory::mpi_path> device_mpi = std::nullopt,
                                        int ranks_per_node = 0) {
-  const detail::node_layout nodes{ranks_per_node};
+  const detail::node_placement nodes{ranks_per_node};
   if (!device_mpi)
     return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", nullptr,
                                    nodes, true);
@@ -228,7 +228,7 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
   // Flat candidates priced by the level each message crosses. The node-aware rows join when their
   // executors do (the shm and aggregate strategies): then node_rows = true here and the choice carries
   // prediction::inside_nodes to the plan.
-  const node_layout nodes = model.between_nodes() ? node_layout_of(grid.comm()) : node_layout{};
+  const node_placement nodes = model.between_nodes() ? node_placement_of(grid.comm()) : node_placement{};
   std::string name;  // the winner, or why rank 0 found none (`failed`)
   offset team{0, 0, 0};
   int failed = 0, staging = static_cast<int>(memory::mpi_path::detect);

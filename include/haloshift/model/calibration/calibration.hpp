@@ -33,7 +33,7 @@ namespace haloshift {
 /// gains the levels detail::with_node_levels measures. Collective.
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
-  const detail::node_layout nodes = detail::node_layout_of(comm);
+  const detail::node_placement nodes = detail::node_placement_of(comm);
   int size = 0;
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   const int inside = detail::partner_of_rank0(nodes, size, true);

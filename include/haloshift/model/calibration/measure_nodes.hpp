@@ -15,21 +15,21 @@
 #include "../../error.hpp"
 #include "../../detail/mpi/check.hpp"
 #include "../cost/hockney.hpp"
-#include "../cost/node_layout.hpp"
+#include "../cost/node_placement.hpp"
 #include "fit.hpp"
 #include "measure.hpp"
 
 namespace haloshift::detail {
 
 /// Which ranks of `comm` share a node (collective): pretend nodes of HALOSHIFT_NODE_SIZE where it is
-/// set, else the nodes MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) finds, as a node size when they are
+/// set (over the whole job: one machine; a grid's own layout, grid/nodes.hpp, splits each real node), else the nodes MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) finds, as a node size when they are
 /// consecutive blocks of ranks (the last possibly smaller), else a node per rank.
-inline node_layout node_layout_of(MPI_Comm comm) {
-  node_layout out;
-  if ((out.ranks_per_node = pretend_node_size()) > 0) return out;
+inline node_placement node_placement_of(MPI_Comm comm) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  if (const std::vector<int> sizes = pretend_node_sizes(); !sizes.empty()) return pretend_placement(sizes, size);
+  node_placement out;
   MPI_Comm shared = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared), "MPI_Comm_split_type");
   int leader = rank;  // the node's lowest rank names it
@@ -54,7 +54,7 @@ inline node_layout node_layout_of(MPI_Comm comm) {
 }
 
 /// The lowest rank of `ranks` that shares node 0 (`inside`) or does not (`!inside`); 0 if none.
-inline int partner_of_rank0(const node_layout& nodes, int ranks, bool inside) {
+inline int partner_of_rank0(const node_placement& nodes, int ranks, bool inside) {
   for (int r = 1; r < ranks; ++r)
     if (nodes.same_node(0, r) == inside) return r;
   return 0;
@@ -132,7 +132,7 @@ inline double measure_shm_alpha(MPI_Comm comm, int partner, int repetitions) {
 /// between nodes where the job spans several too. One rank per node: `inside` was measured between
 /// nodes and stays the only level. `flag_trips`: round trips of the latency's measurement (few in
 /// quick_calibration: on an oversubscribed node each waits for the scheduler). Collective.
-inline hockney with_node_levels(MPI_Comm comm, const node_layout& nodes, const hockney& inside, int flag_trips = 1000) {
+inline hockney with_node_levels(MPI_Comm comm, const node_placement& nodes, const hockney& inside, int flag_trips = 1000) {
   int size = 0;
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   const int in = partner_of_rank0(nodes, size, true), out = partner_of_rank0(nodes, size, false);

@@ -133,7 +133,7 @@ class maxplus_engine {
     double bytes = 0, seconds = 0;
     std::uint32_t to = 0;  ///< the receiver's class
     bool exists = false;
-    message_route route;  ///< the level it crosses (node_layout) and what prices it
+    message_route route;  ///< the level it crosses (node_placement) and what prices it
   };
 
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }

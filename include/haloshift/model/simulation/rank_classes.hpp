@@ -43,7 +43,7 @@
 #include "../../grid/grid_shape.hpp"
 #include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
-#include "../cost/node_layout.hpp"
+#include "../cost/node_placement.hpp"
 
 namespace haloshift::detail {
 

@@ -17,7 +17,7 @@
 #include "../../schedule/schedule.hpp"
 #include "../cost/arguments.hpp"
 #include "../cost/hockney.hpp"
-#include "../cost/node_layout.hpp"
+#include "../cost/node_placement.hpp"
 
 namespace haloshift::detail {
 
@@ -73,7 +73,7 @@ struct simulation_setup {
   bool staged = false;
   /// Which ranks share a node: with two levels, a message between nodes is priced by
   /// `cost.between_nodes()` (if the model has one) and one inside a node by `cost`; empty: one level.
-  node_layout nodes{};
+  node_placement nodes{};
   /// With `nodes`: transfers inside a node take the shared-memory path (hockney::shm_alpha), no MPI message.
   bool shm = false;
 };
@@ -135,7 +135,7 @@ inline message_route route_of(const simulation_setup& setup, int from, int to) {
 /// Returns whether every rank's block has the same size.
 inline bool check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
   check_protocol(where, setup.mode);
-  check_node_layout(where, setup.nodes, grid.size());
+  check_node_placement(where, setup.nodes, grid.size());
   if (!setup.block_bytes) throw error(std::string(where) + ": setup.block_bytes is empty");
   bool uniform = true;
   const double first = grid.size() ? setup.block_bytes(0) : 0.0;

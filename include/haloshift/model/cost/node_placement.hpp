@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-/// @file node_layout.hpp
+/// @file node_placement.hpp
 /// @brief Which ranks of a grid share a node, as the two-level model prices
 /// them (docs/node-aware.md, "The two-level model"): consecutive blocks of a
 /// node size (as launchers place ranks by default, the last node possibly
@@ -19,7 +19,7 @@ namespace haloshift::detail {
 
 /// Where the ranks of a job live. Empty (the default): one level, every pair
 /// of ranks priced alike, as before two levels existed.
-struct node_layout {
+struct node_placement {
   /// Ranks per node in consecutive blocks of rank numbers (0 or 1 with `node_of` empty: no layout).
   int ranks_per_node = 0;
   /// The node of each rank, when ranks are not placed in blocks (overrides `ranks_per_node`).
@@ -37,7 +37,7 @@ struct node_layout {
 };
 
 /// `layout` must fit a grid of `ranks` ranks: a node size >= 0, or one node number >= 0 per rank.
-inline void check_node_layout(const char* where, const node_layout& layout, int ranks) {
+inline void check_node_placement(const char* where, const node_placement& layout, int ranks) {
   if (layout.ranks_per_node < 0)
     throw error(std::string(where) + ": ranks_per_node must be >= 0, got " + std::to_string(layout.ranks_per_node));
   if (layout.node_of.empty()) return;
@@ -50,16 +50,36 @@ inline void check_node_layout(const char* where, const node_layout& layout, int 
                   std::to_string(layout.node_of[r]));
 }
 
-/// The pretend node size of HALOSHIFT_NODE_SIZE (0 when unset): ranks in consecutive blocks of that
-/// many share a node, so that tests and calibrations see two levels on one machine.
-inline int pretend_node_size() {
+/// The pretend node sizes of HALOSHIFT_NODE_SIZE (empty when unset), as grid/nodes.hpp reads them: "N"
+/// (nodes of N consecutive ranks, the last one smaller) or "A,B,C" (nodes of A, B, C ranks, the list
+/// repeated), so that tests and calibrations see two levels on one machine.
+inline std::vector<int> pretend_node_sizes() {
   const char* text = std::getenv("HALOSHIFT_NODE_SIZE");
-  if (!text || !*text) return 0;
-  char* end = nullptr;
-  const long n = std::strtol(text, &end, 10);
-  if (*end || n < 1 || n > (1L << 30))
-    throw error(std::string("HALOSHIFT_NODE_SIZE must be a whole number >= 1, got '") + text + "'");
-  return static_cast<int>(n);
+  std::vector<int> sizes;
+  if (!text || !*text) return sizes;
+  for (const char* p = text;;) {
+    char* end = nullptr;
+    const long n = std::strtol(p, &end, 10);
+    if (end == p || n < 1 || n > (1L << 30) || (*end && *end != ','))
+      throw error(std::string("HALOSHIFT_NODE_SIZE must be a node size N >= 1 or a list such as \"3,2,3\", got '") +
+                  text + "'");
+    sizes.push_back(static_cast<int>(n));
+    if (!*end) return sizes;
+    p = end + 1;
+  }
+}
+
+/// The placement of `ranks` ranks in pretend nodes of `sizes` (pretend_node_sizes, not empty).
+inline node_placement pretend_placement(const std::vector<int>& sizes, int ranks) {
+  node_placement out;
+  if (sizes.size() == 1) {
+    out.ranks_per_node = sizes[0];
+    return out;
+  }
+  for (std::size_t i = 0, node = 0; static_cast<int>(out.node_of.size()) < ranks; i = (i + 1) % sizes.size(), ++node)
+    for (int r = 0; r < sizes[i] && static_cast<int>(out.node_of.size()) < ranks; ++r)
+      out.node_of.push_back(static_cast<int>(node));
+  return out;
 }
 
 /// Nodes that are boxes of the grid: along each dimension the coordinates fall into segments of
@@ -75,7 +95,7 @@ struct node_boxes {
 /// The boxes of `layout` on `grid`, if its nodes are boxes: blocks of a node size that cover whole
 /// lines (planes) along the dimensions numbered fastest, and divide the next one (only the slowest
 /// may end in a shorter node). False otherwise (a node list, or nodes that wrap across lines).
-inline bool boxes_of(const grid_shape& grid, const node_layout& layout, node_boxes& out) {
+inline bool boxes_of(const grid_shape& grid, const node_placement& layout, node_boxes& out) {
   if (!layout.node_of.empty()) return false;
   out = node_boxes{};
   if (layout.ranks_per_node >= grid.size()) {  // one node holds every rank
