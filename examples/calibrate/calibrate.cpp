@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     // Two levels where ranks share nodes (real, or pretend with HALOSHIFT_NODE_SIZE): ranks 0 and 1 measured
     // inside a node above (block placement), the shared-memory path's latency and the model between nodes here.
     const hs::detail::node_placement nodes = hs::detail::node_placement_of(MPI_COMM_WORLD);
-    c.cost = hs::detail::with_node_levels(MPI_COMM_WORLD, nodes, c.cost);
+    c.cost = hs::detail::with_node_levels(MPI_COMM_WORLD, nodes, c.cost, quick ? 16 : 1000);  // flag round trips
     c.ranks_per_node = nodes.ranks_per_node;
     c.knee_bytes = knee;
     c.method = std::string(rounds ? "round table" : knee > 0 ? "two-piece" : "linear-regression") +
