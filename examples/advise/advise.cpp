@@ -65,10 +65,16 @@ std::string model_text(const hs::hockney& h) {
     std::snprintf(text, sizeof text, "; delta %.3g us per round", h.round_delta() * 1e6);
     s += text;
   }
+  if (const hs::hockney* b = h.between_nodes()) s += "; between nodes: " + model_text(*b);
+  if (h.shm_alpha() > 0) {
+    std::snprintf(text, sizeof text, "; shared memory %.3g us + copy", h.shm_alpha() * 1e6);
+    s += text;
+  }
   return s;
 }
 std::string label(const hs::prediction& p) {
-  return p.strategy == "TeamShift" ? "TeamShift " + hs::to_string(p.team) : p.strategy;
+  return (p.strategy == "TeamShift" ? "TeamShift " + hs::to_string(p.team) : p.strategy) +
+         (p.inside_nodes.empty() ? "" : "+" + p.inside_nodes);
 }
 
 void print_table(const hs::advice_map& map) {
@@ -164,6 +170,12 @@ int main(int argc, char** argv) {
     app.add_option("--shell", shell, "Neighbourhood shell")
         ->check(CLI::IsMember({"full", "eighth"}))
         ->capture_default_str();
+    int node_size = 0;
+    app.add_option("--node-size", node_size,
+                   "Ranks per node in consecutive blocks: two levels, and each strategy also with the "
+                   "shared-memory path inside nodes (+shm)")
+        ->check(tool::integer(0))
+        ->type_name("N");
     app.add_option("--svg", svg, "Write the map as SVG to this file")->type_name("FILE");
     app.add_option("--title", title, "Title of the SVG map");
     app.callback([&] {
@@ -198,13 +210,15 @@ int main(int argc, char** argv) {
     hs::advice_request request{hs::grid_shape(dims, per), k_list(k), size_list(sizes), cost};
     request.mode = protocol == "rendezvous" ? hs::protocol::rendezvous : hs::protocol::overlapping;
     request.kind = shell == "eighth" ? hs::shell::eighth : hs::shell::full;
+    request.ranks_per_node = node_size;
 
     const hs::advice_map map = hs::advise(request);
     const std::string grid_text = grid +
                                   (periodic == "1"   ? " periodic"
                                    : periodic == "0" ? " non-periodic"
                                                      : " periodic " + periodic) +
-                                  ", " + protocol + ", " + shell + " shell";
+                                  ", " + protocol + ", " + shell + " shell" +
+                                  (node_size > 1 ? ", " + std::to_string(node_size) + " ranks per node" : "");
     std::printf("haloshift-advise: grid %s (%d ranks; max-plus simulation)\nmodel: %s (%s)\n\n", grid_text.c_str(),
                 request.grid.size(), model_text(cost).c_str(), source.c_str());
     print_table(map);

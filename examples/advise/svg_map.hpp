@@ -94,6 +94,7 @@ inline void write_svg(const haloshift::advice_map& map, const std::string& title
       {
         tip << "\n" << p.strategy;
         if (p.strategy == "TeamShift") tip << ' ' << haloshift::to_string(p.team);
+        if (!p.inside_nodes.empty()) tip << '+' << p.inside_nodes;
         tip << ": " << p.seconds * 1e6 << " us";
       }
       s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell_w << "\" height=\"" << cell_h << "\" fill=\""

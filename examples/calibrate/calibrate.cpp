@@ -24,6 +24,11 @@
 // from 8 B to 16 MiB (powers of 2), the time per round of a chain of 2-message
 // rounds and the gap of a burst, measured on all ranks at once, with the copy
 // speed of all ranks at once: the model for nodes with more ranks than cores.
+// Where ranks share nodes (real ones, or pretend nodes of HALOSHIFT_NODE_SIZE
+// ranks) the file gets two levels (docs/node-aware.md): ranks 0 and 1 measure
+// inside a node, rank 0 and the first rank of another node between nodes
+// ('between_nodes'), and a flag passed through a shared window the
+// shared-memory path's latency ('shm_alpha_s').
 //
 // This tool is the library's own calibrator, so it calls the measurement and
 // fit internals (haloshift::detail: ping-pong, fit::, measure_*, the round
@@ -152,6 +157,11 @@ int main(int argc, char** argv) {
                    .with_gamma_growth(x.gamma_growth)
                    .with_round_delta(x.round_delta);
     }
+    // Two levels where ranks share nodes (real, or pretend with HALOSHIFT_NODE_SIZE): ranks 0 and 1 measured
+    // inside a node above (block placement), the shared-memory path's latency and the model between nodes here.
+    const hs::detail::node_placement nodes = hs::detail::node_placement_of(MPI_COMM_WORLD);
+    c.cost = hs::detail::with_node_levels(MPI_COMM_WORLD, nodes, c.cost, quick ? 16 : 1000);  // flag round trips
+    c.ranks_per_node = nodes.ranks_per_node;
     c.knee_bytes = knee;
     c.method = std::string(rounds ? "round table" : knee > 0 ? "two-piece" : "linear-regression") +
                (loaded ? ", loaded" : "") +
@@ -183,6 +193,10 @@ int main(int argc, char** argv) {
                   "local copy %.4f ns/B -> %s\n",
                   knee, c.cost.gamma() * 1e6, x.gamma_growth * 1e9, c.cost.round_delta() * 1e6,
                   c.cost.copy_beta() * 1e9, output.c_str());
+      if (const hs::hockney* b = c.cost.between_nodes())
+        std::printf("between nodes (%d ranks per node): alpha %.3f us, beta %.4f ns/B, gamma %.3f us\n",
+                    c.ranks_per_node, b->alpha() * 1e6, b->beta() * 1e9, b->gamma() * 1e6);
+      if (c.cost.shm_alpha() > 0) std::printf("shared-memory path: %.3f us per transfer\n", c.cost.shm_alpha() * 1e6);
       hs::save_calibration(c, output);
     }
     return 0;

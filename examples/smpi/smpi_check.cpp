@@ -42,6 +42,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "option_lists.hpp"
@@ -97,10 +98,12 @@ std::string size_label(std::size_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
-/// What the simulation's platform and configuration give the model.
+/// What the simulation's platform and configuration give the model: per level (0: inside a node, 1:
+/// between nodes) the latency and bandwidth of its routes (all of a level checked equal).
 struct platform_model {
-  double latency = 0, bandwidth = 0;  ///< of a route (all routes checked equal)
-  std::string route;                  ///< rank 0 to rank 1, for the header
+  double latency[2] = {0, 0}, bandwidth[2] = {0, 0};
+  bool seen[2] = {false, false};  ///< whether routes of the level exist
+  std::string route;              ///< rank 0 to rank 1, for the header
 };
 
 std::string policy_name(simgrid::s4u::Link::SharingPolicy p) {
@@ -113,49 +116,73 @@ std::string policy_name(simgrid::s4u::Link::SharingPolicy p) {
   }
 }
 
-/// Latency and bandwidth of the routes between all hosts of the platform (rank 0 reads them, all
-/// ranks get them; collective); throws unless all routes agree.
-platform_model read_platform(MPI_Comm comm) {
+/// The index of host "h<i>" (the hostfile puts rank i there).
+int host_index(const simgrid::s4u::Host* h) {
+  const std::string& name = h->get_name();
+  if (name.size() < 2 || name[0] != 'h' || name.find_first_not_of("0123456789", 1) != std::string::npos)
+    throw hs::error("host '" + name + "' is not named h<rank> (scripts/smpi_crosscheck's platform)");
+  return std::stoi(name.substr(1));
+}
+
+/// The route from `from` to `to`: its latency, its narrowest bandwidth, and its links as text.
+std::pair<double, double> route_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, std::string* text) {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0, bandwidth = 1e300;
+  from->route_to(to, links, &latency);
+  for (const auto* l : links) {
+    bandwidth = std::min(bandwidth, l->get_bandwidth());
+    if (!text) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, " %s (%g B/s, %g s, %s)", l->get_cname(), l->get_bandwidth(), l->get_latency(),
+                  policy_name(l->get_sharing_policy()).c_str());
+    *text += line;
+  }
+  return {latency, bandwidth};
+}
+
+/// Latency and bandwidth of the routes between all hosts of the platform, per level: hosts h<i> and
+/// h<j> share a node when i / node_size == j / node_size (node_size <= 1: every route between nodes).
+/// Rank 0 reads them, all ranks get them (collective); throws unless the routes of each level agree.
+platform_model read_platform(MPI_Comm comm, int node_size) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   platform_model out;
-  double values[2] = {0, 0};
+  double values[6] = {0, 0, 0, 0, 0, 0};  // per level: latency, bandwidth, seen
   std::string failure;
   if (rank == 0) {
     const std::vector<simgrid::s4u::Host*> hosts = simgrid::s4u::Engine::get_instance()->get_all_hosts();
-    double low[2] = {1e300, 1e300}, high[2] = {0, 0};  // latency, bandwidth
+    double low[2][2] = {{1e300, 1e300}, {1e300, 1e300}}, high[2][2] = {{0, 0}, {0, 0}};  // [level][latency, bandwidth]
     for (const auto* from : hosts)
       for (const auto* to : hosts) {
         if (from == to) continue;
-        std::vector<simgrid::s4u::Link*> links;
-        double latency = 0;
-        from->route_to(to, links, &latency);
-        double bandwidth = 1e300;
-        for (const auto* l : links) bandwidth = std::min(bandwidth, l->get_bandwidth());
-        low[0] = std::min(low[0], latency), high[0] = std::max(high[0], latency);
-        low[1] = std::min(low[1], bandwidth), high[1] = std::max(high[1], bandwidth);
-        if (out.route.empty()) {
-          out.route = from->get_name() + " -> " + to->get_name() + ":";
-          char text[256];
-          for (const auto* l : links) {
-            std::snprintf(text, sizeof text, " %s (%g B/s, %g s, %s)", l->get_cname(), l->get_bandwidth(),
-                          l->get_latency(), policy_name(l->get_sharing_policy()).c_str());
-            out.route += text;
-          }
-        }
+        const int a = host_index(from), b = host_index(to);
+        const int level = node_size > 1 && a / node_size == b / node_size ? 0 : 1;
+        const bool first = a == 0 && b == 1;
+        const auto [latency, bandwidth] = route_of(from, to, first ? &out.route : nullptr);
+        if (first) out.route = from->get_name() + " -> " + to->get_name() + ":" + out.route;
+        values[3 * level + 2] = 1;
+        low[level][0] = std::min(low[level][0], latency), high[level][0] = std::max(high[level][0], latency);
+        low[level][1] = std::min(low[level][1], bandwidth), high[level][1] = std::max(high[level][1], bandwidth);
       }
-    values[0] = low[0], values[1] = low[1];
-    if (hosts.size() > 1 && (high[0] > low[0] * (1 + 1e-12) || high[1] > low[1] * (1 + 1e-12)))
-      failure = "the platform's routes differ (latency " + std::to_string(low[0]) + " to " + std::to_string(high[0]) +
-                " s, bandwidth " + std::to_string(low[1]) + " to " + std::to_string(high[1]) +
-                " B/s); the comparison needs one latency and one bandwidth";
+    for (int level = 0; level < 2; ++level) {
+      values[3 * level] = low[level][0], values[3 * level + 1] = low[level][1];
+      if (values[3 * level + 2] > 0 &&
+          (high[level][0] > low[level][0] * (1 + 1e-12) || high[level][1] > low[level][1] * (1 + 1e-12)))
+        failure = std::string("the platform's routes ") + (level ? "between" : "inside") + " nodes differ (latency " +
+                  std::to_string(low[level][0]) + " to " + std::to_string(high[level][0]) + " s, bandwidth " +
+                  std::to_string(low[level][1]) + " to " + std::to_string(high[level][1]) +
+                  " B/s); the comparison needs one latency and one bandwidth per level";
+    }
   }
   int failed = !failure.empty();
   MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
   if (failed) throw hs::error(rank == 0 ? failure : "the platform's routes differ");
-  MPI_Bcast(values, 2, MPI_DOUBLE, 0, comm);
-  out.latency = values[0];
-  out.bandwidth = values[1];
+  MPI_Bcast(values, 6, MPI_DOUBLE, 0, comm);
+  for (int level = 0; level < 2; ++level) {
+    out.latency[level] = values[3 * level];
+    out.bandwidth[level] = values[3 * level + 1];
+    out.seen[level] = values[3 * level + 2] > 0;
+  }
   return out;
 }
 
@@ -230,7 +257,7 @@ int main(int argc, char** argv) {
     std::string ks = "1,2", sizes = "64,4K,32K,256K", strategies = "Shift,TeamShift,SingleHop,TtlMultiHop,NeighborAlltoall";
     std::string protocols = "overlapping,rendezvous", grid_text, teams = "all";
     double tolerance = 0.02, envelope = 16, max_memory_mib = 8192;
-    int reps = 1;
+    int reps = 1, node_size = 0;
     bool header = true;
     app.add_option("--k", ks, "Neighbourhood widths")
         ->check(tool::parses(k_list))
@@ -270,6 +297,10 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1.0, 1e9).description(""))
         ->type_name("MIB")
         ->capture_default_str();
+    app.add_option("--node-size", node_size,
+                   "Ranks per node (hosts h<i> in blocks): two levels, routes inside and between nodes")
+        ->check(tool::integer(0))
+        ->type_name("N");
     app.add_flag("--no-header", [&](std::int64_t) { header = false; }, "Print the table rows only");
     if (const int status = tool::parse(app, argc, argv, ctx.lead()); status >= 0) return status;
     if (ctx.lead()) hs::set_log_sink(stdout);  // the NeighborAlltoall fall-back's note
@@ -290,9 +321,17 @@ int main(int argc, char** argv) {
     const int P = grid.size();
 
     // The model, from the platform.
-    const platform_model platform = read_platform(comm);
-    const double beta = 1 / platform.bandwidth, gamma = envelope * beta, alpha = platform.latency + gamma;
-    const hs::hockney model(alpha, beta, gamma);
+    // Two levels where nodes hold several ranks (--node-size): the model inside a node from its routes,
+    // the model between nodes from theirs; rank 0 to 1 (the probe) is inside a node then.
+    const platform_model platform = read_platform(comm, node_size);
+    const int first = platform.seen[0] ? 0 : 1;
+    const auto level_model = [&](int level) {
+      const double b = 1 / platform.bandwidth[level], g = envelope * b;
+      return hs::hockney(platform.latency[level] + g, b, g);
+    };
+    const double beta = 1 / platform.bandwidth[first], gamma = envelope * beta, alpha = platform.latency[first] + gamma;
+    const hs::hockney model =
+        platform.seen[0] && platform.seen[1] ? level_model(0).with_between_nodes(level_model(1)) : level_model(first);
     std::vector<std::string> differs;
     const std::string config = configuration(differs);
 
@@ -342,8 +381,13 @@ int main(int argc, char** argv) {
 
     if (ctx.lead() && header) {
       std::printf("SMPI cross-check: %d ranks, periodic grid %s\n", P, dims_label(grid.shape()).c_str());
-      std::printf("platform: latency L = %.6g s, bandwidth B = %.6g B/s (every route); route %s\n", platform.latency,
-                  platform.bandwidth, platform.route.c_str());
+      std::printf("platform: latency L = %.6g s, bandwidth B = %.6g B/s (every route%s); route %s\n",
+                  platform.latency[first], platform.bandwidth[first], first == 0 ? " inside a node" : "",
+                  platform.route.c_str());
+      if (model.between_nodes())
+        std::printf("between nodes of %d ranks: latency %.6g s, bandwidth %.6g B/s: alpha %.6g us, beta %.6g ns/B\n",
+                    node_size, platform.latency[1], platform.bandwidth[1], model.between_nodes()->alpha() * 1e6,
+                    model.between_nodes()->beta() * 1e9);
       std::printf("configuration: %s\n", config.c_str());
       for (const auto& d : differs)
         std::printf("note: %s is not what the mapping onto the model assumes (docs/smpi.md)\n", d.c_str());
@@ -390,7 +434,9 @@ int main(int argc, char** argv) {
           std::vector<hs::prediction> predicted;
           std::vector<int> wire;  // per variant: index into all_strategies, team
           if (ctx.lead()) {
-            predicted = hs::explain(grid.shape(), range, static_cast<double>(bytes), model, mode);
+            predicted = hs::explain(grid.shape(), range, static_cast<double>(bytes), model, mode, {}, std::nullopt,
+                                    node_size);
+            std::erase_if(predicted, [](const hs::prediction& p) { return !p.inside_nodes.empty(); });  // MPI only
             for (const auto& name : names) {
               const int id = static_cast<int>(std::find(all_strategies.begin(), all_strategies.end(), name) -
                                               all_strategies.begin());

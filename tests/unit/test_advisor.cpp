@@ -260,3 +260,61 @@ TEST_CASE("the exchange terms are fitted back from the gaps and the round time t
   CHECK(clamped.gamma_growth == 0);
   CHECK(clamped.round_delta == 0);
 }
+
+TEST_CASE("calibration files keep both levels and the shared-memory path; old files have one level",
+          "[model][advisor]") {
+  const std::string path = "haloshift-test-advisor-two-levels.json";
+  hs::calibration c;
+  const hs::hockney between = hs::hockney(6e-6, 2e-9, 1.5e-6).with_gamma_growth(0.4e-9);
+  c.cost = hs::hockney(1e-6, 0.2e-9, 0.1e-6).with_copy_beta(0.03e-9).with_between_nodes(between).with_shm_alpha(0.4e-6);
+  c.ranks_per_node = 4;
+  hs::save_calibration(c, path);
+  const auto back = hs::load_calibration(path);
+  REQUIRE(back.cost.between_nodes() != nullptr);
+  CHECK(back.cost.between_nodes()->time(1000) == between.time(1000));
+  CHECK(back.cost.between_nodes()->gap(8, 16) == between.gap(8, 16));
+  CHECK(back.cost.time(1000) == c.cost.time(1000));
+  CHECK(back.cost.shm_alpha() == 0.4e-6);
+  CHECK(back.ranks_per_node == 4);
+  const auto got = hs::detail::broadcast_model(MPI_COMM_SELF, back.cost);  // every rank decides with both levels
+  REQUIRE(got.between_nodes() != nullptr);
+  CHECK(got.between_nodes()->gap(8, 16) == between.gap(8, 16));
+  CHECK(got.shm_alpha() == back.cost.shm_alpha());
+  std::ofstream(path) << R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0})";
+  CHECK(hs::load_calibration(path).cost.between_nodes() == nullptr);
+  CHECK(hs::load_calibration(path).cost.shm_alpha() == 0);
+  std::ofstream(path) << R"({"haloshift_calibration": 1, "alpha_s": 1e-6, "beta_s_per_byte": 1e-9, "gamma_s": 0,
+                             "between_nodes": {"alpha_s": 1e-6, "beta_s_per_byte": -1, "gamma_s": 0}})";
+  CHECK_THROWS_WITH(hs::load_calibration(path), Catch::Contains("field 'between_nodes.beta_s_per_byte' = -1"));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("explain adds the shared-memory rows where ranks share nodes, and prices by level", "[model][advisor]") {
+  const hs::grid_shape g({4, 4, 4}, {true, true, true});
+  const auto r = hs::make_range(g, 1);
+  const hs::hockney two = hs::hockney(1e-6, 0.1e-9, 0.2e-6)
+                              .with_between_nodes(hs::hockney(5e-6, 1e-9, 1e-6))
+                              .with_shm_alpha(0.2e-6)
+                              .with_copy_beta(0.05e-9);
+  const auto flat = hs::explain(g, r, 4096, two);
+  for (const auto& p : flat) CHECK(p.inside_nodes.empty());
+  const auto nodes = hs::explain(g, r, 4096, two, hs::protocol::overlapping, {}, std::nullopt, 16);
+  REQUIRE(nodes.size() == 2 * flat.size());
+  for (const auto& p : nodes) {
+    INFO(p.strategy << " " << p.inside_nodes);
+    hs::detail::simulation_setup setup;
+    setup.cost = two;
+    setup.block_bytes = [](int) { return 4096.0; };
+    setup.nodes.ranks_per_node = 16;
+    setup.shm = p.inside_nodes == "shm";
+    const auto& e = hs::detail::strategy_registry::instance().find(p.strategy);
+    const hs::schedule s = e.make_schedule(g, r, hs::strategy_parameters{p.team});
+    setup.staging = hs::detail::staging_of(g, s, r, p.strategy);
+    CHECK(p.seconds == hs::detail::simulate(g, s, setup).makespan);
+  }
+  CHECK(std::is_sorted(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; }));
+  // Dearer messages between nodes than inside: the two-level time of a flat row lies above the in-node model's.
+  CHECK(nodes.front().seconds < hs::explain(g, r, 4096, *two.between_nodes()).front().seconds);
+  CHECK_THROWS_WITH(hs::explain(g, r, 8, two, hs::protocol::overlapping, {}, std::nullopt, -2),
+                    Catch::Contains("ranks_per_node must be >= 0, got -2"));
+}

@@ -396,3 +396,39 @@ TEST_CASE("the packing table compiled per class equals the one compiled per rank
         }
       }
 }
+
+TEST_CASE("two levels: classes give every rank's time where nodes are boxes of the grid", "[model][classes]") {
+  // Node sizes that make boxes (whole lines, planes, a part of a line dividing it, one node) and some
+  // that do not (simulated per rank): the classes must tell the nodes' borders apart.
+  std::mt19937 rng(35);
+  const hs::hockney between(4e-6, 2e-9, 0.5e-6);
+  for (int i = 0; i < 150; ++i) {
+    simulated_case c = draw(rng, 24);
+    const int node = std::uniform_int_distribution<int>(1, 2 * c.grid.size())(rng);
+    c.setup.cost = c.setup.cost.with_between_nodes(between).with_shm_alpha(0.3e-6);
+    c.setup.nodes.ranks_per_node = node;
+    c.setup.shm = i % 2 == 1;
+    c.text += ", " + std::to_string(node) + " ranks per node" + (c.setup.shm ? ", shm" : "");
+    check_same_times(c);
+  }
+}
+
+TEST_CASE("two levels at a million ranks: a node size keeps the classes few", "[model][classes][scale]") {
+  const hs::grid_shape g({100, 100, 100}, {true, true, true});
+  hs::detail::simulation_setup setup;
+  setup.cost = hs::hockney(1e-6, 1e-10, 0.2e-6).with_between_nodes(hs::hockney(5e-6, 1e-9, 0.5e-6));
+  setup.block_bytes = [](int) { return 1000.0; };
+  setup.nodes.ranks_per_node = 100;  // a node per line along the fastest dimension
+  const hs::schedule s = hs::Shift::make_schedule(g, hs::make_range(g, 1));
+  CHECK(hs::detail::rank_classes::of(g, s, false, nullptr, nullptr).size() == 1);
+  hs::detail::node_boxes boxes;
+  REQUIRE(hs::detail::boxes_of(g, setup.nodes, boxes));
+  CHECK(hs::detail::rank_classes::of(g, s, false, nullptr, &boxes).size() == 1);  // every line alike
+  // Shift's rounds along x and y cross nodes, along z stay inside: each rank's time is the between-nodes
+  // rounds' (2 messages each: alpha + gamma-gap + beta m) plus the inside round's.
+  const auto burst = [](const hs::hockney& h, double m) { return h.alpha() + h.gamma() + 2 * h.beta() * m; };
+  const double m = 1000;
+  const double expected = burst(*setup.cost.between_nodes(), m) + burst(*setup.cost.between_nodes(), 3 * m) +
+                          burst(setup.cost, 9 * m);
+  CHECK(hs::detail::simulate(g, s, setup).makespan == Approx(expected).epsilon(1e-12));
+}

@@ -504,3 +504,76 @@ TEST_CASE("on even rings a rank's rendezvous time is a function of its parity ve
   CHECK_FALSE(hs::detail::closed_form::detail::rendezvous_parities(
       six, hs::detail::closed_form::detail::transfers_of(six, s, 0, 1, 100, {}), h));
 }
+
+TEST_CASE("two levels: each message priced by the level it crosses, by hand on a ring", "[model][closed]") {
+  // 8 ranks on a ring, nodes of 3 in rank order ({0,1,2}, {3,4,5}, {6,7}); one transfer: every rank sends its
+  // block to rank + 1. A rank's round ends with its own message and the one it receives, each alone on
+  // its level: alpha + beta m of the in-node model, or of the model between nodes where the message
+  // leaves its node (2 -> 3, 5 -> 6, 7 -> 0), or shm_alpha + copy_beta m on the shared-memory path.
+  const double m = 1000, a_in = 1e-6, b_in = 0.1e-9, a_out = 5e-6, b_out = 1e-9, shm = 0.3e-6, copy = 0.05e-9;
+  const hs::hockney two =
+      hs::hockney(a_in, b_in).with_between_nodes(hs::hockney(a_out, b_out)).with_shm_alpha(shm).with_copy_beta(copy);
+  const hs::grid_shape ring({8}, {true});
+  const hs::schedule s{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
+  for (const bool via_shm : {false, true}) {
+    hs::detail::simulation_setup setup = setup_for(two, hs::protocol::overlapping, m);
+    setup.nodes.ranks_per_node = 3;
+    setup.shm = via_shm;
+    const double inside = via_shm ? shm + copy * m : a_in + b_in * m, outside = a_out + b_out * m;
+    const auto result = hs::detail::simulate(ring, s, setup);
+    for (int r = 0; r < 8; ++r) {
+      const bool crosses = r == 2 || r == 3 || r == 5 || r == 6 || r == 7 || r == 0;  // sends or receives across
+      INFO("rank " << r << " shm " << via_shm);
+      CHECK(close(result.finish[static_cast<std::size_t>(r)], crosses ? outside : inside));
+    }
+    // A node list says the same as the node size.
+    setup.nodes = {0, {0, 0, 0, 1, 1, 1, 2, 2}};
+    CHECK(hs::detail::simulate(ring, s, setup).finish == result.finish);
+  }
+}
+
+TEST_CASE("one level stays as it was: no layout, one node, or a model of one level", "[model][closed]") {
+  const hs::grid_shape g({6, 4, 5}, {true, false, true});
+  const auto r = hs::make_range(g, 2);
+  const hs::hockney inside = models[3], between(9e-6, 3e-9, 1e-6);
+  for (auto mode : {hs::protocol::overlapping, hs::protocol::rendezvous})
+    for (const hs::schedule& s : {hs::Shift::make_schedule(g, r), hs::SingleHop::make_schedule(g, r)}) {
+      const double flat = hs::detail::simulate(g, s, setup_for(inside, mode, 512)).makespan;
+      // A second level without a layout, a layout without a second level, a node holding every rank.
+      CHECK(hs::detail::simulate(g, s, setup_for(inside.with_between_nodes(between), mode, 512)).makespan == flat);
+      auto nodes = setup_for(inside, mode, 512);
+      nodes.nodes.ranks_per_node = 4;
+      CHECK(hs::detail::simulate(g, s, nodes).makespan == flat);
+      auto one_node = setup_for(inside.with_between_nodes(between), mode, 512);
+      one_node.nodes.ranks_per_node = g.size();
+      CHECK(hs::detail::simulate(g, s, one_node).makespan == flat);
+      // Every rank its own node: the model between nodes alone.
+      auto apart = setup_for(inside.with_between_nodes(between), mode, 512);
+      apart.nodes.node_of.resize(static_cast<std::size_t>(g.size()));
+      std::iota(apart.nodes.node_of.begin(), apart.nodes.node_of.end(), 0);
+      const auto between_only = between.with_round_delta(inside.round_delta());
+      CHECK(hs::detail::simulate(g, s, apart).makespan ==
+            hs::detail::simulate(g, s, setup_for(between_only, mode, 512)).makespan);
+    }
+}
+
+TEST_CASE("two levels: a rank's messages across levels leave latency first, by hand", "[model][closed]") {
+  // 4 ranks on a ring, nodes of 2: each rank sends one block to each neighbour in one round, one inside its
+  // node and one to the other node (and receives likewise). A message waits for its wire latency
+  // (alpha - gamma) before its bytes take the sender's port (gamma + beta m), as SMPI's links do
+  // (docs/node-aware.md): the inside message goes first, the other when both its latency has passed and
+  // the port is free; every rank ends with the second.
+  const double m = 2000, gamma = 0.1e-6;
+  const hs::hockney inside(1e-6, 0.1e-9, gamma);
+  const hs::grid_shape ring({4}, {true});
+  const hs::schedule s{
+      {hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}, hs::transfer{{-1, 0, 0}, {{0, 0, 0}}}}}}};
+  for (const double a_out : {5e-6, 1.1e-6}) {  // the port still busy when the second latency ends, or not
+    const hs::hockney two = inside.with_between_nodes(hs::hockney(a_out, 0.2e-9, gamma));
+    hs::detail::simulation_setup setup = setup_for(two, hs::protocol::overlapping, m);
+    setup.nodes.ranks_per_node = 2;
+    const double w_in = 1e-6 - gamma, w_out = a_out - gamma, inj_in = gamma + 0.1e-9 * m, inj_out = gamma + 0.2e-9 * m;
+    const double expected = std::max(w_in + inj_in, w_out) + inj_out;
+    for (const double t : hs::detail::simulate(ring, s, setup).finish) CHECK(close(t, expected));
+  }
+}

@@ -36,6 +36,8 @@ struct advice_request {
   protocol mode = protocol::overlapping;
   /// Full or eighth shell neighbourhoods.
   shell kind = shell::full;
+  /// Ranks per node in consecutive blocks; > 1: two levels and the shared-memory rows (explain()).
+  int ranks_per_node = 0;
 };
 
 namespace detail {
@@ -50,11 +52,11 @@ struct advice_cell {
 
   /// The cheapest candidate.
   const prediction& winner() const { return ranked.front(); }
-  /// Predicted time of the fastest candidate called `strategy` (the best team
+  /// Predicted time of the fastest flat candidate called `strategy` (the best team
   /// for TeamShift); NaN when it is not a candidate here (TeamShift at k = 1).
   double best_of(const std::string& strategy) const {
     for (const prediction& p : ranked)  // ranked is sorted, so the first match is the best
-      if (p.strategy == strategy) return p.seconds;
+      if (p.strategy == strategy && p.inside_nodes.empty()) return p.seconds;
     return std::numeric_limits<double>::quiet_NaN();
   }
 };
@@ -175,7 +177,9 @@ inline advice_map advise(const advice_request& request) {
   advice_map map{request, {}, {}};
   for (int k : request.ks) {
     const range r = make_range(request.grid, k, request.kind);
-    for (double m : request.sizes) map.cells.push_back({k, m, explain(request.grid, r, m, request.cost, request.mode)});
+    for (double m : request.sizes)
+      map.cells.push_back(
+          {k, m, explain(request.grid, r, m, request.cost, request.mode, {}, std::nullopt, request.ranks_per_node)});
   }
   double low = std::numeric_limits<double>::infinity(), high = 0;
   for (double m : request.sizes)

@@ -22,6 +22,7 @@
 #include "../strategy_registry.hpp"
 #include "../auto_hook.hpp"
 #include "../model/calibration/calibration.hpp"
+#include "../model/calibration/measure_nodes.hpp"
 #include "../model/cost/arguments.hpp"
 #include "../model/simulation/simulator.hpp"
 #include "../model/simulation/staging.hpp"
@@ -46,6 +47,9 @@ struct prediction {
   std::string staging_why;
   /// Of `seconds`, what the device adds: launches, packing on the device, copies to the host and back.
   double device_seconds = 0;
+  /// How transfers inside a node travel: "" (flat: MPI messages, priced by the level they cross), or
+  /// "shm" (the same strategy with the shared-memory path inside nodes; docs/node-aware.md).
+  std::string inside_nodes;
 };
 
 namespace detail {
@@ -102,18 +106,24 @@ inline prediction predict_on_device(const grid_shape& grid, const schedule& s, s
 /// Every Auto candidate of the registry (TeamShift once per team size), with
 /// its predicted time, cheapest first; `selective` keeps only the schedules
 /// that can carry particles and grid fields; `device`, when set: blocks in
-/// device memory, each candidate the cheaper of the ways it allows.
+/// device memory, each candidate the cheaper of the ways it allows. `nodes`:
+/// which ranks share a node (messages priced by the level they cross); with
+/// `node_rows` and ranks sharing nodes, each host candidate once more with the
+/// shared-memory path inside nodes (prediction::inside_nodes).
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
-                                               const char* where = "explain", const device_paths* device = nullptr) {
+                                               const char* where = "explain", const device_paths* device = nullptr,
+                                               const node_placement& nodes = {}, bool node_rows = false) {
   detail::check_range(where, grid, r);
   detail::check_bytes(where, "bytes", bytes);
   detail::check_protocol(where, mode);
+  detail::check_node_placement(where, nodes, grid.size());
   simulation_setup setup;
   setup.cost = cost;
   setup.mode = mode;
   setup.block_bytes = [bytes](int) { return bytes; };
+  setup.nodes = nodes;
   std::vector<prediction> out;
   auto add = [&](const detail::strategy_entry& e, const offset& team) {
     if (payload == detail::payload_kind::selective && !e.selective_payloads) return;
@@ -130,7 +140,13 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
     }
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
     p.seconds = simulate(grid, s, own).makespan;
-    out.push_back(std::move(p));
+    out.push_back(p);
+    if (node_rows && nodes.two_levels()) {  // the node-aware variant (an aggregating one would join here)
+      own.shm = true;
+      p.inside_nodes = "shm";
+      p.seconds = simulate(grid, s, own).makespan;
+      out.push_back(std::move(p));
+    }
   };
   for (const detail::strategy_entry& e : detail::strategy_registry::instance().entries()) {
     if (!e.auto_candidate) continue;
@@ -171,13 +187,23 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// plan_options::device_mpi: each candidate staged and, where detection
 /// allows it, direct, the cheaper reported (prediction::staging, its reason
 /// and the device's share of the time; docs/model.md, "Device data").
+/// `ranks_per_node` > 1: ranks share nodes in consecutive blocks of that many
+/// (the last node possibly smaller; docs/node-aware.md, "The two-level
+/// model"): every message is priced by the level it crosses, and each host
+/// candidate comes once more with the shared-memory path inside nodes
+/// (prediction::inside_nodes "shm"). 0 or 1: one level, as without nodes.
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
                                        protocol mode = protocol::overlapping,
                                        const std::vector<std::string>& only = {},
-                                       std::optional<memory::mpi_path> device_mpi = std::nullopt) {
-  if (!device_mpi) return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only);
+                                       std::optional<memory::mpi_path> device_mpi = std::nullopt,
+                                       int ranks_per_node = 0) {
+  const detail::node_placement nodes{ranks_per_node};
+  if (!device_mpi)
+    return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", nullptr,
+                                   nodes, true);
   const detail::device_paths ways = detail::allowed_paths(*device_mpi);
-  return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", &ways);
+  return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", &ways,
+                                 nodes);
 }
 
 /// Predicted time of every strategy that can carry particles, cheapest first.
@@ -199,6 +225,10 @@ namespace detail {
 /// name up (the same error everywhere if a rank lacks it).
 inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const detail::auto_request& request) {
   const hockney model = agreed_model(grid.comm());
+  // Flat candidates priced by the level each message crosses. The node-aware rows join when their
+  // executors do (the shm and aggregate strategies): then node_rows = true here and the choice carries
+  // prediction::inside_nodes to the plan.
+  const node_placement nodes = model.between_nodes() ? node_placement_of(grid.comm()) : node_placement{};
   std::string name;  // the winner, or why rank 0 found none (`failed`)
   offset team{0, 0, 0};
   int failed = 0, staging = static_cast<int>(memory::mpi_path::detect);
@@ -209,7 +239,7 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
       const bool device = request.device && model.device().any();
       const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
       const std::vector<prediction> ranked = rank_candidates(request.grid, request.r, request.bytes, model, request.mode,
-                                                             request.payload, {}, "Auto", device ? &ways : nullptr);
+                                                             request.payload, {}, "Auto", device ? &ways : nullptr, nodes);
       if (!ranked.empty()) {
         const prediction& p = ranked.front();
         name = p.strategy;

@@ -22,15 +22,22 @@
 #include "calibration_file.hpp"
 #include "fit.hpp"
 #include "measure.hpp"
+#include "measure_nodes.hpp"
 
 namespace haloshift {
 
 /// A calibration in well under a second: ping-pong over 0 B to 1 MiB, a
 /// linear regression, and gamma, its growth and the cost per round from
-/// short exchanges on all ranks. Collective.
+/// short exchanges on all ranks. Where ranks share nodes (real, or pretend:
+/// HALOSHIFT_NODE_SIZE) the ping-pong stays on rank 0's node and the model
+/// gains the levels detail::with_node_levels measures. Collective.
 inline calibration quick_calibration(MPI_Comm comm) {
   const std::vector<std::size_t> sizes{0, 64, 1024, 8192, 65536, 262144, 1048576};
-  const auto samples = detail::ping_pong(comm, sizes, 20);
+  const detail::node_placement nodes = detail::node_placement_of(comm);
+  int size = 0;
+  mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  const int inside = detail::partner_of_rank0(nodes, size, true);
+  const auto samples = detail::ping_pong(comm, sizes, 20, 2, inside > 0 ? inside : 1);
   const auto means = detail::fit::means(detail::fit::fastest(samples, 0.5));
   calibration c;
   c.cost = detail::fit::linear_regression(means);
@@ -39,7 +46,8 @@ inline calibration quick_calibration(MPI_Comm comm) {
       hockney(c.cost.alpha(), c.cost.beta(), x.gamma).with_gamma_growth(x.gamma_growth).with_round_delta(x.round_delta);
   double copy = detail::measure_copy_beta();
   mpi::check(MPI_Bcast(&copy, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");  // rank 0's, like everything else
-  c.cost = c.cost.with_copy_beta(copy);
+  c.cost = detail::with_node_levels(comm, nodes, c.cost.with_copy_beta(copy), 16);
+  c.ranks_per_node = nodes.ranks_per_node;
   c.method = "linear-regression (quick, fastest 50 %)";
   c.mpi_library = detail::mpi_library_version();
   c.host = detail::host_name();
@@ -50,26 +58,40 @@ inline calibration quick_calibration(MPI_Comm comm) {
 }
 
 namespace detail {
-/// Sends rank 0's model to every rank: the model all ranks decide with.
-inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
-  constexpr std::size_t head = 9;  // the scalars, then 4 numbers per piece
+/// Appends `h`'s numbers to `flat` (one level: its second level, if any, is the caller's).
+inline void flatten_model(const hockney& h, std::vector<double>& flat) {
   const hockney::device_terms& d = h.device();
-  std::vector<double> flat{h.gamma(),  h.copy_beta(),  h.round_delta(),  h.gamma_growth(),
-                           d.launch,   d.pack_beta,    d.copy_alpha,     d.copy_beta,
-                           static_cast<double>(h.pieces().size())};
+  flat.insert(flat.end(), {h.gamma(), h.copy_beta(), h.round_delta(), h.gamma_growth(), d.launch, d.pack_beta,
+                           d.copy_alpha, d.copy_beta, h.shm_alpha(), static_cast<double>(h.pieces().size())});
   for (const auto& p : h.pieces()) flat.insert(flat.end(), {p.from_bytes, p.alpha, p.beta, p.gamma});
+}
+/// The model flatten_model wrote at `flat[at]`; moves `at` past it.
+inline hockney unflatten_model(const std::vector<double>& flat, std::size_t& at) {
+  constexpr std::size_t head = 10;  // the scalars, then 4 numbers per piece
+  const double* x = flat.data() + at;
+  std::vector<hockney::piece> pieces;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(x[head - 1]); ++i)
+    pieces.push_back({x[head + 4 * i], x[head + 1 + 4 * i], x[head + 2 + 4 * i], x[head + 3 + 4 * i]});
+  at += head + 4 * pieces.size();
+  return hockney::piecewise(pieces, x[0])
+      .with_copy_beta(x[1])
+      .with_round_delta(x[2])
+      .with_gamma_growth(x[3])
+      .with_device({x[4], x[5], x[6], x[7]})
+      .with_shm_alpha(x[8]);
+}
+/// Sends rank 0's model, both levels, to every rank: the model all ranks decide with.
+inline hockney broadcast_model(MPI_Comm comm, const hockney& h) {
+  std::vector<double> flat;
+  flatten_model(h, flat);
+  if (h.between_nodes()) flatten_model(*h.between_nodes(), flat);
   int n = static_cast<int>(flat.size());
   mpi::check(MPI_Bcast(&n, 1, MPI_INT, 0, comm), "MPI_Bcast");
   flat.resize(static_cast<std::size_t>(n));
   mpi::check(MPI_Bcast(flat.data(), n, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  std::vector<hockney::piece> pieces;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(flat[head - 1]); ++i)
-    pieces.push_back({flat[head + 4 * i], flat[head + 1 + 4 * i], flat[head + 2 + 4 * i], flat[head + 3 + 4 * i]});
-  return hockney::piecewise(pieces, flat[0])
-      .with_copy_beta(flat[1])
-      .with_round_delta(flat[2])
-      .with_gamma_growth(flat[3])
-      .with_device({flat[4], flat[5], flat[6], flat[7]});
+  std::size_t at = 0;
+  const hockney inside = unflatten_model(flat, at);
+  return at < flat.size() ? inside.with_between_nodes(unflatten_model(flat, at)) : inside;
 }
 }  // namespace detail
 

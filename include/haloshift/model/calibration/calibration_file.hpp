@@ -40,6 +40,8 @@ struct calibration {
   std::string mpi_library, host, date;
   /// Ranks the calibration was measured with (0: unknown).
   int ranks = 0;
+  /// Ranks per node of that job, real or pretend (HALOSHIFT_NODE_SIZE); 0: unknown or one level.
+  int ranks_per_node = 0;
   std::vector<detail::fit::sample> samples;  ///< per-size means the fit used
   /// @var host
   /// Name of the host it was measured on.
@@ -79,7 +81,22 @@ inline std::string default_calibration_path() {
   return "haloshift-calibration.json";
 }
 
-/// Writes `c` to `path` as JSON (creating the directory), for load_calibration(). Throws haloshift::error when it cannot.
+namespace detail {
+/// The pieces of `h` as the file's field 'pieces' holds them.
+inline nlohmann::json pieces_json(const hockney& h) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& p : h.pieces()) {
+    nlohmann::json piece{{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}};
+    if (p.gamma == p.gamma) piece["gamma_s"] = p.gamma;  // NaN: the model's gamma
+    list.push_back(piece);
+  }
+  return list;
+}
+}  // namespace detail
+
+/// Writes `c` to `path` as JSON (creating the directory), for load_calibration(). Throws haloshift::error when it
+/// cannot. A model of two levels adds the object 'between_nodes' (its alpha, beta, gamma and pieces) and the
+/// shared-memory path's 'shm_alpha_s': files without them load as one level.
 inline void save_calibration(const calibration& c, const std::string& path) {
   nlohmann::json j;
   j["haloshift_calibration"] = 1;
@@ -94,11 +111,13 @@ inline void save_calibration(const calibration& c, const std::string& path) {
                    {"pack_s_per_byte", d.pack_beta},
                    {"copy_alpha_s", d.copy_alpha},
                    {"copy_s_per_byte", d.copy_beta}};  // measured where a device was (measure_device_terms)
-  for (const auto& p : c.cost.pieces()) {
-    nlohmann::json piece{{"from_bytes", p.from_bytes}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta}};
-    if (p.gamma == p.gamma) piece["gamma_s"] = p.gamma;  // NaN: the model's gamma
-    j["pieces"].push_back(piece);
-  }
+  j["pieces"] = detail::pieces_json(c.cost);
+  if (const hockney* b = c.cost.between_nodes())
+    j["between_nodes"] = {{"alpha_s", b->alpha()},       {"beta_s_per_byte", b->beta()},
+                          {"gamma_s", b->gamma()},       {"gamma_growth_s", b->gamma_growth()},
+                          {"pieces", detail::pieces_json(*b)}};
+  if (c.cost.shm_alpha() > 0) j["shm_alpha_s"] = c.cost.shm_alpha();
+  if (c.ranks_per_node > 0) j["ranks_per_node"] = c.ranks_per_node;
   j["knee_bytes"] = c.knee_bytes;
   j["method"] = c.method;
   j["mpi_library"] = c.mpi_library;
@@ -186,15 +205,15 @@ struct calibration_reader {
       throw error(where + "field '" + field + "' is not a string, got " + json_value_text(*it));
     return it->get<std::string>();
   }
-  /// The model of field 'pieces' (`list`), with the file's `gamma` for pieces without their own.
-  hockney pieces(const nlohmann::json& list, double gamma) const {
+  /// The model of field 'pieces' (`list`, named `name`), with the file's `gamma` for pieces without their own.
+  hockney pieces(const nlohmann::json& list, double gamma, const std::string& name = "pieces") const {
     if (!list.is_array() || list.empty())
-      throw error(where + "field 'pieces' must be a non-empty array, got " + json_value_text(list));
+      throw error(where + "field '" + name + "' must be a non-empty array, got " + json_value_text(list));
     if (list.size() > 4096)
-      throw error(where + "field 'pieces' has " + std::to_string(list.size()) + " pieces, more than 4096");
+      throw error(where + "field '" + name + "' has " + std::to_string(list.size()) + " pieces, more than 4096");
     std::vector<hockney::piece> pieces;
     for (const auto& p : list) {
-      const std::string at = "pieces[" + std::to_string(pieces.size()) + "]";
+      const std::string at = name + "[" + std::to_string(pieces.size()) + "]";
       // A later piece's line may cross 0 before it starts (a steep segment of a measured
       // table); what must not be negative is the time where the piece begins.
       const double from = number(p, "from_bytes", 0, 1e15, at.c_str());
@@ -215,8 +234,23 @@ struct calibration_reader {
     } catch (const error& e) {
       const std::string what = e.what();
       const std::string prefix = "haloshift: ";
-      throw error(where + "field 'pieces': " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+      throw error(where + "field '" + name + "': " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
     }
+  }
+  /// The model between nodes of object `b` (field 'between_nodes'): its gamma, gap growth and pieces.
+  hockney between_nodes(const nlohmann::json& b) const {
+    const double gamma = number(b, "gamma_s", 0, 1, "between_nodes");
+    const auto list = b.find("pieces");
+    hockney h = list != b.end() ? pieces(*list, gamma, "between_nodes.pieces")
+                                : hockney(number(b, "alpha_s", 0, 1, "between_nodes"),
+                                          number(b, "beta_s_per_byte", 0, 1, "between_nodes"), gamma);
+    return b.contains("gamma_growth_s") ? h.with_gamma_growth(number(b, "gamma_growth_s", 0, 1, "between_nodes")) : h;
+  }
+  /// A whole number field in [0, high].
+  int count(const nlohmann::json& j, const char* field, double high) const {
+    const double v = number(j, field, 0, high);
+    if (v != std::floor(v)) throw error(where + "field '" + field + "' = " + number_text(v) + " is not a whole number");
+    return static_cast<int>(v);
   }
 };
 
@@ -257,12 +291,11 @@ inline calibration parse_calibration_unchecked(std::string_view text, const std:
   c.mpi_library = read.text(j, "mpi_library");
   c.host = read.text(j, "host");
   c.date = read.text(j, "date");
-  if (j.contains("ranks")) {
-    const double ranks = read.number(j, "ranks", 0, 1e9);
-    if (ranks != std::floor(ranks))
-      throw error(where + "field 'ranks' = " + number_text(ranks) + " is not a whole number");
-    c.ranks = static_cast<int>(ranks);
-  }
+  if (j.contains("ranks")) c.ranks = read.count(j, "ranks", 1e9);
+  // Files of one level (all before two levels existed) have neither: every message priced alike.
+  if (const auto b = j.find("between_nodes"); b != j.end()) c.cost = c.cost.with_between_nodes(read.between_nodes(*b));
+  if (j.contains("shm_alpha_s")) c.cost = c.cost.with_shm_alpha(read.number(j, "shm_alpha_s", 0, 1));
+  if (j.contains("ranks_per_node")) c.ranks_per_node = read.count(j, "ranks_per_node", 1e9);
   return c;
 }
 

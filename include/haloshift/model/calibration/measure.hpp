@@ -20,14 +20,17 @@
 
 namespace haloshift::detail {
 
-/// Ping-pong between ranks 0 and 1 of `comm` (with one rank: messages to
-/// itself). Collective; every rank gets the one-way times of every round trip.
+/// Ping-pong between ranks 0 and `partner` of `comm` (with one rank: messages to
+/// itself); the two-level calibration picks a partner on rank 0's node and one
+/// on another node. Collective; every rank gets the one-way times of every round trip.
 inline std::vector<detail::fit::sample> ping_pong(MPI_Comm comm, const std::vector<std::size_t>& sizes, int repetitions,
-                                                  int warmup = 2) {
+                                                  int warmup = 2, int partner = 1) {
   int rank = 0, size = 0;
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  const int peer = size > 1 ? 1 - rank : rank;
+  if (size > 1 && (partner < 1 || partner >= size))
+    throw error("ping_pong: partner must be in [1, " + std::to_string(size - 1) + "], got " + std::to_string(partner));
+  const int peer = size == 1 ? rank : rank == 0 ? partner : 0;
   std::vector<double> times;
   std::size_t largest = 1;
   for (std::size_t s : sizes) largest = std::max(largest, s);
@@ -35,7 +38,7 @@ inline std::vector<detail::fit::sample> ping_pong(MPI_Comm comm, const std::vect
   for (std::size_t bytes : sizes)
     for (int rep = -warmup; rep < repetitions; ++rep) {
       double t = 0;
-      if (rank <= 1 && (size > 1 || rank == 0)) {
+      if (rank == 0 || (size > 1 && rank == partner)) {
         const int n = static_cast<int>(bytes);
         const double start = MPI_Wtime();
         if (size == 1) {

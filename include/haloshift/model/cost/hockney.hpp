@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,14 @@ namespace haloshift {
 ///
 /// `device()` holds what an exchange of device memory pays besides (all 0
 /// by default: no device charge; docs/model.md, "Device data").
+///
+/// Two levels (docs/node-aware.md, "The two-level model"): a model may hold a
+/// second one, `between_nodes()`, for messages between ranks on different
+/// nodes; this one then prices messages inside a node. Without it (the
+/// default) every message is priced by this one, exactly as before. The
+/// shared-memory path inside a node (a partner copies straight out of the
+/// sender's window, no MPI message) costs `shm_alpha() + copy_beta() * m`:
+/// a synchronisation latency and one copy.
 class hockney {
 public:
   /// The costs of a batched exchange of device memory, per round of a rank:
@@ -163,6 +172,27 @@ public:
     h.device_ = d;
     return h;
   }
+  /// The model of messages between nodes, or null: one level, this model for every message.
+  const hockney* between_nodes() const noexcept { return between_.get(); }
+  /// The same model pricing messages inside a node, with `between` (its own second level ignored)
+  /// pricing those between nodes.
+  hockney with_between_nodes(const hockney& between) const {
+    hockney h = *this;
+    hockney outer = between;
+    outer.between_.reset();
+    h.between_ = std::make_shared<const hockney>(std::move(outer));
+    return h;
+  }
+  /// The same model with one level again.
+  hockney one_level() const {
+    hockney h = *this;
+    h.between_.reset();
+    return h;
+  }
+  /// Seconds of the synchronisation of one transfer by the shared-memory path inside a node.
+  double shm_alpha() const noexcept { return shm_alpha_; }
+  /// The same model with `seconds` per shared-memory transfer.
+  hockney with_shm_alpha(double seconds) const { return with(&hockney::shm_alpha_, "shm_alpha", seconds); }
   /// The linear pieces, by ascending `from_bytes` (one for a plain model).
   const std::vector<piece>& pieces() const noexcept { return pieces_; }
 
@@ -201,6 +231,8 @@ private:
   double round_delta_ = 0;
   double gamma_growth_ = 0;
   device_terms device_{};
+  double shm_alpha_ = 0;
+  std::shared_ptr<const hockney> between_{};  // null: one level
 };
 
 }  // namespace haloshift

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,9 +21,7 @@
 #include "rank_classes.hpp"
 #include "simulation_setup.hpp"
 
-namespace haloshift {
-
-namespace detail {
+namespace haloshift::detail {
 
 /// One simulation over the classes of ranks a schedule cannot tell apart
 /// (model/simulation/rank_classes.hpp): every class is simulated once, by its
@@ -45,12 +44,7 @@ class maxplus_engine {
         uniform_bytes_(uniform_bytes) {
     now_.assign(static_cast<std::size_t>(n_), 0.0);
     for (int d = 0; d < max_dims; ++d) along_[d] = classes_.classes_along(d);
-    // Every block of every message exists when no block lies across a non-periodic dimension.
-    every_box_exists_ = true;
-    for (const schedule_round& r : s.rounds)
-      for (const transfer& t : r.transfers)
-        for (const offset& o : t.blocks)
-          for (int d = 0; d < max_dims; ++d) every_box_exists_ = every_box_exists_ && (o[d] == 0 || grid.periodic(d));
+    every_box_exists_ = every_box_exists(grid, s);
   }
 
   simulation_result run() {
@@ -63,16 +57,11 @@ class maxplus_engine {
     return result();
   }
 
-  /// The classes simulated now.
-  const rank_classes& classes() const noexcept { return classes_; }
-  /// Merges the classes along each dimension whose times agree on every class along the other
-  /// dimensions, and that lie in one class of `keep_apart` along it (the classes the staging bits
-  /// follow, if any): the times stay a function of the classes, now fewer. Max-plus times forget
-  /// where they came from: on a non-periodic grid a border's effect reaches a few boxes inward and no
-  /// further, so merging after each rendezvous transfer keeps a handful of classes per dimension
-  /// where the windows of the whole schedule would tell every rank apart. Exact: only equal times
-  /// (bit for bit) are merged, and the next transfer's classes are told apart again by that
-  /// transfer's window (rank_classes::of with these classes as `also`).
+  const rank_classes& classes() const noexcept { return classes_; }  ///< The classes simulated now.
+  /// Merges the classes whose times agree bit for bit (rank_classes::merged_where_equal), never across
+  /// classes of `keep_apart` (those the staging bits follow). Max-plus times forget where they came
+  /// from: a border's effect reaches a few boxes inward, so merging after each rendezvous transfer keeps
+  /// a handful of classes per dimension; the next transfer's window tells apart what it must (`also`).
   void merge_alike(const rank_classes* keep_apart) {
     rank_classes coarser = classes_.merged_where_equal(now_, keep_apart);
     if (coarser.size() < classes_.size()) refine(std::move(coarser));
@@ -135,17 +124,7 @@ class maxplus_engine {
 
   /// The times so far, per rank, and the messages counted.
   simulation_result result() const {
-    simulation_result out;
-    out.messages = messages_;
-    out.bytes = bytes_;
-    out.finish.resize(static_cast<std::size_t>(grid_.size()));
-    for (int x = 0; x < grid_.dim(0); ++x)  // indexed by rank_of: the grid's rank order
-      for (int y = 0; y < grid_.dim(1); ++y)
-        for (int z = 0; z < grid_.dim(2); ++z)
-          out.finish[static_cast<std::size_t>(grid_.rank_of({x, y, z}))] =
-              now_[product(classes_.class_along(0, x), classes_.class_along(1, y), classes_.class_along(2, z))];
-    out.makespan = n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0;
-    return out;
+    return {n_ ? *std::max_element(now_.begin(), now_.end()) : 0.0, classes_.per_rank(grid_, now_), messages_, bytes_};
   }
 
  private:
@@ -154,6 +133,7 @@ class maxplus_engine {
     double bytes = 0, seconds = 0;
     std::uint32_t to = 0;  ///< the receiver's class
     bool exists = false;
+    message_route route;  ///< the level it crosses (node_placement) and what prices it
   };
 
   offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
@@ -217,28 +197,25 @@ class maxplus_engine {
     out.exists = true;
     out.to = static_cast<std::uint32_t>(to);
     out.bytes = bytes;
-    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(bytes);
+    // The partner itself, not its class's representative; a class's members cross the same levels (node_boxes).
+    out.route = route_of(setup_, rank(c), grid_.neighbor_at(coords(c), t.direction)->rank);
+    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(out.route, bytes);
     return out;
   }
-  /// Counts the messages of `sends` (one per member of each sending class) into the result's totals.
+  /// Counts the messages of `sends` (one per member of each sending class) into the totals.
   void count(const std::vector<send>& sends, std::size_t stride) {
-    std::int64_t messages = 0;
-    double bytes = 0;
-    for (std::size_t i = 0; i < sends.size(); ++i)
-      if (sends[i].exists) {
-        const std::int64_t members = classes_.members(static_cast<int>(i / stride));
-        messages += members;
-        bytes += static_cast<double>(members) * sends[i].bytes;
-      }
-    messages_ += static_cast<std::size_t>(messages);
+    double bytes = 0;  // summed per call, then added (the order the totals always had)
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      const std::int64_t members = sends[i].exists ? classes_.members(static_cast<int>(i / stride)) : 0;
+      messages_ += static_cast<std::size_t>(members);
+      bytes += static_cast<double>(members) * sends[i].bytes;
+    }
     bytes_ += bytes;
   }
-  /// The Hockney time of a message of `bytes`, kept for the last size asked (a transfer's are alike).
-  double seconds(double bytes) {
-    if (bytes != last_bytes_) {
-      last_bytes_ = bytes;
-      last_seconds_ = setup_.cost.time(bytes);
-    }
+  /// The time of a message of `bytes` on `route`, kept for the last size and route asked (a transfer's are alike).
+  double seconds(const message_route& route, double bytes) {
+    if (bytes != last_bytes_ || route.model != last_route_.model || route.shm != last_route_.shm)
+      std::tie(last_bytes_, last_route_, last_seconds_) = std::tuple(bytes, route, route.seconds(bytes));
     return last_seconds_;
   }
   /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
@@ -281,6 +258,8 @@ class maxplus_engine {
       }
       double port = device ? device_cost(c, round, a, b, z).first : 0.0;  // the packing launches first
       next_[c] += port;  // next_ is now_ here
+      const bool mixed = routes_differ(&sends_[c * transfers], transfers);
+      jobs_.clear();
       for (std::size_t ti = 0; ti < transfers; ++ti) {
         send& x = sends_[c * transfers + ti];
         if (!x.exists) {
@@ -290,12 +269,32 @@ class maxplus_engine {
           }
           continue;
         }
-        if (staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
-        const double depart = departs_[c * transfers + ti] = now_[c] + port;
+        if (!x.route.shm && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
+        const double depart = departs_[c * transfers + ti] = now_[c] + port, inject = x.route.injection(x.bytes, posted);
+        if (mixed) jobs_.push_back({depart + std::max(0.0, x.seconds - inject), inject, 0, c * transfers + ti});
+        if (mixed) continue;  // served latency first below
         next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
-        port += setup_.cost.gap(x.bytes, posted) + setup_.cost.beta(x.bytes) * x.bytes;
+        port += inject;
       }
+      serve_latency_first(c);
     });
+    receive_round(round, copy_beta);
+  }
+
+  /// Class c's sends across levels (jobs_), latency first; departs_ as if each left `seconds` before its end.
+  void serve_latency_first(std::size_t c) {
+    serve_by_readiness(jobs_);
+    for (const port_job& j : jobs_) {
+      const send& x = sends_[j.slot];
+      departs_[j.slot] = j.done - x.seconds;
+      next_[c] = std::max(next_[c], std::max(departs_[j.slot], now_[x.to]) + x.seconds);
+    }
+  }
+
+  /// The end of an overlapping round: every class's receives, its round's delta and its unpacking.
+  void receive_round(std::size_t round, double copy_beta) {
+    const std::size_t transfers = s_.rounds[round].transfers.size();
+    const bool device = static_cast<bool>(setup_.launches);
     const double delta = setup_.cost.round_delta();
     each_class([&](std::size_t c, int a, int b, int z) {
       bool active = false;
@@ -306,7 +305,7 @@ class maxplus_engine {
         if (from == none) continue;
         const send& x = sends_[from * transfers + ti];
         next_[c] = std::max(next_[c], std::max(departs_[from * transfers + ti], now_[c]) + x.seconds);
-        if (staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
+        if (!x.route.shm && staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
         active = true;
       }
       if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
@@ -353,7 +352,8 @@ class maxplus_engine {
   /// When class c's receive completes (after unpacking).
   double received(std::size_t c, std::size_t round, std::size_t ti) {
     const double done = sent(from_[c], round, ti);
-    return done + (staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * sends_[from_[c]].bytes : 0.0);
+    const send& x = sends_[from_[c]];  // unpacked after the message, unless copied from shared memory
+    return done + (!x.route.shm && staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * x.bytes : 0.0);
   }
   /// When class c's send completes: it starts when c has reached it (its receive done first, if its
   /// colour says so) and the receiver has reached its receive (its send done first, likewise).
@@ -367,7 +367,7 @@ class maxplus_engine {
     const bool to_sends_first = sends_[to].exists && first_send_[to];
     const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
     const send& x = sends_[c];
-    const double pack = staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
+    const double pack = !x.route.shm && staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
     done_[c] = std::max(ready + pack, partner) + x.seconds + setup_.cost.round_delta();
     state_[c] = 2;
     return done_[c];
@@ -383,6 +383,7 @@ class maxplus_engine {
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
   std::vector<double> departs_;      // overlapping: when each send leaves (after the earlier ones and its packing)
+  std::vector<port_job> jobs_;       // overlapping: a class's sends across levels
   std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
   std::array<int, max_dims> along_{};        // classes along each dimension
@@ -393,8 +394,7 @@ class maxplus_engine {
   std::size_t messages_ = 0;
   double bytes_ = 0;
   double last_bytes_ = -1, last_seconds_ = 0;
+  message_route last_route_;  // of the time kept
 };
 
-}  // namespace detail
-
-}  // namespace haloshift
+}  // namespace haloshift::detail

@@ -19,6 +19,16 @@
 
 namespace haloshift::detail {
 
+/// Whether every block of every message of `s` exists on `grid`: no block lies across a non-periodic dimension.
+inline bool every_box_exists(const grid_shape& grid, const schedule& s) {
+  for (const schedule_round& r : s.rounds)
+    for (const transfer& t : r.transfers)
+      for (const offset& o : t.blocks)
+        for (int d = 0; d < max_dims; ++d)
+          if (o[d] != 0 && !grid.periodic(d)) return false;
+  return true;
+}
+
 /// Where a transfer leads from every class, as tables per dimension: a class
 /// is a product of one class per dimension, and so are its partners, so the
 /// tables cost the sum of the dimensions' classes rather than their product

@@ -43,6 +43,7 @@
 #include "../../grid/grid_shape.hpp"
 #include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
+#include "../cost/node_placement.hpp"
 
 namespace haloshift::detail {
 
@@ -63,10 +64,13 @@ class rank_classes {
   /// and whose synchronous chains couple ranks further than a round does.
   /// `also`, when given, tells ranks apart as well: its class along a
   /// dimension counts as one more property of the coordinate (a part of a
-  /// schedule whose packing follows the whole schedule's classes).
-  static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr) {
+  /// schedule whose packing follows the whole schedule's classes). `nodes`,
+  /// when given: two levels, and whether each transfer stays inside a node
+  /// (along each dimension) tells ranks apart too.
+  static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr,
+                         const node_boxes* nodes = nullptr) {
     rank_classes out;
-    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also, false);
+    for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also, false, nodes);
     return out;
   }
 
@@ -99,6 +103,15 @@ class rank_classes {
     return out;
   }
 
+  /// Per rank of `grid` (indexed by rank_of: the grid's rank order), the value of its class in `values`.
+  std::vector<double> per_rank(const grid_shape& grid, const std::vector<double>& values) const {
+    std::vector<double> out(static_cast<std::size_t>(grid.size()));
+    for (int x = 0; x < grid.dim(0); ++x)
+      for (int y = 0; y < grid.dim(1); ++y)
+        for (int z = 0; z < grid.dim(2); ++z)
+          out[static_cast<std::size_t>(grid.rank_of({x, y, z}))] = values[static_cast<std::size_t>(class_of({x, y, z}))];
+    return out;
+  }
   /// Number of classes.
   int size() const noexcept { return axes_[0].classes() * axes_[1].classes() * axes_[2].classes(); }
   /// The class of the rank at `coords`.
@@ -167,9 +180,18 @@ class rank_classes {
   };
 
   /// What tells coordinate x along `d` apart, per transfer: whether it sends (its sender class) and,
-  /// with colours, whether it sends first; then its class in `also`; interned to one number per coordinate.
+  /// with colours, whether it sends first; with `nodes`, whether its partners ahead and behind lie in its
+  /// node's segment; then its class in `also`; interned to one number per coordinate.
   static std::vector<int> properties(const grid_shape& grid, const schedule& s, int d, bool colours,
-                                     const rank_classes* also) {
+                                     const rank_classes* also, const node_boxes* nodes) {
+    const auto inside = [&](int x, long long w) {  // the box w away along d is in x's node segment
+      long long y = x + w;
+      if (y < 0 || y >= grid.dim(d)) {
+        if (!grid.periodic(d)) return 2;  // no box there
+        y = detail::positive_mod(y, static_cast<long long>(grid.dim(d)));
+      }
+      return int{nodes->segment(d, x) == nodes->segment(d, static_cast<int>(y))};
+    };
     std::vector<const transfer*> by_sender, by_colour;
     for (const schedule_round& r : s.rounds)
       for (const transfer& t : r.transfers) {
@@ -183,6 +205,10 @@ class rank_classes {
       auto& row = rows[static_cast<std::size_t>(x)];
       for (const transfer* t : by_sender) row.push_back(t->senders.contains(coords));
       for (const transfer* t : by_colour) row.push_back(sends_first(grid, coords, t->direction));
+      if (nodes)
+        for (const schedule_round& r : s.rounds)
+          for (const transfer& t : r.transfers)
+            if (t.direction[d] != 0) row.insert(row.end(), {inside(x, t.direction[d]), inside(x, -t.direction[d])});
       if (also) row.push_back(also->axes_[d].of[static_cast<std::size_t>(x)]);
     }
     return axis::grouped(rows).of;
@@ -211,10 +237,10 @@ class rank_classes {
 
   /// The classes along `d`.
   static axis along(const grid_shape& grid, const schedule& s, int d, bool colours, const rank_classes* also,
-                    bool reach_only) {
+                    bool reach_only, const node_boxes* nodes = nullptr) {
     const int n = grid.dim(d);
     if (n == 1) return axis::identity(1);
-    const std::vector<int> property = properties(grid, s, d, colours, also);
+    const std::vector<int> property = properties(grid, s, d, colours, also, nodes);
     if (grid.periodic(d)) {
       const int p = cyclic_period(property);
       if (p < n) {

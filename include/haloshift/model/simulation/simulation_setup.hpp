@@ -4,6 +4,7 @@
 /// @brief What a max-plus simulation takes (the model, the protocol, block
 /// sizes, staging) and what it predicts.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -16,6 +17,7 @@
 #include "../../schedule/schedule.hpp"
 #include "../cost/arguments.hpp"
 #include "../cost/hockney.hpp"
+#include "../cost/node_placement.hpp"
 
 namespace haloshift::detail {
 
@@ -69,12 +71,71 @@ struct simulation_setup {
   std::function<device_launches(int, std::size_t)> launches{};
   /// With `launches`: messages go through pinned host memory (false: MPI reads device memory).
   bool staged = false;
+  /// Which ranks share a node: with two levels, a message between nodes is priced by
+  /// `cost.between_nodes()` (if the model has one) and one inside a node by `cost`; empty: one level.
+  node_placement nodes{};
+  /// With `nodes`: transfers inside a node take the shared-memory path (hockney::shm_alpha), no MPI message.
+  bool shm = false;
 };
+
+/// How a message travels: by MPI, priced by `model`, or by the shared-memory path inside a node.
+struct message_route {
+  const hockney* model = nullptr;
+  bool shm = false;
+  /// Seconds of a message of `bytes` alone on this route.
+  double seconds(double bytes) const noexcept {
+    return shm ? model->shm_alpha() + model->copy_beta() * bytes : model->time(bytes);
+  }
+  /// What the sender's port is busy with per message of `bytes` posted with `posted` others: the
+  /// gap and the bytes' injection; nothing for the shared-memory path (the receiver copies).
+  double injection(double bytes, double posted) const noexcept {
+    return shm ? 0.0 : model->gap(bytes, posted) + model->beta(bytes) * bytes;
+  }
+};
+
+/// Whether the existing ones of `n` sends (each with `exists` and a `route`) cross different levels.
+template <class Send>
+bool routes_differ(const Send* sends, std::size_t n) {
+  const Send* first = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!sends[i].exists) continue;
+    if (first && (sends[i].route.model != first->route.model || sends[i].route.shm != first->route.shm)) return true;
+    if (!first) first = &sends[i];
+  }
+  return false;
+}
+
+/// A message of a round whose messages cross different levels, in its sender's port: it may start
+/// `ready` (its sender reached it, and its wire latency passed), then its bytes take `injection`.
+struct port_job {
+  double ready = 0, injection = 0, done = 0;
+  std::size_t slot = 0;  ///< the caller's index of the message
+};
+/// Latency first: a sender's messages whose levels differ are served in the order their wire latency
+/// ends, each when the port is free (as a network link's latency precedes its bytes), `done` when
+/// its bytes are through. With one level every message has the same latency and this is the
+/// injection order of the one-level model, which the simulator keeps for it (bit for bit).
+inline void serve_by_readiness(std::vector<port_job>& jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const port_job& a, const port_job& b) { return a.ready < b.ready; });
+  double port = 0;
+  for (port_job& j : jobs) port = j.done = std::max(port, j.ready) + j.injection;
+}
+
+/// The route of a message from rank `from` to rank `to` under `setup`: one level without a node
+/// layout; with one, between nodes by the between-nodes model (the model itself if it has one level),
+/// inside a node by the model itself or, with `setup.shm`, by the shared-memory path.
+inline message_route route_of(const simulation_setup& setup, int from, int to) {
+  if (!setup.nodes.two_levels()) return {&setup.cost, false};
+  if (setup.nodes.same_node(from, to)) return {&setup.cost, setup.shm};
+  const hockney* between = setup.cost.between_nodes();
+  return {between ? between : &setup.cost, false};
+}
 
 /// The setup's protocol is an enumerator and every rank's block a finite number of bytes >= 0.
 /// Returns whether every rank's block has the same size.
 inline bool check_simulation_setup(const char* where, const grid_shape& grid, const simulation_setup& setup) {
   check_protocol(where, setup.mode);
+  check_node_placement(where, setup.nodes, grid.size());
   if (!setup.block_bytes) throw error(std::string(where) + ": setup.block_bytes is empty");
   bool uniform = true;
   const double first = grid.size() ? setup.block_bytes(0) : 0.0;

@@ -32,7 +32,7 @@ namespace haloshift::detail {
 /// dimension near each border. `packed`: the classes the staging bits
 /// follow, if any (never merged across).
 inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& s, const simulation_setup& setup,
-                                        double bytes, const rank_classes* packed) {
+                                        double bytes, const rank_classes* packed, const node_boxes* nodes) {
   struct step {
     std::size_t round, transfer;
   };
@@ -48,9 +48,9 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
   const auto classes_of = [&](const std::vector<step>& run, const rank_classes* also) {
     schedule part{{schedule_round{}}};
     for (const step& x : run) part.rounds[0].transfers.push_back(s.rounds[x.round].transfers[x.transfer]);
-    return rank_classes::of(grid, part, true, also);
+    return rank_classes::of(grid, part, true, also, nodes);
   };
-  if (runs.empty()) return maxplus_engine(grid, s, setup, rank_classes::of(grid, s, true, packed), bytes).run();
+  if (runs.empty()) return maxplus_engine(grid, s, setup, rank_classes::of(grid, s, true, packed, nodes), bytes).run();
   maxplus_engine simulation(grid, s, setup, classes_of({runs.front().front()}, packed), bytes);
   for (std::size_t i = 0; i < runs.size(); ++i)
     for (std::size_t j = 0; j < runs[i].size(); ++j) {
@@ -95,16 +95,24 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// then give the same bits to the ranks of one class of programs
 /// (rank_classes::programs: which boxes exist within one transfer's reach), as
 /// detail::staging_of does.
+///
+/// With two levels (`setup.nodes`) each message is priced by the level it
+/// crosses (route_of); nodes that are boxes of the grid (node_boxes: a node
+/// size in the launchers' block placement, covering whole lines or planes)
+/// keep the classes, any other layout simulates every rank.
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
   const bool colours = setup.mode == protocol::rendezvous && !setup.launches;  // batched: never blocking
-  if (!uniform || setup.link_time)
+  node_boxes boxes;
+  const bool levels = setup.nodes.two_levels();
+  if (!uniform || setup.link_time || (levels && !boxes_of(grid, setup.nodes, boxes)))
     return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
+  const node_boxes* nodes = levels ? &boxes : nullptr;
   const double bytes = setup.block_bytes(0);
   const bool packing = setup.staging && setup.cost.copy_beta() > 0;
   const detail::rank_classes packed = packing ? detail::rank_classes::programs(grid, s) : detail::rank_classes{};
-  if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr);
-  return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, false), bytes).run();
+  if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr, nodes);
+  return detail::maxplus_engine(grid, s, setup, detail::rank_classes::of(grid, s, false, nullptr, nodes), bytes).run();
 }
 
 }  // namespace haloshift::detail
