@@ -25,7 +25,8 @@ lines allowed in between) by an HTML comment that GitHub does not show:
     <!-- snippet: scope=file -->           compile at file scope (declarations
                                            that cannot live in a function,
                                            e.g. a class with static members)
-    <!-- snippet: skip reason=... -->      do not compile; the reason is listed
+    <!-- snippet: skip reason=... -->      do not compile (or configure, a cmake
+                                           block); the reason is listed
 
 ```cmake blocks become consumer projects (DIR/cmake_<page>_<n>/CMakeLists.txt:
 the block after a project() and an `app` target), configured by the test
@@ -310,6 +311,9 @@ def main():
                 sources.append(path)
                 report.append((where, os.path.basename(path), kind))
             elif block.language in CMAKE_LANGUAGES:
+                if "skip" in block.options:
+                    skipped.append("%s: %s" % (where, block.options["skip"]))
+                    continue
                 name = "cmake_%s_%d" % (stem, len([d for d in cmake_dirs if ("_" + stem + "_") in d]) + 1)
                 write_if_changed(os.path.join(out_dir, name, "CMakeLists.txt"), cmake_project(block, name), written)
                 cmake_dirs.append(os.path.join(out_dir, name))

@@ -14,6 +14,7 @@
 
 #include "../../error.hpp"
 #include "../../grid/grid_shape.hpp"
+#include "../../grid/nodes.hpp"
 
 namespace haloshift::detail {
 
@@ -50,23 +51,13 @@ inline void check_node_placement(const char* where, const node_placement& layout
                   std::to_string(layout.node_of[r]));
 }
 
-/// The pretend node sizes of HALOSHIFT_NODE_SIZE (empty when unset), as grid/nodes.hpp reads them: "N"
-/// (nodes of N consecutive ranks, the last one smaller) or "A,B,C" (nodes of A, B, C ranks, the list
-/// repeated), so that tests and calibrations see two levels on one machine.
+/// The pretend node sizes of HALOSHIFT_NODE_SIZE (empty when unset), read as the grid reads them
+/// (parse_node_sizes: "N", nodes of N consecutive ranks, the last one smaller, or "A,B,C", the
+/// list repeated), so that tests and calibrations see two levels on one machine.
 inline std::vector<int> pretend_node_sizes() {
   const char* text = std::getenv("HALOSHIFT_NODE_SIZE");
-  std::vector<int> sizes;
-  if (!text || !*text) return sizes;
-  for (const char* p = text;;) {
-    char* end = nullptr;
-    const long n = std::strtol(p, &end, 10);
-    if (end == p || n < 1 || n > (1L << 30) || (*end && *end != ','))
-      throw error(std::string("HALOSHIFT_NODE_SIZE must be a node size N >= 1 or a list such as \"3,2,3\", got '") +
-                  text + "'");
-    sizes.push_back(static_cast<int>(n));
-    if (!*end) return sizes;
-    p = end + 1;
-  }
+  if (!text || !*text) return {};
+  return parse_node_sizes(text, "HALOSHIFT_NODE_SIZE");
 }
 
 /// The placement of `ranks` ranks in pretend nodes of `sizes` (pretend_node_sizes, not empty).
