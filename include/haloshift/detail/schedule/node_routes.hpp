@@ -42,8 +42,8 @@ class node_pairs {
 
   /// Records that node `to` wants blocks of node `from` (before any leader is asked for).
   void link(int from, int to) {
-    sends_to_[from].insert(to);
-    hears_from_[to].insert(from);
+    insert_sorted(sends_to_[from], to);
+    insert_sorted(hears_from_[to], from);
   }
 
   /// The rank of `from` that sends `from`'s blocks to node `to`, and the rank of `to` that
@@ -54,15 +54,21 @@ class node_pairs {
   int receiver(int from, int to) const { return dealt(to, hears_from_.at(to), from); }
 
  private:
-  int dealt(int node, const std::set<int>& partners, int partner) const {
-    const auto index = static_cast<std::size_t>(std::distance(partners.begin(), partners.find(partner)));
+  // Sorted vectors, not std::set: hipcc (clang 15) crashes instantiating a map of sets.
+  static void insert_sorted(std::vector<int>& v, int x) {
+    const auto at = std::lower_bound(v.begin(), v.end(), x);
+    if (at == v.end() || *at != x) v.insert(at, x);
+  }
+  int dealt(int node, const std::vector<int>& partners, int partner) const {
+    const auto index = static_cast<std::size_t>(
+        std::distance(partners.begin(), std::lower_bound(partners.begin(), partners.end(), partner)));
     const std::vector<int>& ranks = ranks_.at(node);
     return ranks[index % ranks.size()];
   }
 
   const std::vector<int>& node_of_;
   std::map<int, std::vector<int>> ranks_;
-  std::map<int, std::set<int>> sends_to_, hears_from_;
+  std::map<int, std::vector<int>> sends_to_, hears_from_;
 };
 
 /// One block a rank wants: from the box of rank `from`, as its periodic image `image` (a
