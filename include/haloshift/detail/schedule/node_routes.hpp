@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,12 +89,12 @@ class aggregated_rounds {
   /// multiple of the sizes, the copy of a periodic image).
   offset send(int round, int from, int to, const offset& held) {
     const offset direction = grid_.coords_of(to) - grid_.coords_of(from);
-    sends_[static_cast<std::size_t>(round)][{from, direction}].insert(held);
+    add_block(sends_[static_cast<std::size_t>(round)][{from, direction}], held);
     return held - direction;
   }
   /// A copy of the rank's own block to its periodic image `image` (round `round`).
   void copy_image(int round, int rank, const offset& image) {
-    sends_[static_cast<std::size_t>(round)][{rank, -image}].insert(zero_offset);
+    add_block(sends_[static_cast<std::size_t>(round)][{rank, -image}], zero_offset);
   }
 
   /// The schedule: in each round the senders that send the same blocks along the same direction
@@ -133,7 +132,13 @@ class aggregated_rounds {
     }
   };
   grid_shape grid_;
-  std::vector<std::map<sender_key, std::set<offset, canonical_order>>> sends_;
+  // Each sender's blocks sorted in canonical order, once each (a sorted vector, not std::set: hipcc
+  // (clang 15) crashes instantiating a map of sets).
+  static void add_block(std::vector<offset>& blocks, const offset& b) {
+    const auto at = std::lower_bound(blocks.begin(), blocks.end(), b, canonical_order{});
+    if (at == blocks.end() || *at != b) blocks.insert(at, b);
+  }
+  std::vector<std::map<sender_key, std::vector<offset>>> sends_;
 };
 
 }  // namespace haloshift::detail
