@@ -577,22 +577,29 @@ TEST_CASE("Auto takes the shared-memory path where the model predicts it faster,
   struct expectation {
     double shm_alpha;
     hs::protocol mode;
+    bool asked;   // plan_options::shared_memory
     bool shared;  // Auto takes the path
   };
-  // A cheap path wins wherever a node holds 2 ranks; a dear one loses; rendezvous keeps MPI whatever it costs.
-  for (const expectation& e : {expectation{1e-8, hs::protocol::overlapping, size > 1},
-                               expectation{0.5, hs::protocol::overlapping, false},
-                               expectation{1e-8, hs::protocol::rendezvous, false}}) {
-    INFO("shm_alpha " << e.shm_alpha << (e.mode == hs::protocol::rendezvous ? " rendezvous" : ""));
+  // A cheap path wins wherever a node holds 2 ranks; a dear one loses, unless the user asked for it;
+  // rendezvous keeps MPI whatever it costs.
+  for (const expectation& e : {expectation{1e-8, hs::protocol::overlapping, false, size > 1},
+                               expectation{0.5, hs::protocol::overlapping, false, false},
+                               expectation{0.5, hs::protocol::overlapping, true, size > 1},
+                               expectation{1e-8, hs::protocol::rendezvous, false, false}}) {
+    INFO("shm_alpha " << e.shm_alpha << (e.mode == hs::protocol::rendezvous ? " rendezvous" : "")
+                      << (e.asked ? " asked" : ""));
     const std::string path = use_calibration(with_shared_memory_path(e.shm_alpha));
     std::optional<hs::plan<double>> plan;
-    const auto lines = auto_log([&] { plan.emplace(hs::make_plan<hs::Auto, double>(grid, 1, mine.size(), {.mode = e.mode})); });
+    const hs::plan_options options{.mode = e.mode, .shared_memory = e.asked};
+    const auto lines = auto_log([&] { plan.emplace(hs::make_plan<hs::Auto, double>(grid, 1, mine.size(), options)); });
     CHECK(logged_choice(lines, e.shared));
-    // The model's cheapest row that the plan can run (rendezvous: a flat one), on one node of every rank.
+    // The model's cheapest row that the plan runs as priced, on one node of every rank: under rendezvous a
+    // flat one; where the user asked for the path (the plan takes it anyway), one on the path.
     const auto ranking = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), largest * sizeof(double),
                                      hs::load_calibration(path).cost, e.mode, {}, std::nullopt, size);
     const auto runnable = std::find_if(ranking.begin(), ranking.end(), [&](const hs::prediction& p) {
-      return e.mode == hs::protocol::overlapping || p.inside_nodes.empty();
+      if (e.mode == hs::protocol::rendezvous) return p.inside_nodes.empty();
+      return !e.asked || size == 1 || p.inside_nodes == "shm";
     });
     REQUIRE(runnable != ranking.end());
     CHECK(plan->strategy() == runnable->strategy);
