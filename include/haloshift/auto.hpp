@@ -20,3 +20,4 @@
 #include "select/announce_selector.hpp"
 #include "select/advisor.hpp"
 #include "select/auto.hpp"
+#include "select/auto_choice.hpp"

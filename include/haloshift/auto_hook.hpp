@@ -48,9 +48,15 @@ struct auto_request {
   bool device = false;
   /// The plan's plan_options::device_mpi.
   memory::mpi_path device_mpi = memory::mpi_path::detect;
+  /// The plan can take the shared-memory path (plan_options::shared_memory: host data, exchanges
+  /// not batched): Auto may price it, with the overlapping protocol (docs/node-aware.md).
+  bool shared_memory_possible = true;
+  /// The user asked for it (plan_options::shared_memory = true): the plan takes it whatever Auto
+  /// picks, so Auto ranks the candidates on it where the model prices it.
+  bool shared_memory_asked = false;
 };
 
-/// What Auto chose: a registry entry and, for TeamShift, the team sizes.
+/// What Auto chose: a registry entry and, for TeamShift, the team sizes; how messages travel.
 struct strategy_choice {
   /// The chosen strategy's registry entry.
   strategy_entry entry;
@@ -58,6 +64,9 @@ struct strategy_choice {
   offset team{0, 0, 0};
   /// Device data: the model's pick, direct or staged; detect for host data.
   memory::mpi_path staging = memory::mpi_path::detect;
+  /// The model predicts the strategy faster with the shared-memory path inside nodes: the plan
+  /// runs with plan_options::shared_memory = true.
+  bool shared_memory = false;
 };
 
 /// What the calls that take the strategy as a template argument accept: a

@@ -3,7 +3,9 @@
 // and its halo is Shift's halo bit for bit; bad calibration files fail alike
 // on every rank.
 
+#include "../support/block_oracle.hpp"
 #include "../support/catch.hpp"
+#include "../support/counting_mpi.hpp"
 #include "../support/world.hpp"
 #include <haloshift/auto.hpp>
 
@@ -17,6 +19,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -495,4 +500,202 @@ TEST_CASE("a registered custom strategy runs by name and joins Auto's candidates
   hs::register_strategy<ShiftAgain>(false);  // leaves Auto's candidates as they were for the other tests
   const auto after = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), 64, hs::hockney(1e-6, 1e-9, 1e-7));
   CHECK(std::none_of(after.begin(), after.end(), [](const hs::prediction& p) { return p.strategy == "ShiftAgain"; }));
+}
+
+// The shared-memory path (docs/node-aware.md): Auto takes it where the model predicts it faster and
+// the plan can run it, priced on the grid's own nodes, and the plan it builds runs it. [nodes]: 1-4 ranks.
+namespace {
+/// A calibration where an MPI message costs 50 us and the shared-memory path `shm_alpha` seconds.
+std::string with_shared_memory_path(double shm_alpha) {
+  char json[200];
+  std::snprintf(json, sizeof json,
+                R"({"haloshift_calibration": 1, "alpha_s": 5e-5, "beta_s_per_byte": 1e-9, "gamma_s": 1e-6, )"
+                R"("shm_alpha_s": %.17g})",
+                shm_alpha);
+  return json;
+}
+
+/// Every rank on one machine (one MPI_COMM_TYPE_SHARED node): the real node of the cases below.
+bool all_on_one_machine() {
+  MPI_Comm machine = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int size = 0;
+  MPI_Comm_size(machine, &size);
+  MPI_Comm_free(&machine);
+  return size == world_size();
+}
+
+/// The lines rank 0 logs ("Auto chose ...") while `build` runs, verbose.
+template <class Build>
+std::vector<std::string> auto_log(Build&& build) {
+  std::vector<std::string> lines;
+  const auto previous = hs::set_log_sink([&](hs::log_level, std::string_view text) { lines.emplace_back(text); });
+  hs::set_verbose(true);
+  build();
+  hs::set_verbose(false);
+  hs::set_log_sink(previous);
+  return lines;
+}
+
+/// Rank 0 logged exactly one choice, with the shared-memory path or without (`shared`); the others none.
+bool logged_choice(const std::vector<std::string>& lines, bool shared) {
+  std::vector<std::string> choices;
+  std::copy_if(lines.begin(), lines.end(), std::back_inserter(choices),
+               [](const std::string& l) { return l.rfind("Auto chose ", 0) == 0; });
+  if (world_rank() != 0) return choices.empty();
+  return choices.size() == 1 && (choices[0].find(" +shm") != std::string::npos) == shared;
+}
+
+/// Forward and reverse of `plan` against the oracle (block_oracle.hpp), rank `me`'s payload `pl`.
+std::string block_plan_against_oracle(hs::plan<double>& plan, const sweep::shape& s, int me, sweep::payload pl) {
+  const oracle::grid og = block_oracle::oracle_grid(s);
+  const block_oracle::neighbourhood n{};
+  std::vector<double> own(sweep::count_of(pl, me));
+  for (std::size_t e = 0; e < own.size(); ++e) own[e] = block_oracle::value_of(me, e);
+  const hs::halo<double> halo = plan.forward(own);
+  if (std::string why = block_oracle::compare_forward(halo, og, me, block_oracle::range_of(s, 1), n, pl); !why.empty())
+    return why;
+  hs::halo<double> contributions = plan.make_halo();
+  block_oracle::fill_contributions(contributions, me);
+  plan.reverse(contributions, std::span<double>(own));
+  return block_oracle::compare_reverse(own, og, me, block_oracle::range_of(s, 1), n);
+}
+}  // namespace
+
+TEST_CASE("Auto takes the shared-memory path where the model predicts it faster, and runs it", "[auto][nodes]") {
+  if (!all_on_one_machine()) return;  // the expectations take one node holding every rank
+  const int size = world_size();
+  int dims[2] = {0, 0};
+  MPI_Dims_create(size, 2, dims);
+  const sweep::shape s{{dims[0], dims[1]}, {true, false}};
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {dims[0], dims[1]}, .periodic = {true, false}});
+  const int me = grid.rank();
+  const sweep::payload pl = sweep::payload::uniform;  // every rank sends: a flat plan sends MPI messages on all
+  std::vector<double> mine(sweep::count_of(pl, me), 1.0);
+  std::uint64_t largest = mine.size();
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  struct expectation {
+    double shm_alpha;
+    hs::protocol mode;
+    bool asked;   // plan_options::shared_memory
+    bool shared;  // Auto takes the path
+  };
+  // A cheap path wins wherever a node holds 2 ranks; a dear one loses, unless the user asked for it;
+  // rendezvous keeps MPI whatever it costs.
+  for (const expectation& e : {expectation{1e-8, hs::protocol::overlapping, false, size > 1},
+                               expectation{0.5, hs::protocol::overlapping, false, false},
+                               expectation{0.5, hs::protocol::overlapping, true, size > 1},
+                               expectation{1e-8, hs::protocol::rendezvous, false, false}}) {
+    INFO("shm_alpha " << e.shm_alpha << (e.mode == hs::protocol::rendezvous ? " rendezvous" : "")
+                      << (e.asked ? " asked" : ""));
+    const std::string path = use_calibration(with_shared_memory_path(e.shm_alpha));
+    std::optional<hs::plan<double>> plan;
+    const hs::plan_options options{.mode = e.mode, .shared_memory = e.asked};
+    const auto lines = auto_log([&] { plan.emplace(hs::make_plan<hs::Auto, double>(grid, 1, mine.size(), options)); });
+    CHECK(logged_choice(lines, e.shared));
+    // The model's cheapest row that the plan runs as priced, on one node of every rank: under rendezvous a
+    // flat one; where the user asked for the path (the plan takes it anyway), one on the path.
+    const auto ranking = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), largest * sizeof(double),
+                                     hs::load_calibration(path).cost, e.mode, {}, std::nullopt, size);
+    const auto runnable = std::find_if(ranking.begin(), ranking.end(), [&](const hs::prediction& p) {
+      if (e.mode == hs::protocol::rendezvous) return p.inside_nodes.empty();
+      return !e.asked || size == 1 || p.inside_nodes == "shm";
+    });
+    REQUIRE(runnable != ranking.end());
+    CHECK(plan->strategy() == runnable->strategy);
+    CHECK((runnable->inside_nodes == "shm") == e.shared);
+    // It runs as chosen, on every rank alike: on the path no MPI message (one node), flat some.
+    hs::halo<double> halo = plan->make_halo();
+    const long before = collectives::sends();
+    plan->forward(mine, halo);
+    const bool no_message = collectives::sends() == before;
+    if (e.mode == hs::protocol::overlapping) CHECK(no_message == (e.shared || size == 1));
+    CHECK(same_everywhere(std::string(plan->strategy()) + (no_message ? " without MPI" : "")));
+    CHECK(block_plan_against_oracle(*plan, s, me, pl) == "");
+    done_with(path);
+  }
+}
+
+TEST_CASE("Auto prices the grid's own nodes: the path only where a node holds 2 ranks, MPI between nodes",
+          "[auto][nodes]") {
+  if (!all_on_one_machine()) return;  // pretend nodes split this machine's node
+  const int size = world_size();
+  const std::string path = use_calibration(with_shared_memory_path(1e-8));
+  const sweep::shape s{{size}, {true}};
+  for (const int node_size : {1, 2}) {
+    INFO("pretend nodes of " << node_size);
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {size}, .periodic = {true}, .node_sizes = {node_size}});
+    const int me = grid.rank();
+    const sweep::payload pl = sweep::payload::uniform;
+    std::optional<hs::plan<double>> plan;
+    const auto lines = auto_log([&] { plan.emplace(hs::make_plan<hs::Auto, double>(grid, 1, sweep::count_of(pl, me))); });
+    const auto ranking = hs::explain(grid.shape(), hs::make_range(grid.shape(), 1), sweep::count_of(pl, 0) * 8.0,
+                                     hs::load_calibration(path).cost, hs::protocol::overlapping, {}, std::nullopt,
+                                     std::min(node_size, size));
+    CHECK(plan->strategy() == ranking.front().strategy);
+    const bool shared = ranking.front().inside_nodes == "shm";
+    CHECK(logged_choice(lines, shared));
+    // By hand: the path pays where every rank has a neighbour on its node (nodes of 2, an even ring); never
+    // on nodes of 1 rank, although all ranks share this machine's memory. (At 3 ranks rank 2, alone on its
+    // node, sends by MPI either way: whether the others' path shortens the slowest rank depends on the
+    // candidates, NodeAggregate's one message per node pair among them; explain's ranking decides.)
+    if (node_size == 1 || size % 2 == 0) CHECK(shared == (node_size == 2 && size > 1));
+    // No MPI message to a rank of this rank's node, where the flat plan of the same strategy sends some.
+    auto flat = hs::make_plan<double>(grid, plan->strategy(), 1, sweep::count_of(pl, me));
+    std::vector<double> mine(sweep::count_of(pl, me), 1.0);
+    const auto in_node_sends = [&](hs::plan<double>& p) {
+      std::vector<long> before(static_cast<std::size_t>(size));
+      for (int q = 0; q < size; ++q) before[static_cast<std::size_t>(q)] = collectives::sends_to(q);
+      p.forward(mine);
+      long in_node = 0;
+      for (int q = 0; q < size; ++q)
+        if (q != me && q / node_size == me / node_size) in_node += collectives::sends_to(q) - before[static_cast<std::size_t>(q)];
+      MPI_Allreduce(MPI_IN_PLACE, &in_node, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      return in_node;
+    };
+    if (shared) {
+      CHECK(in_node_sends(*plan) == 0);
+      CHECK(in_node_sends(flat) > 0);
+    }
+    CHECK(block_plan_against_oracle(*plan, s, me, pl) == "");
+  }
+  done_with(path);
+}
+
+TEST_CASE("field and particle plans from Auto take the shared-memory path too", "[auto][nodes]") {
+  if (!all_on_one_machine() || world_size() < 2) return;  // one rank: no partner to share with
+  const std::string path = use_calibration(with_shared_memory_path(1e-8));
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}, .periodic = {true, false}});
+  const int me = grid.rank();
+  // A field: the same ghosts as Shift (over MPI), no MPI message.
+  const hs::offset cells{2 * grid.dim(0) + 3, 3 * grid.dim(1) + 1};
+  hs::grid_field<double> a(grid, cells, 1), b(grid, cells, 1);
+  for (std::size_t i = 0; i < a.storage().size(); ++i) a.storage()[i] = b.storage()[i] = me * 1e4 + static_cast<double>(i);
+  std::optional<hs::field_plan> field;
+  CHECK(logged_choice(auto_log([&] { field.emplace(hs::make_field_plan<hs::Auto>(a)); }), true));
+  long before = collectives::sends();
+  field->forward(a);
+  CHECK(collectives::sends() == before);
+  hs::fill_ghosts<hs::Shift>(b);
+  CHECK(std::memcmp(a.data(), b.data(), a.storage().size_bytes()) == 0);
+  // Particles: the same ghosts and positions as Shift's plan, no MPI message.
+  const hs::domain dom{{0, 0, 0}, {3, 2, 1}};
+  const auto [lo, hi] = hs::box_of(grid, dom);
+  std::vector<hs::position> x;
+  for (int i = 0; i < 5; ++i) {
+    const double f = (i + 0.5) / 5;
+    x.push_back({lo[0] + f * (hi[0] - lo[0]), lo[1] + (1 - f) * (hi[1] - lo[1]), 0.5});
+  }
+  std::optional<hs::particle_plan> chosen;
+  CHECK(logged_choice(auto_log([&] { chosen.emplace(hs::make_particle_plan<hs::Auto>(grid, dom, 0.7, x)); }), true));
+  auto shift = hs::make_particle_plan<hs::Shift>(grid, dom, 0.7, x);
+  std::vector<std::int64_t> ids(chosen->size()), expected(shift.size());
+  for (std::size_t i = 0; i < x.size(); ++i) ids[i] = expected[i] = me * 100 + static_cast<std::int64_t>(i);
+  before = collectives::sends();
+  chosen->forward(ids);
+  CHECK(collectives::sends() == before);
+  shift.forward(expected);
+  CHECK(ids == expected);
+  CHECK(std::memcmp(chosen->positions().data(), shift.positions().data(), ids.size() * sizeof(hs::position)) == 0);
+  done_with(path);
 }

@@ -8,4 +8,6 @@ namespace collectives {
 long allreduces();
 /// MPI_Isend calls so far (the shared-memory path sends none inside a node).
 long sends();
+/// MPI_Isend calls to rank `rank` of their communicator so far (ranks below 64; -1 above).
+long sends_to(int rank);
 }  // namespace collectives

@@ -38,7 +38,8 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 /// The strategy named at run time: a registered name without regard to case
 /// ("shift", "singlehop", ...), or "Auto" with <haloshift/auto.hpp> (rank 0
 /// ranks the candidates that can carry particles by explain_particles, with
-/// positions' bytes and the largest owned count, and broadcasts the choice).
+/// positions' bytes and the largest owned count, and broadcasts the choice,
+/// the shared-memory path included where the model predicts it faster).
 /// One plan type for every strategy, so choosing at run time instantiates
 /// the plan code once.
 template <detail::position_source V>
@@ -51,8 +52,12 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
   const detail::particle_sizing sized = detail::size_particle_blocks(grid.shape(), dom, cutoff, largest, sizeof(position));
   const detail::strategy_choice choice = detail::choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full, options.pattern}, .bytes = sized.bytes, .mode = options.mode,
-             .payload = detail::payload_kind::selective});
-  return detail::particle_builder::build(grid, dom, cutoff, x, options, {choice.entry.name, choice.entry});
+             .payload = detail::payload_kind::selective,
+             .shared_memory_possible = options.pack_threads <= 1,  // else batched, on MPI
+             .shared_memory_asked = options.shared_memory});
+  plan_options chosen = options;
+  chosen.shared_memory = options.shared_memory || choice.shared_memory;  // the user's request stays
+  return detail::particle_builder::build(grid, dom, cutoff, x, chosen, {choice.entry.name, choice.entry});
 }
 /// The strategy named at run time, the same cutoff along every dimension.
 template <detail::position_source V>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file auto.hpp
-/// @brief Auto: predict every strategy with the cost model, run the cheapest.
+/// @brief Auto's ranking: predict every strategy with the cost model, cheapest first (explain();
+/// Auto's choice from it: auto_choice.hpp).
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,7 +23,7 @@
 #include "../strategy_registry.hpp"
 #include "../auto_hook.hpp"
 #include "../model/calibration/calibration.hpp"
-#include "../model/calibration/measure_nodes.hpp"
+#include "../model/cost/node_placement.hpp"
 #include "../model/cost/arguments.hpp"
 #include "../model/simulation/simulator.hpp"
 #include "../model/simulation/staging.hpp"
@@ -217,122 +218,6 @@ inline std::vector<prediction> explain_particles(const grid_shape& grid, const d
   const detail::particle_sizing sized = detail::size_particle_blocks(grid, dom, cutoff, particles, bytes_per_particle);
   return detail::rank_candidates(grid, range{sized.reach, shell::full}, sized.bytes, cost, mode,
                                  detail::payload_kind::selective, {}, "explain_particles");
-}
-
-namespace detail {
-/// Auto's choice for a plan (collective): the agreed model, rank 0 ranks the
-/// candidates and broadcasts the winner's name and team, every rank looks the
-/// name up (the same error everywhere if a rank lacks it).
-inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const detail::auto_request& request) {
-  const hockney model = agreed_model(grid.comm());
-  // Flat candidates priced by the level each message crosses. The node-aware rows join when their
-  // executors do (the shm and aggregate strategies): then node_rows = true here and the choice carries
-  // prediction::inside_nodes to the plan.
-  const node_placement nodes = model.between_nodes() ? node_placement_of(grid.comm()) : node_placement{};
-  std::string name;  // the winner, or why rank 0 found none (`failed`)
-  offset team{0, 0, 0};
-  int failed = 0, staging = static_cast<int>(memory::mpi_path::detect);
-  if (grid.rank() == 0) {
-    // Rank 0 ranks alone, its peers already wait in the broadcast: a failure travels in it, never out of here.
-    try {
-      // Device data: staging picked too, where the model knows the device (else the executor decides, as without Auto).
-      const bool device = request.device && model.device().any();
-      const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
-      const std::vector<prediction> ranked = rank_candidates(request.grid, request.r, request.bytes, model, request.mode,
-                                                             request.payload, {}, "Auto", device ? &ways : nullptr, nodes);
-      if (!ranked.empty()) {
-        const prediction& p = ranked.front();
-        name = p.strategy;
-        team = p.team;
-        if (device) staging = static_cast<int>(p.staging == "direct" ? memory::mpi_path::direct : memory::mpi_path::staged);
-        log_message(log_level::info,
-                    "Auto chose " + name + (name == TeamShift::name ? " team " + to_string(team) : "") +
-                        (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
-                        ", predicted " + std::to_string(p.seconds * 1e6) + " us" +
-                        (device ? ", messages " + p.staging + " (" + p.staging_why + "), device " +
-                                      std::to_string(p.device_seconds * 1e6) + " us of it"
-                                : ""));
-      }
-    } catch (const std::exception& e) {
-      const std::string_view what = e.what(), prefix = "haloshift: ";
-      name = what.starts_with(prefix) ? std::string(what.substr(prefix.size())) : "Auto: " + std::string(what);
-      failed = 1;
-    }
-  }
-  int head[6] = {static_cast<int>(name.size()), team[0], team[1], team[2], failed, staging};
-  mpi::check(MPI_Bcast(head, 6, MPI_INT, 0, grid.comm()), "MPI_Bcast");
-  name.resize(static_cast<std::size_t>(head[0]));
-  mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
-  detail::strategy_choice choice;
-  mpi::agree(grid.comm(), [&] {
-    if (head[4] != 0) throw error(name);  // rank 0's failure, raised on every rank
-    if (name.empty()) throw error("Auto: no registered strategy can carry this payload");
-    choice.entry = detail::strategy_registry::instance().find(name);
-  });
-  choice.team = {head[1], head[2], head[3]};
-  choice.staging = static_cast<memory::mpi_path>(head[5]);
-  return choice;
-}
-
-/// Installs the model layer's chooser (idempotent).
-inline bool install_auto_chooser() {
-  installed_auto_chooser().store(&choose_by_model);
-  return true;
-}
-/// Including this header installs it before main.
-inline const bool auto_chooser_installed = install_auto_chooser();
-}  // namespace detail
-
-/// make_plan<Auto>: collective. Validates the arguments like every plan
-/// (before measuring anything, agreeing on the name "Auto"), reads the agreed
-/// cost model (agreed_model: calibration file, or one quick measurement per
-/// process), sizes blocks by the largest local_count, and runs the strategy
-/// rank 0 predicts fastest (explain()). HALOSHIFT_VERBOSE=1 (or
-/// set_verbose(true)) reports the choice through the log sink (log.hpp).
-template <class S, transferable T>
-  requires std::same_as<S, Auto>
-plan<T> make_plan(const cartesian_grid& grid, const offset& k, std::size_t local_count,
-                  const plan_options& options = {}) {
-  detail::install_auto_chooser();
-  return make_plan<T>(grid, Auto::name, k, local_count, options);
-}
-/// `make_plan<Auto>` with the same `k` along every dimension.
-template <class S, transferable T>
-  requires std::same_as<S, Auto>
-plan<T> make_plan(const cartesian_grid& grid, int k, std::size_t local_count, const plan_options& options = {}) {
-  detail::install_auto_chooser();
-  return make_plan<T>(grid, Auto::name, k, local_count, options);
-}
-
-/// make_particle_plan<Auto>: validates like every particle plan, reads the
-/// agreed cost model, and builds the plan of the strategy rank 0 ranks first
-/// by explain_particles (positions' bytes, the largest owned count).
-/// Positions in any layout, as for every strategy (position_source).
-template <class S, detail::position_source V>
-  requires std::same_as<S, Auto>
-particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
-                                 const plan_options& options = {}) {
-  detail::install_auto_chooser();
-  return make_particle_plan(grid, Auto::name, dom, cutoff, x, options);
-}
-
-/// make_field_plan<Auto>: rank 0 ranks the strategies that can select (blocks
-/// sized as the mean ghost bytes per imported box of the largest box). With a
-/// device space (make_field_plan<Auto, memory::device>) it picks how the
-/// messages reach MPI too, among the ways plan_options::device_mpi and the
-/// detection allow, where the model knows the device's costs (a calibration
-/// that measured it); the plan runs with that choice as its device_mpi.
-template <class S, class Space = memory::host>
-  requires std::same_as<S, Auto>
-field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, const plan_options& options = {},
-                           std::size_t element_size = sizeof(double)) {
-  detail::install_auto_chooser();
-  if constexpr (detail::device_space<Space>) {
-    const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(Auto::name));
-    return detail::field_plan_builder::automatic(grid, checked, options, element_size, true);
-  } else {
-    return make_field_plan(grid, Auto::name, shape, options, element_size);
-  }
 }
 
 }  // namespace haloshift

@@ -206,16 +206,18 @@ struct plan_builder {
   }
 
   /// Auto: validate (agreeing on the name "Auto"), let the model layer choose
-  /// (collective; rank 0 decides), then build the chosen strategy.
+  /// (collective; rank 0 decides), then build the chosen strategy, on the
+  /// shared-memory path where Auto chose it.
   template <transferable T>
   static plan<T> build_auto(const cartesian_grid& grid, const offset& k, const std::function<range()>& make,
                             std::size_t local_count, const plan_options& options) {
     const auto [r, largest] = validate(grid, k, make, local_count, sizeof(T), options, "Auto");
     const detail::strategy_choice choice = detail::choose_automatically(
         grid, {.grid = grid.shape(), .r = r, .bytes = static_cast<double>(largest * sizeof(T)), .mode = options.mode,
-               .payload = detail::payload_kind::block});
+               .payload = detail::payload_kind::block, .shared_memory_asked = options.shared_memory});
     plan_options chosen = options;
     chosen.team = choice.team;
+    chosen.shared_memory = options.shared_memory || choice.shared_memory;  // the user's request stays
     return build<T>(grid, {k, make, local_count}, chosen, {choice.entry.name, choice.entry});
   }
 };

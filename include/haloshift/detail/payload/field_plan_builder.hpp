@@ -68,7 +68,8 @@ struct field_plan_builder {
   /// Auto for grids: blocks sized as the mean ghost bytes per imported box of
   /// the largest box; the model layer ranks the strategies that can select
   /// and, for fields in device memory (`device`), how their messages reach
-  /// MPI: the plan then runs with that plan_options::device_mpi.
+  /// MPI: the plan then runs with that plan_options::device_mpi; for host
+  /// fields, whether on the shared-memory path (plan_options::shared_memory).
   /// What Auto ranks the strategies for (collective): the plan's range and the block size, the mean
   /// ghost bytes per imported box of the largest box. The C interface's hs_explain_field ranks the same.
   static std::pair<range, double> auto_sizing(const cartesian_grid& grid, const field_shape& shape,
@@ -91,10 +92,12 @@ struct field_plan_builder {
                                             .mode = options.mode,
                                             .payload = detail::payload_kind::selective,
                                             .device = device,
-                                            .device_mpi = options.device_mpi});
-    if (choice.staging == memory::mpi_path::detect) return build(grid, shape, options, {choice.entry.name, choice.entry});
+                                            .device_mpi = options.device_mpi,
+                                            .shared_memory_possible = options.pack_threads <= 1,  // else batched
+                                            .shared_memory_asked = options.shared_memory});
     plan_options picked = options;
-    picked.device_mpi = choice.staging;
+    if (choice.staging != memory::mpi_path::detect) picked.device_mpi = choice.staging;
+    picked.shared_memory = options.shared_memory || choice.shared_memory;
     return build(grid, shape, picked, {choice.entry.name, choice.entry});
   }
 };

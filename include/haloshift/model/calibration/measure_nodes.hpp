@@ -29,7 +29,6 @@ inline node_placement node_placement_of(MPI_Comm comm) {
   mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   if (const std::vector<int> sizes = pretend_node_sizes(); !sizes.empty()) return pretend_placement(sizes, size);
-  node_placement out;
   MPI_Comm shared = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared), "MPI_Comm_split_type");
   int leader = rank;  // the node's lowest rank names it
@@ -39,18 +38,9 @@ inline node_placement node_placement_of(MPI_Comm comm) {
   mpi::check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
   std::map<int, int> number;  // leader -> node number, in order of first appearance
   for (const int l : leaders) number.emplace(l, static_cast<int>(number.size()));
-  int first = 0;  // ranks on node 0
-  for (int r = 0; r < size; ++r) {
-    out.node_of.push_back(number[leaders[static_cast<std::size_t>(r)]]);
-    first += out.node_of.back() == 0;
-  }
-  bool blocks = true;
-  for (int r = 0; r < size; ++r) blocks = blocks && out.node_of[static_cast<std::size_t>(r)] == r / first;
-  if (blocks) {
-    out.node_of.clear();
-    out.ranks_per_node = first;
-  }
-  return out;
+  std::vector<int> node_of;
+  for (const int l : leaders) node_of.push_back(number[l]);
+  return placement_of(std::move(node_of));
 }
 
 /// The lowest rank of `ranks` that shares node 0 (`inside`) or does not (`!inside`); 0 if none.

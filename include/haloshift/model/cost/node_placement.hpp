@@ -7,6 +7,7 @@
 /// smaller), or a node per rank. A node size costs no memory per rank, so a
 /// million-rank prediction needs nothing more.
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -36,6 +37,17 @@ struct node_placement {
   /// Ranks `a` and `b` share a node.
   bool same_node(int a, int b) const noexcept { return a == b || (two_levels() && node(a) == node(b)); }
 };
+
+/// The placement of the nodes `node_of` (per rank, numbered in the order of their lowest ranks): a
+/// node size where they are consecutive blocks of ranks (the last possibly smaller), which keeps the
+/// simulator's classes cheap, else the list.
+inline node_placement placement_of(std::vector<int> node_of) {
+  const int first = static_cast<int>(std::count(node_of.begin(), node_of.end(), 0));  // ranks on node 0
+  bool blocks = first > 0;
+  for (std::size_t r = 0; r < node_of.size() && blocks; ++r) blocks = node_of[r] == static_cast<int>(r) / first;
+  if (blocks) return {first};
+  return {0, std::move(node_of)};
+}
 
 /// `layout` must fit a grid of `ranks` ranks: a node size >= 0, or one node number >= 0 per rank.
 inline void check_node_placement(const char* where, const node_placement& layout, int ranks) {
