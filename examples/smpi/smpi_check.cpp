@@ -64,13 +64,14 @@ std::vector<std::size_t> size_list(const std::string& text) {
   return out;
 }
 
-const std::vector<std::string> all_strategies{"Shift", "TeamShift", "SingleHop", "TtlMultiHop", "NeighborAlltoall"};
+const std::vector<std::string> all_strategies{"Shift",       "TeamShift",        "SingleHop",
+                                              "TtlMultiHop", "NeighborAlltoall", "NodeAggregate"};
 
 std::vector<std::string> strategy_list(const std::string& text) {
   std::vector<std::string> out = split(text, ',');
   for (const auto& s : out)
     if (std::find(all_strategies.begin(), all_strategies.end(), s) == all_strategies.end())
-      bad("unknown strategy '" + s + "' (Shift, TeamShift, SingleHop, TtlMultiHop, NeighborAlltoall)");
+      bad("unknown strategy '" + s + "' (Shift, TeamShift, SingleHop, TtlMultiHop, NeighborAlltoall, NodeAggregate)");
   return out;
 }
 
@@ -254,7 +255,8 @@ int main(int argc, char** argv) {
         "scripts/smpi_crosscheck sets up the platform and configuration (docs/smpi.md).",
         "haloshift_smpi_check"};
     tool::add_version(app);
-    std::string ks = "1,2", sizes = "64,4K,32K,256K", strategies = "Shift,TeamShift,SingleHop,TtlMultiHop,NeighborAlltoall";
+    std::string ks = "1,2", sizes = "64,4K,32K,256K";
+    std::string strategies = "Shift,TeamShift,SingleHop,TtlMultiHop,NeighborAlltoall,NodeAggregate";
     std::string protocols = "overlapping,rendezvous", grid_text, teams = "all";
     double tolerance = 0.02, envelope = 16, max_memory_mib = 8192;
     int reps = 1, node_size = 0;
@@ -316,6 +318,9 @@ int main(int argc, char** argv) {
       options.dims = dims_of(grid_text);
       options.periodic.assign(options.dims.size(), true);
     }
+    // NodeAggregate's nodes are the grid's: the platform's nodes of --node-size hosts, as the model has them
+    // (SMPI's shared-memory split knows no nodes of the platform).
+    if (node_size > 1) options.node_sizes = {node_size};
     hs::cartesian_grid grid(MPI_COMM_WORLD, options);
     const MPI_Comm comm = grid.comm();
     const int P = grid.size();
