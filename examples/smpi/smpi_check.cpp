@@ -40,8 +40,10 @@
 #include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,21 @@ std::vector<std::size_t> size_list(const std::string& text) {
   for (double b : tool::size_list(text)) out.push_back(static_cast<std::size_t>(b));
   return out;
 }
+
+/// NodeAggregate on the platform's nodes (hosts in blocks of --node-size, as the model places them). The
+/// grid's own nodes are the ranks that share memory, and SMPI gives every rank a host of its own, so
+/// MPI_COMM_TYPE_SHARED (and pretend nodes inside it) knows no node of the platform: the driver runs
+/// NodeAggregate's schedule on the platform's nodes under a name of its own.
+struct PlatformNodeAggregate {
+  static constexpr std::string_view name = "NodeAggregateOnPlatform";
+  static constexpr bool blocks_only = true;
+  static inline int node_size = 1;
+  static hs::schedule make_schedule(const hs::grid_shape& g, const hs::range& r) {
+    auto node_of = std::make_shared<std::vector<int>>();
+    for (int rank = 0; rank < g.size(); ++rank) node_of->push_back(rank / node_size);
+    return hs::NodeAggregate::make_schedule(g, r, {.node_of = node_of});
+  }
+};
 
 const std::vector<std::string> all_strategies{"Shift",       "TeamShift",        "SingleHop",
                                               "TtlMultiHop", "NeighborAlltoall", "NodeAggregate"};
@@ -318,10 +335,12 @@ int main(int argc, char** argv) {
       options.dims = dims_of(grid_text);
       options.periodic.assign(options.dims.size(), true);
     }
-    // NodeAggregate's nodes are the grid's: the platform's nodes of --node-size hosts, as the model has them
-    // (SMPI's shared-memory split knows no nodes of the platform).
-    if (node_size > 1) options.node_sizes = {node_size};
     hs::cartesian_grid grid(MPI_COMM_WORLD, options);
+    PlatformNodeAggregate::node_size = std::max(node_size, 1);
+    try {
+      hs::register_strategy<PlatformNodeAggregate>(false);
+    } catch (const hs::error&) {  // another rank of this process registered it (SMPI may share the registry)
+    }
     const MPI_Comm comm = grid.comm();
     const int P = grid.size();
 
@@ -476,7 +495,8 @@ int main(int argc, char** argv) {
             po.mode = mode;
             if (v.team)
               for (int d = 0; d < 3; ++d) po.team[d] = kk[d] && grid.dim(d) % v.team == 0 ? v.team : 1;
-            auto plan = hs::make_plan<std::byte>(grid, v.strategy, kk, bytes, po);
+            const std::string run_as{v.strategy == "NodeAggregate" ? PlatformNodeAggregate::name : v.strategy};
+            auto plan = hs::make_plan<std::byte>(grid, run_as, kk, bytes, po);
             auto halo = plan.make_halo();
             plan.forward(mine, halo);  // warm-up
             double t = 0, spread = 0;
