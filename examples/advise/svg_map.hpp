@@ -16,14 +16,17 @@
 
 namespace advise {
 
-/// The four strategies the model tells apart, with their map colours.
+/// The strategies the model tells apart, with their map colours (NodeAggregate only with --node-size).
 struct family {
   const char* name;
   const char* colour;
 };
 inline const std::vector<family>& families() {
-  static const std::vector<family> f{
-      {"Shift", "#4e79a7"}, {"TeamShift", "#f28e2b"}, {"SingleHop", "#59a14f"}, {"TtlMultiHop", "#e15759"}};
+  static const std::vector<family> f{{"Shift", "#4e79a7"},
+                                     {"TeamShift", "#f28e2b"},
+                                     {"SingleHop", "#59a14f"},
+                                     {"TtlMultiHop", "#e15759"},
+                                     {"NodeAggregate", "#76b7b2"}};
   return f;
 }
 inline const char* colour_of(const std::string& strategy) {
@@ -154,7 +157,8 @@ inline void write_svg(const haloshift::advice_map& map, const std::string& title
   for (const family& f : families()) {
     s << "<rect x=\"" << legend_x << "\" y=\"" << ly << "\" width=\"16\" height=\"16\" fill=\"" << f.colour
       << "\"/><text x=\"" << legend_x + 22 << "\" y=\"" << ly + 12 << "\">" << f.name
-      << (std::string(f.name) == "TeamShift" ? " (c = team size)" : "") << "</text>\n";
+      << (std::string(f.name) == "TeamShift" ? " (c = team size)" : "")
+      << (std::string(f.name) == "NodeAggregate" ? " (with nodes)" : "") << "</text>\n";
     ly += 24;
   }
   s << "<path d=\"M " << legend_x << " " << ly + 8 << " h 16\" stroke=\"black\" stroke-width=\"2.5\" "

@@ -132,7 +132,7 @@ class strategy_registry {
     team.team_sizes = true;
     entries_.push_back(team);
     entries_.push_back(entry_of<NeighborAlltoall>(false));  // no model of MPI's own algorithm
-    entries_.push_back(entry_of<NodeAggregate>(false));     // the model does not price node layouts yet
+    entries_.push_back(entry_of<NodeAggregate>());  // a candidate where the model knows several nodes
   }
 
   /// names() under the caller's lock.

@@ -11,6 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace hs = haloshift;
 
@@ -299,7 +302,9 @@ TEST_CASE("explain adds the shared-memory rows where ranks share nodes, and pric
   const auto flat = hs::explain(g, r, 4096, two);
   for (const auto& p : flat) CHECK(p.inside_nodes.empty());
   const auto nodes = hs::explain(g, r, 4096, two, hs::protocol::overlapping, {}, std::nullopt, 16);
-  REQUIRE(nodes.size() == 2 * flat.size());
+  REQUIRE(nodes.size() == 2 * (flat.size() + 1));  // every row flat and shm, NodeAggregate's too (4 nodes)
+  auto node_of = std::make_shared<std::vector<int>>();
+  for (int rank = 0; rank < g.size(); ++rank) node_of->push_back(rank / 16);
   for (const auto& p : nodes) {
     INFO(p.strategy << " " << p.inside_nodes);
     hs::detail::simulation_setup setup;
@@ -308,13 +313,59 @@ TEST_CASE("explain adds the shared-memory rows where ranks share nodes, and pric
     setup.nodes.ranks_per_node = 16;
     setup.shm = p.inside_nodes == "shm";
     const auto& e = hs::detail::strategy_registry::instance().find(p.strategy);
-    const hs::schedule s = e.make_schedule(g, r, hs::strategy_parameters{p.team});
+    const hs::schedule s = e.make_schedule(g, r, hs::strategy_parameters{p.team, node_of});
     setup.staging = hs::detail::staging_of(g, s, r, p.strategy);
     CHECK(p.seconds == hs::detail::simulate(g, s, setup).makespan);
   }
+  CHECK(std::count_if(flat.begin(), flat.end(), [](const auto& p) { return p.strategy == "NodeAggregate"; }) == 0);
   CHECK(std::is_sorted(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; }));
   // Dearer messages between nodes than inside: the two-level time of a flat row lies above the in-node model's.
   CHECK(nodes.front().seconds < hs::explain(g, r, 4096, *two.between_nodes()).front().seconds);
   CHECK_THROWS_WITH(hs::explain(g, r, 8, two, hs::protocol::overlapping, {}, std::nullopt, -2),
                     Catch::Contains("ranks_per_node must be >= 0, got -2"));
+}
+
+TEST_CASE("explain prices NodeAggregate where nodes hold several ranks, first where messages between nodes are dear",
+          "[model][advisor][nodes]") {
+  // 4x4x4 periodic, nodes of 8 consecutive ranks (1x2x4 boxes, 8 nodes): each node's ranks want blocks
+  // of 5 other nodes, one message per node pair under NodeAggregate against many flat messages between
+  // nodes per rank. Small blocks and a dear message between nodes (latency and gap 20 times those
+  // inside): aggregation pays. Both levels alike, among MPI messages (flat rows) it only adds rounds and
+  // hops. (With the shared-memory path its in-node rounds cost almost nothing, so NodeAggregate+shm may
+  // lead even then: it moves messages into the nodes.)
+  const hs::grid_shape g({4, 4, 4}, {true, true, true});
+  const auto r = hs::make_range(g, 1);
+  const hs::hockney inside = hs::hockney(1e-6, 0.1e-9, 0.2e-6).with_copy_beta(0.05e-9).with_shm_alpha(0.2e-6);
+  const auto count = [](const std::vector<hs::prediction>& rows, const std::string& name) {
+    return std::count_if(rows.begin(), rows.end(), [&](const auto& p) { return p.strategy == name; });
+  };
+  const auto dear = hs::explain(g, r, 64, inside.with_between_nodes(hs::hockney(20e-6, 1e-9, 4e-6)),
+                                hs::protocol::overlapping, {}, std::nullopt, 8);
+  const auto first_flat = [](const std::vector<hs::prediction>& rows) {
+    return std::find_if(rows.begin(), rows.end(), [](const auto& p) { return p.inside_nodes.empty(); })->strategy;
+  };
+  CHECK(count(dear, "NodeAggregate") == 2);  // flat and with the shared-memory path
+  CHECK(dear.front().strategy == "NodeAggregate");
+  CHECK(first_flat(dear) == "NodeAggregate");
+  const auto alike = hs::explain(g, r, 64, inside.with_between_nodes(inside), hs::protocol::overlapping, {},
+                                 std::nullopt, 8);
+  CHECK(count(alike, "NodeAggregate") == 2);
+  CHECK(first_flat(alike) != "NodeAggregate");
+  // No rows where nothing aggregates: one level, one node of every rank, a rank per node.
+  for (const int per_node : {0, 1, 64, 100})
+    CHECK(count(hs::explain(g, r, 64, inside.with_between_nodes(inside), hs::protocol::overlapping, {},
+                            std::nullopt, per_node),
+                "NodeAggregate") == 0);
+  // Above the blocks it is priced for (ranks times offsets, node_aware_priced_blocks) it is left out.
+  const hs::grid_shape large({44, 44, 44}, {true, true, true});
+  REQUIRE(large.size() * 26.0 > hs::detail::node_aware_priced_blocks);
+  CHECK(count(hs::explain(large, hs::make_range(large, 1), 64, inside.with_between_nodes(inside),
+                          hs::protocol::overlapping, {}, std::nullopt, 88),  // boxes of 2 lines: fast classes
+              "NodeAggregate") == 0);
+  // Particles and fields never take it (blocks only), with nodes or without.
+  const hs::detail::node_placement nodes{8};
+  for (const auto& p : hs::detail::rank_candidates(g, r, 64, inside.with_between_nodes(inside),
+                                                   hs::protocol::overlapping, hs::detail::payload_kind::selective, {},
+                                                   "explain", nullptr, nodes, true))
+    CHECK(p.strategy != "NodeAggregate");
 }

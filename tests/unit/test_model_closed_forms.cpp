@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <haloshift/auto.hpp>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "../support/catch.hpp"
 #include "../support/model_oracles/closed_forms.hpp"
@@ -576,4 +578,41 @@ TEST_CASE("two levels: a rank's messages across levels leave latency first, by h
     const double expected = std::max(w_in + inj_in, w_out) + inj_out;
     for (const double t : hs::detail::simulate(ring, s, setup).finish) CHECK(close(t, expected));
   }
+}
+
+TEST_CASE("two levels: NodeAggregate's gather, exchange and scatter by hand on a ring of two nodes",
+          "[model][closed][nodes]") {
+  // 4 ranks on a periodic ring, nodes {0, 1} and {2, 3}, k = 1: every rank wants both neighbours' blocks.
+  // Each node has one partner node, so its lowest rank leads: 0 and 2. Round 0: ranks 0 and 3 copy their
+  // block to the periodic image the other node wants across the seam (copy_beta m each). Round 1, inside
+  // the nodes: 0 -> 1 and 1 -> 0 one block each (1's block serves 0 and goes on to 2 through 0), 2 -> 3 one,
+  // 3 -> 2 two (3's block for 2, and its image for 0). Round 2, between the leaders: 0 -> 2 and 2 -> 0, two
+  // blocks each. Round 3, inside: 0 -> 1 and 2 -> 3, one block each. Each message alone on its port:
+  //   round 1 ends at c m + L(m) on ranks 0 and 1, c m + L(2m) on 2 and 3 (3 started after its copy),
+  //   round 2 at c m + L(2m) + T(2m) on the leaders (0 waits for 2), round 3 adds L(m) on every rank,
+  // where L is the in-node route (alpha + beta x, or shm_alpha + copy_beta x on the shared-memory path) and
+  // T the route between nodes.
+  const double m = 1000, a_in = 1e-6, b_in = 0.1e-9, a_out = 5e-6, b_out = 1e-9, shm = 0.3e-6, copy = 0.05e-9;
+  const hs::hockney two = hs::hockney(a_in, b_in, 0.2e-6)
+                              .with_between_nodes(hs::hockney(a_out, b_out, 1e-6))
+                              .with_shm_alpha(shm)
+                              .with_copy_beta(copy);
+  const hs::grid_shape ring({4}, {true});
+  const auto node_of = std::make_shared<const std::vector<int>>(std::vector<int>{0, 0, 1, 1});
+  const hs::schedule s = hs::NodeAggregate::make_schedule(ring, hs::make_range(ring, 1), {.node_of = node_of});
+  for (const bool via_shm : {false, true}) {
+    hs::detail::simulation_setup setup = setup_for(two, hs::protocol::overlapping, m);
+    setup.nodes.ranks_per_node = 2;
+    setup.shm = via_shm;
+    const auto inside = [&](double x) { return via_shm ? shm + copy * x : a_in + b_in * x; };
+    const double expected = copy * m + inside(2 * m) + (a_out + b_out * 2 * m) + inside(m);
+    const auto result = hs::detail::simulate(ring, s, setup);
+    INFO("shm " << via_shm);
+    for (const double t : result.finish) CHECK(close(t, expected));
+    CHECK(result.messages == 8);  // 4 in round 1, 2 between the nodes, 2 in round 3
+    CHECK(close(result.bytes, 11 * m));  // 5 blocks in round 1, 4 in round 2, 2 in round 3
+  }
+  // No layout: the one-level model prices the same schedule, every message alike.
+  const auto flat = setup_for(hs::hockney(a_in, b_in, 0.2e-6).with_copy_beta(copy), hs::protocol::overlapping, m);
+  CHECK(close(hs::detail::simulate(ring, s, flat).makespan, copy * m + 3 * a_in + 5 * b_in * m));
 }

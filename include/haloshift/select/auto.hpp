@@ -9,6 +9,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -104,13 +105,57 @@ inline prediction predict_on_device(const grid_shape& grid, const schedule& s, s
   return p;
 }
 
+/// TeamShift's candidate teams: the same c along every dimension that it divides (1 elsewhere), c >= 2.
+inline std::vector<offset> team_sizes(const grid_shape& grid, const range& r) {
+  std::vector<offset> out;
+  int largest = 1;
+  for (int d = 0; d < max_dims; ++d) largest = std::max(largest, std::min(grid.dim(d), r.k[d]));
+  for (int c = 2; c <= largest; ++c) {
+    offset team{1, 1, 1};
+    bool any = false;
+    for (int d = 0; d < max_dims; ++d)
+      if (r.k[d] > 0 && grid.dim(d) % c == 0) {
+        team[d] = c;
+        any = true;
+      }
+    if (any) out.push_back(team);
+  }
+  return out;
+}
+
+/// The most blocks wanted over all ranks (ranks times the range's offsets) for which explain() prices
+/// the node-aware strategies. NodeAggregate's schedule lists every rank's wanted blocks and the
+/// simulator runs it rank by rank (its leaders are no property of a coordinate), so its price takes
+/// time linear in that count: about 2.5 s per million blocks on the 2-core build machine (a periodic
+/// 32^3 grid at k = 1, 0.85 million, explain() in 2.1 s). Above it (80,659 ranks at k = 1 in 3D,
+/// 16,912 at k = 2) explain() and Auto leave NodeAggregate out rather than take minutes.
+inline constexpr double node_aware_priced_blocks = 2097152;
+
+/// Per rank its node under `placement`, for the node-aware schedules (strategy_parameters::node_of),
+/// or null where there is nothing to aggregate (no layout, one node, or no node holding two ranks) or
+/// the grid is too large to price them (node_aware_priced_blocks).
+inline std::shared_ptr<const std::vector<int>> aggregating_nodes(const node_placement& placement,
+                                                                 const grid_shape& grid, const range& r) {
+  const int ranks = grid.size();
+  if (!placement.two_levels() || ranks < 2) return nullptr;
+  if (static_cast<double>(ranks) * static_cast<double>(offsets(r).size()) > node_aware_priced_blocks) return nullptr;
+  auto out = std::make_shared<std::vector<int>>(static_cast<std::size_t>(ranks));
+  for (int rank = 0; rank < ranks; ++rank) (*out)[static_cast<std::size_t>(rank)] = placement.node(rank);
+  std::vector<int> sorted = *out;
+  std::sort(sorted.begin(), sorted.end());
+  const bool shared = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  return shared && sorted.front() != sorted.back() ? out : nullptr;
+}
+
 /// Every Auto candidate of the registry (TeamShift once per team size), with
 /// its predicted time, cheapest first; `selective` keeps only the schedules
 /// that can carry particles and grid fields; `device`, when set: blocks in
 /// device memory, each candidate the cheaper of the ways it allows. `nodes`:
 /// which ranks share a node (messages priced by the level they cross); with
 /// `node_rows` and ranks sharing nodes, each host candidate once more with the
-/// shared-memory path inside nodes (prediction::inside_nodes).
+/// shared-memory path inside nodes (prediction::inside_nodes). Node-aware
+/// strategies (NodeAggregate) are candidates only where `nodes` has several
+/// nodes and some node holds several ranks, their schedule built on those nodes.
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
@@ -126,9 +171,16 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   setup.block_bytes = [bytes](int) { return bytes; };
   setup.nodes = nodes;
   std::vector<prediction> out;
+  std::optional<std::shared_ptr<const std::vector<int>>> node_list;  // for node-aware entries, made once
   auto add = [&](const detail::strategy_entry& e, const offset& team) {
     if (payload == detail::payload_kind::selective && !e.selective_payloads) return;
-    const schedule s = e.make_schedule(grid, r, strategy_parameters{.team = team});
+    strategy_parameters parameters{.team = team};
+    if (e.needs_nodes) {  // NodeAggregate: priced with the placement's nodes, where nodes share ranks
+      if (!node_list) node_list = aggregating_nodes(nodes, grid, r);
+      if (!*node_list) return;
+      parameters.node_of = *node_list;
+    }
+    const schedule s = e.make_schedule(grid, r, parameters);
     if (payload == detail::payload_kind::selective && !carries_selective(s)) return;
     simulation_setup own = setup;
     prediction p;
@@ -142,7 +194,7 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
     p.seconds = simulate(grid, s, own).makespan;
     out.push_back(p);
-    if (node_rows && nodes.two_levels()) {  // the node-aware variant (an aggregating one would join here)
+    if (node_rows && nodes.two_levels()) {  // the strategy again, with the shared-memory path inside nodes
       own.shm = true;
       p.inside_nodes = "shm";
       p.seconds = simulate(grid, s, own).makespan;
@@ -152,23 +204,10 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
   for (const detail::strategy_entry& e : detail::strategy_registry::instance().entries()) {
     if (!e.auto_candidate) continue;
     if (!only.empty() && std::find(only.begin(), only.end(), std::string(e.name)) == only.end()) continue;
-    if (!e.team_sizes) {
+    if (e.team_sizes)
+      for (const offset& team : team_sizes(grid, r)) add(e, team);
+    else
       add(e, {0, 0, 0});
-      continue;
-    }
-    // Team sizes: the same c along every dimension that it divides (1 elsewhere), c >= 2.
-    int largest = 1;
-    for (int d = 0; d < max_dims; ++d) largest = std::max(largest, std::min(grid.dim(d), r.k[d]));
-    for (int c = 2; c <= largest; ++c) {
-      offset team{1, 1, 1};
-      bool any = false;
-      for (int d = 0; d < max_dims; ++d)
-        if (r.k[d] > 0 && grid.dim(d) % c == 0) {
-          team[d] = c;
-          any = true;
-        }
-      if (any) add(e, team);
-    }
   }
   std::stable_sort(out.begin(), out.end(), [](const prediction& a, const prediction& b) { return a.seconds < b.seconds; });
   return out;
@@ -192,7 +231,9 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// (the last node possibly smaller; docs/node-aware.md, "The two-level
 /// model"): every message is priced by the level it crosses, and each host
 /// candidate comes once more with the shared-memory path inside nodes
-/// (prediction::inside_nodes "shm"). 0 or 1: one level, as without nodes.
+/// (prediction::inside_nodes "shm"), NodeAggregate among them where there
+/// are several nodes (one message per node pair between nodes, flat and
+/// "shm"). 0 or 1: one level, as without nodes.
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
                                        protocol mode = protocol::overlapping,
                                        const std::vector<std::string>& only = {},

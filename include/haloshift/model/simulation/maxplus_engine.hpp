@@ -10,15 +10,16 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "../../grid/grid_shape.hpp"
 #include "../../detail/schedule/colouring.hpp"
 #include "../../schedule/schedule.hpp"
+#include "class_messages.hpp"
 #include "partner_tables.hpp"
 #include "rank_classes.hpp"
+#include "round_slots.hpp"
 #include "simulation_setup.hpp"
 
 namespace haloshift::detail {
@@ -31,20 +32,14 @@ namespace haloshift::detail {
 /// every rank; with coarser classes it computes the same numbers, bit for
 /// bit, because the operations each class performs are those of each of its
 /// members, in the same order.
-class maxplus_engine {
+class maxplus_engine : class_messages {
  public:
   /// `uniform_bytes`: the size of every rank's block, or < 0 when they differ.
   maxplus_engine(const grid_shape& grid, const schedule& s, const simulation_setup& setup, rank_classes classes,
                  double uniform_bytes)
-      : grid_(grid),
-        s_(s),
-        setup_(setup),
-        classes_(std::move(classes)),
-        n_(classes_.size()),
-        uniform_bytes_(uniform_bytes) {
+      : class_messages(grid, s, setup, std::move(classes), uniform_bytes),
+        listed_(names_senders(s) && n_ == grid.size()) {
     now_.assign(static_cast<std::size_t>(n_), 0.0);
-    for (int d = 0; d < max_dims; ++d) along_[d] = classes_.classes_along(d);
-    every_box_exists_ = every_box_exists(grid, s);
   }
 
   simulation_result run() {
@@ -104,13 +99,23 @@ class maxplus_engine {
     done_.resize(n);
     next_.resize(n);
     const auto colour = [this](int a, int b, int z) {
-      return links_.colour_dim < 0 || links_.first[static_cast<std::size_t>(along_dim(links_.colour_dim, a, b, z))];
+      const int d = links_.colour_dim;
+      return d < 0 || links_.first[static_cast<std::size_t>(partner_tables::along_dim(d, a, b, z))];
     };
     const double copy_beta = setup_.cost.copy_beta();
     from_.resize(n);
     first_send_.resize(n);
-    sends_.resize(n);
-    each_class([&](std::size_t c, int a, int b, int z) { sends_[c] = send_of(c, links_, t, a, b, z); });
+    if (listed_ && !t.senders.only.empty()) {  // named senders, a class per rank: only they send
+      sends_.assign(n, send{});
+      for (const offset& x : t.senders.only) {
+        const auto c = static_cast<std::size_t>(classes_.class_of(x));
+        sends_[c] = send_of(c, links_, t, classes_.class_along(0, x[0]), classes_.class_along(1, x[1]),
+                            classes_.class_along(2, x[2]));
+      }
+    } else {
+      sends_.resize(n);
+      each_class([&](std::size_t c, int a, int b, int z) { sends_[c] = send_of(c, links_, t, a, b, z); });
+    }
     count(sends_, 1);
     each_class([&](std::size_t c, int a, int b, int z) {
       if (copy_beta > 0 && !sends_[c].exists) now_[c] += copy_beta * copy_bytes(c, links_, t, a, b, z);
@@ -128,109 +133,6 @@ class maxplus_engine {
   }
 
  private:
-  /// A class's send in one transfer, as its representative makes it.
-  struct send {
-    double bytes = 0, seconds = 0;
-    std::uint32_t to = 0;  ///< the receiver's class
-    bool exists = false;
-    message_route route;  ///< the level it crosses (node_placement) and what prices it
-  };
-
-  offset coords(std::size_t c) const { return classes_.representative(static_cast<int>(c)); }
-  int rank(std::size_t c) const { return grid_.rank_of(coords(c)); }
-
-  /// The class with these classes along the dimensions, or `none` when one is -1 (no box).
-  std::size_t product(int a, int b, int c) const {
-    if (a < 0 || b < 0 || c < 0) return none;
-    return (static_cast<std::size_t>(a) * static_cast<std::size_t>(along_[1]) + static_cast<std::size_t>(b)) *
-               static_cast<std::size_t>(along_[2]) +
-           static_cast<std::size_t>(c);
-  }
-  /// Calls f(c, a, b, z) for every class c, with its classes a, b, z along the dimensions.
-  template <class F>
-  void each_class(F&& f) const {
-    std::size_t c = 0;
-    for (int a = 0; a < along_[0]; ++a)
-      for (int b = 0; b < along_[1]; ++b)
-        for (int z = 0; z < along_[2]; ++z) f(c++, a, b, z);
-  }
-
-  unsigned staging(std::size_t c, std::size_t round, std::size_t ti) const {
-    return charges_staging() ? setup_.staging(rank(c), round, ti) : 0u;
-  }
-  bool charges_staging() const { return setup_.staging && !setup_.launches && setup_.cost.copy_beta() > 0; }
-  /// Fills `l` for transfer `t` on the current classes.
-  void link(const transfer& t, partner_tables& l) const {
-    l.fill(grid_, classes_, t, setup_.mode, !every_box_exists_ && uniform_bytes_ >= 0);
-  }
-
-  static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
-  bool sends_in(const partner_tables& l, const transfer& t, int a, int b, int z) const {
-    return l.sender.empty() || l.sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
-  }
-
-  /// Bytes class c (classes a, b, z along the dimensions) sends in transfer `t`, or copies to itself.
-  /// With blocks of one size that is the size times the blocks that exist around it.
-  double block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
-    if (uniform_bytes_ >= 0 && l.words == 0) return uniform_bytes_ * static_cast<double>(t.blocks.size());
-    return counted_block_bytes(c, l, t, a, b, z);
-  }
-  double counted_block_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
-    if (uniform_bytes_ < 0) {
-      double bytes = 0;
-      for (const offset& o : t.blocks)
-        if (const auto owner = grid_.neighbor_at(coords(c), o)) bytes += setup_.block_bytes(owner->rank);
-      return bytes;
-    }
-    return uniform_bytes_ * static_cast<double>(l.blocks_held(a, b, z));
-  }
-
-  /// Class c's send in transfer `t` (none to itself, none without bytes).
-  send send_of(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) {
-    send out;
-    if (l.self || !sends_in(l, t, a, b, z)) return out;
-    const std::size_t to = product(l.ahead[0][static_cast<std::size_t>(a)], l.ahead[1][static_cast<std::size_t>(b)],
-                                   l.ahead[2][static_cast<std::size_t>(z)]);
-    if (to == none) return out;
-    const double bytes = block_bytes(c, l, t, a, b, z);
-    if (bytes <= 0) return out;
-    out.exists = true;
-    out.to = static_cast<std::uint32_t>(to);
-    out.bytes = bytes;
-    // The partner itself, not its class's representative; a class's members cross the same levels (node_boxes).
-    out.route = route_of(setup_, rank(c), grid_.neighbor_at(coords(c), t.direction)->rank);
-    out.seconds = setup_.link_time ? setup_.link_time(rank(c), rank(to), bytes) : seconds(out.route, bytes);
-    return out;
-  }
-  /// Counts the messages of `sends` (one per member of each sending class) into the totals.
-  void count(const std::vector<send>& sends, std::size_t stride) {
-    double bytes = 0;  // summed per call, then added (the order the totals always had)
-    for (std::size_t i = 0; i < sends.size(); ++i) {
-      const std::int64_t members = sends[i].exists ? classes_.members(static_cast<int>(i / stride)) : 0;
-      messages_ += static_cast<std::size_t>(members);
-      bytes += static_cast<double>(members) * sends[i].bytes;
-    }
-    bytes_ += bytes;
-  }
-  /// The time of a message of `bytes` on `route`, kept for the last size and route asked (a transfer's are alike).
-  double seconds(const message_route& route, double bytes) {
-    if (bytes != last_bytes_ || route.model != last_route_.model || route.shm != last_route_.shm)
-      std::tie(last_bytes_, last_route_, last_seconds_) = std::tuple(bytes, route, route.seconds(bytes));
-    return last_seconds_;
-  }
-  /// The class that sends to class c in a transfer (the rank at -direction), if it sends to c.
-  std::size_t sender_of(const partner_tables& l, const std::vector<send>& sends, std::size_t ti, std::size_t stride,
-                        int a, int b, int z) const {
-    if (l.self) return none;
-    const std::size_t from = product(l.behind[0][static_cast<std::size_t>(a)], l.behind[1][static_cast<std::size_t>(b)],
-                                     l.behind[2][static_cast<std::size_t>(z)]);
-    return from != none && sends[from * stride + ti].exists ? from : none;
-  }
-  /// Bytes class c copies to itself in a transfer (its neighbour along the direction is itself).
-  double copy_bytes(std::size_t c, const partner_tables& l, const transfer& t, int a, int b, int z) const {
-    return l.self && sends_in(l, t, a, b, z) ? block_bytes(c, l, t, a, b, z) : 0.0;
-  }
-
   /// Overlapping: each class posts its sends in order (packing, then gap + beta m each), a message
   /// completes `time(m)` after both ends are in the round, a class's round ends with its last message,
   /// then the round's delta (if it communicated) and the unpacking of its staged receives.
@@ -241,44 +143,69 @@ class maxplus_engine {
     const double copy_beta = device ? 0.0 : setup_.cost.copy_beta();  // on a device packing is a launch's
     if (round_links_.size() < transfers) round_links_.resize(transfers);
     for (std::size_t ti = 0; ti < transfers; ++ti) link(r.transfers[ti], round_links_[ti]);
-    sends_.assign(n * transfers, send{});
-    departs_.assign(n * transfers, 0.0);
+    if (!listed_) slots_.dense(transfers);
+    const std::size_t slots = listed_ ? slots_.list(classes_, r) : n * transfers;
+    sends_.assign(slots, send{});
+    departs_.assign(slots, 0.0);
     next_ = now_;
     each_class([&](std::size_t c, int a, int b, int z) {
-      for (std::size_t ti = 0; ti < transfers; ++ti)
-        sends_[c * transfers + ti] = send_of(c, round_links_[ti], r.transfers[ti], a, b, z);
+      each_slot(c, [&](std::size_t slot, std::size_t ti) {
+        sends_[slot] = send_of(c, round_links_[ti], r.transfers[ti], a, b, z);
+      });
     });
-    count(sends_, transfers);
+    if (listed_) slots_.list_receivers(sends_);
+    count(sends_, listed_ ? 0 : transfers);
     each_class([&](std::size_t c, int a, int b, int z) {
+      const std::size_t first = slots_.first(c), last = slots_.last(c);
       // The gap grows with the messages a class posts in the round: counted only when it matters.
       double posted = 1;
       if (setup_.cost.gamma_growth() > 0) {
         posted = 0;
-        for (std::size_t ti = 0; ti < transfers; ++ti) posted += sends_[c * transfers + ti].exists;
+        for (std::size_t slot = first; slot < last; ++slot) posted += sends_[slot].exists;
       }
       double port = device ? device_cost(c, round, a, b, z).first : 0.0;  // the packing launches first
       next_[c] += port;  // next_ is now_ here
-      const bool mixed = routes_differ(&sends_[c * transfers], transfers);
+      const bool mixed = routes_differ(sends_.data() + first, last - first);
       jobs_.clear();
-      for (std::size_t ti = 0; ti < transfers; ++ti) {
-        send& x = sends_[c * transfers + ti];
+      each_slot(c, [&](std::size_t slot, std::size_t ti) {
+        send& x = sends_[slot];
         if (!x.exists) {
           if (copy_beta > 0) {  // a copy delays the class's later sends and its end of round
             port += copy_beta * copy_bytes(c, round_links_[ti], r.transfers[ti], a, b, z);
             next_[c] = std::max(next_[c], now_[c] + port);
           }
-          continue;
+          return;
         }
         if (!x.route.shm && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
-        const double depart = departs_[c * transfers + ti] = now_[c] + port, inject = x.route.injection(x.bytes, posted);
-        if (mixed) jobs_.push_back({depart + std::max(0.0, x.seconds - inject), inject, 0, c * transfers + ti});
-        if (mixed) continue;  // served latency first below
+        const double depart = departs_[slot] = now_[c] + port, inject = x.route.injection(x.bytes, posted);
+        if (mixed) jobs_.push_back({depart + std::max(0.0, x.seconds - inject), inject, 0, slot});
+        if (mixed) return;  // served latency first below
         next_[c] = std::max(next_[c], std::max(depart, now_[x.to]) + x.seconds);
         port += inject;
-      }
+      });
+      // Listed slots skip the transfers a class does not send in, where a dense slot meets `port` as a copy
+      // of nothing would: after its last slot (earlier ones are covered by the sends after them).
+      if (listed_ && copy_beta > 0 && (first == last || slots_.transfer_of(c, last - 1) + 1 < transfers))
+        next_[c] = std::max(next_[c], now_[c] + port);
       serve_latency_first(c);
     });
     receive_round(round, copy_beta);
+  }
+
+  /// Calls f(slot, transfer) for class c's slots of the round, in transfer order.
+  template <class F>
+  void each_slot(std::size_t c, F&& f) const {
+    for (std::size_t slot = slots_.first(c), last = slots_.last(c); slot < last; ++slot)
+      f(slot, slots_.transfer_of(c, slot));
+  }
+  /// Calls f(slot, transfer) for every send to class c in the round, in transfer order.
+  template <class F>
+  void each_receive(std::size_t c, std::size_t round, int a, int b, int z, F&& f) const {
+    if (listed_) return slots_.each_receive(c, f);
+    const std::size_t transfers = s_.rounds[round].transfers.size();
+    for (std::size_t ti = 0; ti < transfers; ++ti)
+      if (const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z); from != none)
+        f(from * transfers + ti, ti);
   }
 
   /// Class c's sends across levels (jobs_), latency first; departs_ as if each left `seconds` before its end.
@@ -293,21 +220,19 @@ class maxplus_engine {
 
   /// The end of an overlapping round: every class's receives, its round's delta and its unpacking.
   void receive_round(std::size_t round, double copy_beta) {
-    const std::size_t transfers = s_.rounds[round].transfers.size();
     const bool device = static_cast<bool>(setup_.launches);
     const double delta = setup_.cost.round_delta();
     each_class([&](std::size_t c, int a, int b, int z) {
       bool active = false;
       double unpack = 0;
-      for (std::size_t ti = 0; ti < transfers; ++ti) {
-        active = active || sends_[c * transfers + ti].exists;
-        const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z);
-        if (from == none) continue;
-        const send& x = sends_[from * transfers + ti];
-        next_[c] = std::max(next_[c], std::max(departs_[from * transfers + ti], now_[c]) + x.seconds);
+      for (std::size_t slot = slots_.first(c), last = slots_.last(c); slot < last; ++slot)
+        active = active || sends_[slot].exists;
+      each_receive(c, round, a, b, z, [&](std::size_t slot, std::size_t ti) {
+        const send& x = sends_[slot];
+        next_[c] = std::max(next_[c], std::max(departs_[slot], now_[c]) + x.seconds);
         if (!x.route.shm && staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
         active = true;
-      }
+      });
       if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
       next_[c] += device ? device_cost(c, round, a, b, z).second : unpack;
     });
@@ -316,15 +241,12 @@ class maxplus_engine {
 
   /// Class c's device_round_cost in `round` (overlapping_round's links and sends).
   std::pair<double, double> device_cost(std::size_t c, std::size_t round, int a, int b, int z) const {
-    const std::size_t transfers = s_.rounds[round].transfers.size();
     double sent = 0, self = 0, received = 0;
-    for (std::size_t ti = 0; ti < transfers; ++ti) {
-      const send& x = sends_[c * transfers + ti];
-      if (x.exists) sent += x.bytes;
+    each_slot(c, [&](std::size_t slot, std::size_t ti) {
+      if (sends_[slot].exists) sent += sends_[slot].bytes;
       else self += copy_bytes(c, round_links_[ti], s_.rounds[round].transfers[ti], a, b, z);
-      if (const std::size_t from = sender_of(round_links_[ti], sends_, ti, transfers, a, b, z); from != none)
-        received += sends_[from * transfers + ti].bytes;
-    }
+    });
+    each_receive(c, round, a, b, z, [&](std::size_t slot, std::size_t) { received += sends_[slot].bytes; });
     return device_round_cost(setup_.cost.device(), setup_.launches(rank(c), round), setup_.staged, sent + self, sent,
                              received);
   }
@@ -373,28 +295,17 @@ class maxplus_engine {
     return done_[c];
   }
 
-  static constexpr std::size_t none = static_cast<std::size_t>(-1);
   static constexpr std::uint32_t no_class = static_cast<std::uint32_t>(-1);
-  const grid_shape& grid_;
-  const schedule& s_;
-  const simulation_setup& setup_;
-  rank_classes classes_;
-  int n_ = 0;
   std::vector<double> now_, next_, done_;
   std::vector<send> sends_;
   std::vector<double> departs_;      // overlapping: when each send leaves (after the earlier ones and its packing)
   std::vector<port_job> jobs_;       // overlapping: a class's sends across levels
   std::vector<std::uint32_t> from_;  // rendezvous: the class that sends to each class, or no_class
   std::vector<char> first_send_, state_;
-  std::array<int, max_dims> along_{};        // classes along each dimension
   partner_tables links_;                     // rendezvous: the transfer's
   std::vector<partner_tables> round_links_;  // overlapping: the round's, per transfer
-  double uniform_bytes_ = -1;
-  bool every_box_exists_ = false;
-  std::size_t messages_ = 0;
-  double bytes_ = 0;
-  double last_bytes_ = -1, last_seconds_ = 0;
-  message_route last_route_;  // of the time kept
+  round_slots slots_;                        // overlapping: where the round's sends sit in sends_
+  bool listed_ = false;                      // named senders on a class per rank: slots listed (round_slots)
 };
 
 }  // namespace haloshift::detail

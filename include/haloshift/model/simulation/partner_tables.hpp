@@ -88,6 +88,16 @@ struct partner_tables {
         colour_dim, [&](const offset& x) { return sends_first(grid, x, t.direction); }, first);
   }
 
+  /// Of the classes a, b, z along the dimensions, the one along `d`.
+  static int along_dim(int d, int a, int b, int z) { return d == 0 ? a : d == 1 ? b : z; }
+  /// Whether the class with classes a, b, z along the dimensions and representative `coords` sends in
+  /// `t` (filled for it). Named senders (NodeAggregate's) are asked of the representative: exact, as
+  /// simulate() gives such schedules a class per rank (rank_classes::of).
+  bool sends(const transfer& t, const offset& coords, int a, int b, int z) const {
+    if (!t.senders.only.empty()) return t.senders.contains(coords);
+    return sender.empty() || sender[static_cast<std::size_t>(along_dim(t.senders.dim, a, b, z))];
+  }
+
   /// The blocks that exist around the class with classes a, b, z along the dimensions (words > 0).
   int blocks_held(int a, int b, int z) const {
     int n = 0;

@@ -47,6 +47,15 @@
 
 namespace haloshift::detail {
 
+/// Whether a transfer of `s` names its senders (sender_class::only: NodeAggregate's, whose node
+/// membership is no property of one coordinate): then every rank is a class of its own.
+inline bool names_senders(const schedule& s) {
+  for (const schedule_round& r : s.rounds)
+    for (const transfer& t : r.transfers)
+      if (!t.senders.only.empty()) return true;
+  return false;
+}
+
 /// A partition of a grid's ranks into classes of equal simulated times, with
 /// one representative rank per class and the number of ranks it stands for.
 class rank_classes {
@@ -66,9 +75,10 @@ class rank_classes {
   /// dimension counts as one more property of the coordinate (a part of a
   /// schedule whose packing follows the whole schedule's classes). `nodes`,
   /// when given: two levels, and whether each transfer stays inside a node
-  /// (along each dimension) tells ranks apart too.
+  /// (along each dimension) tells ranks apart too. Named senders: every rank.
   static rank_classes of(const grid_shape& grid, const schedule& s, bool colours, const rank_classes* also = nullptr,
                          const node_boxes* nodes = nullptr) {
+    if (names_senders(s)) return each_rank(grid);
     rank_classes out;
     for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, colours, also, false, nodes);
     return out;
@@ -98,6 +108,7 @@ class rank_classes {
   /// depends on the properties and the boxes within one transfer's reach,
   /// not on how far the schedule couples times.
   static rank_classes programs(const grid_shape& grid, const schedule& s) {
+    if (names_senders(s)) return each_rank(grid);
     rank_classes out;
     for (int d = 0; d < max_dims; ++d) out.axes_[d] = along(grid, s, d, false, nullptr, true);
     return out;

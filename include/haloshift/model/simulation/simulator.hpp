@@ -99,7 +99,9 @@ inline simulation_result by_colour_runs(const grid_shape& grid, const schedule& 
 /// With two levels (`setup.nodes`) each message is priced by the level it
 /// crosses (route_of); nodes that are boxes of the grid (node_boxes: a node
 /// size in the launchers' block placement, covering whole lines or planes)
-/// keep the classes, any other layout simulates every rank.
+/// keep the classes, any other layout simulates every rank. So does a
+/// schedule whose transfers name their senders (NodeAggregate's: which ranks
+/// lead a node is no property of one coordinate; rank_classes::of).
 inline simulation_result simulate(const grid_shape& grid, const schedule& s, const simulation_setup& setup) {
   const bool uniform = detail::check_simulation_setup("simulate", grid, setup);
   const bool colours = setup.mode == protocol::rendezvous && !setup.launches;  // batched: never blocking
@@ -107,8 +109,10 @@ inline simulation_result simulate(const grid_shape& grid, const schedule& s, con
   const bool levels = setup.nodes.two_levels();
   if (!uniform || setup.link_time || (levels && !boxes_of(grid, setup.nodes, boxes)))
     return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), -1).run();
-  const node_boxes* nodes = levels ? &boxes : nullptr;
   const double bytes = setup.block_bytes(0);
+  if (names_senders(s))  // exact rank by rank, still with the blocks' one size
+    return detail::maxplus_engine(grid, s, setup, detail::rank_classes::each_rank(grid), bytes).run();
+  const node_boxes* nodes = levels ? &boxes : nullptr;
   const bool packing = setup.staging && setup.cost.copy_beta() > 0;
   const detail::rank_classes packed = packing ? detail::rank_classes::programs(grid, s) : detail::rank_classes{};
   if (colours) return detail::by_colour_runs(grid, s, setup, bytes, packing ? &packed : nullptr, nodes);

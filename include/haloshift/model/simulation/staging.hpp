@@ -5,11 +5,13 @@
 /// how many launches a batched exchange of device data runs per round, read
 /// off the compiled programs, for the simulator's packing and device charges.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../../detail/batch/compile.hpp"
@@ -44,7 +46,9 @@ class staging_table {
         classes_(rank_classes::programs(grid, s)),
         bits_(static_cast<std::size_t>(classes_.size())),
         launches_(static_cast<std::size_t>(classes_.size())),
-        compiled_(static_cast<std::size_t>(classes_.size()), 0) {}
+        compiled_(static_cast<std::size_t>(classes_.size()), 0) {
+    if (names_senders(s)) index_named_senders();
+  }
 
   /// The bits of `rank` in transfer `transfer` of round `round`.
   unsigned operator()(int rank, std::size_t round, std::size_t transfer) const {
@@ -61,22 +65,77 @@ class staging_table {
   }
 
  private:
+  /// A rank's place in the schedule named by its transfer: (round, index of the transfer).
+  using place = std::pair<std::uint32_t, std::uint32_t>;
+
+  /// Named senders (NodeAggregate's): each rank's program depends only on the transfers it sends or
+  /// receives in, a few of the schedule's many; listed per rank once, so that compiling a rank's
+  /// program reads its own transfers, not the whole schedule (a grid of 32^3 ranks compiles in time
+  /// linear in the schedule, not in ranks times transfers).
+  void index_named_senders() {
+    own_.resize(static_cast<std::size_t>(grid_.size()));
+    for (std::size_t r = 0; r < s_.rounds.size(); ++r)
+      for (std::size_t ti = 0; ti < s_.rounds[r].transfers.size(); ++ti) {
+        const transfer& t = s_.rounds[r].transfers[ti];
+        const place at{static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(ti)};
+        const auto mark = [&](int rank) {  // once per transfer: a rank may send and receive in it
+          std::vector<place>& mine = own_[static_cast<std::size_t>(rank)];
+          if (mine.empty() || mine.back() != at) mine.push_back(at);
+        };
+        const auto add = [&](const offset& sender) {
+          if (const auto to = grid_.neighbor_at(sender, t.direction)) {
+            mark(grid_.rank_of(sender));
+            mark(to->rank);
+          }
+        };
+        if (!t.senders.only.empty())
+          for (const offset& sender : t.senders.only) add(sender);
+        else
+          for (int rank = 0; rank < grid_.size(); ++rank) add(grid_.coords_of(rank));
+      }
+  }
+  /// The part of the schedule that rank `rank` takes part in (named senders) and, per round, the index
+  /// each of its transfers has in the whole schedule. Of each transfer's senders it keeps those the
+  /// rank's program asks about: the rank itself and the rank it would hear from.
+  schedule own_part(int rank, std::vector<std::vector<std::size_t>>& index) const {
+    const offset coords = grid_.coords_of(rank);
+    schedule part;
+    part.rounds.resize(s_.rounds.size());
+    index.assign(s_.rounds.size(), {});
+    for (const auto& [r, ti] : own_[static_cast<std::size_t>(rank)]) {
+      const transfer& t = s_.rounds[r].transfers[ti];
+      transfer& mine = part.rounds[r].transfers.emplace_back(transfer{t.direction, t.blocks, {}});
+      index[r].push_back(ti);
+      if (t.senders.only.empty()) continue;  // every rank sends
+      const auto from = grid_.neighbor_at(coords, -t.direction);
+      std::vector<offset>& kept = mine.senders.only;
+      for (const offset& x : {coords, from ? grid_.coords_of(from->rank) : coords})
+        if (t.senders.contains(x)) kept.push_back(x);
+      std::sort(kept.begin(), kept.end(), canonical_order{});
+      kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    }
+    return part;
+  }
+
   void compile_class(std::size_t c) const {
+    const offset coords = classes_.representative(static_cast<int>(c));
+    std::vector<std::vector<std::size_t>> index;  // named senders: per round, the whole schedule's index
+    const schedule part = own_.empty() ? schedule{} : own_part(grid_.rank_of(coords), index);
     const program p = compile(
-        s_, grid_, classes_.representative(static_cast<int>(c)), wanted_, [](const offset&) { return std::size_t{1}; },
-        strategy_);
+        own_.empty() ? s_ : part, grid_, coords, wanted_, [](const offset&) { return std::size_t{1}; }, strategy_);
     auto& rounds = bits_[c];
     rounds.resize(p.rounds.size());
     for (std::size_t r = 0; r < p.rounds.size(); ++r) {
       rounds[r].assign(s_.rounds[r].transfers.size(), 0);
       for (const transfer_program& t : p.rounds[r].transfers) {
-        if (t.self) continue;                                // copies to the rank itself are charged as copies
-        const auto index = static_cast<std::size_t>(t.tag);  // compile tags a transfer by its index
-        if (index >= rounds[r].size()) continue;             // beyond 32767 transfers the tag wraps: no charge
+        if (t.self) continue;                   // copies to the rank itself are charged as copies
+        auto index_of = static_cast<std::size_t>(t.tag);  // compile tags a transfer by its index
+        if (!index.empty()) index_of = index[r][index_of];
+        if (index_of >= rounds[r].size()) continue;  // beyond 32767 transfers the tag wraps: no charge
         std::uint8_t b = 0;
         if (t.send.exists() && !t.send.contiguous) b |= 1u;
         if (t.recv.exists() && !t.recv.contiguous) b |= 2u;
-        rounds[r][index] = b;
+        rounds[r][index_of] = b;
       }
     }
     const batch::array_shape one_byte[] = {{1, 1}};  // blocks of one element: the waves depend on which blocks only
@@ -96,6 +155,7 @@ class staging_table {
   mutable std::vector<std::vector<std::vector<std::uint8_t>>> bits_;
   mutable std::vector<std::vector<device_launches>> launches_;  // [class][round]
   mutable std::vector<char> compiled_;
+  std::vector<std::vector<place>> own_;  // named senders: per rank, the transfers it takes part in
 };
 
 /// The simulator's `staging` callback for `s` (shares the table).
