@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// How many messages of a plan's program go through the shared-memory path's window: what a rank
+// whose array lives in node-shared memory lends (zero copy), counted from the program and the node
+// layout alone, so that a test sees that zero copy was taken and where.
+#include <cstddef>
+#include <cstdint>
+#include <haloshift/haloshift.hpp>
+
+/// Messages of `p` to ranks of this rank's node (of `grid`) that go through the window with elements
+/// of `bytes` (a message of at most 64 KiB), forwards or `backward`.
+inline std::uint64_t window_messages(const haloshift::cartesian_grid& grid, const haloshift::detail::program& p,
+                                     std::size_t bytes, bool backward) {
+  const haloshift::detail::node_layout& nodes = haloshift::detail::nodes_of(grid);
+  std::uint64_t n = 0;
+  for (const auto& r : p.rounds)
+    for (const auto& t : r.transfers) {
+      const haloshift::detail::message& m = backward ? t.recv : t.send;
+      n += !t.self && m.exists() && nodes.same_node(m.peer) && haloshift::detail::shared_window::fits(m.count * bytes);
+    }
+  return n;
+}
