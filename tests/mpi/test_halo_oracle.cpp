@@ -210,13 +210,15 @@ void check_zero_copy(const hs::cartesian_grid& grid, hs::plan<double>& plan, con
   allocations::counting = true;
   plan.forward(mine, halo);
   allocations::counting = false;
+  // Its readers have copied once forward returns (the price of zero copy): the halo is the rank's
+  // again at once, and what it writes now reaches no other rank's halo.
+  const std::vector<double> got(halo.buffer().begin(), halo.buffer().end());
+  std::fill(halo.buffer().begin(), halo.buffer().end(), -1.0);
   CHECK(allocations::count == 0);
   CHECK(hs::detail::lent_messages - lent_before ==
         (lends ? window_messages(grid, plan.details(), sizeof(double), false) : 0));
-  CHECK((halo.buffer().size() == expected.buffer().size() &&
-         (halo.buffer().empty() ||
-          std::memcmp(halo.buffer().data(), expected.buffer().data(), halo.buffer().size_bytes()) == 0)));
-  std::fill(halo.buffer().begin(), halo.buffer().end(), -1.0);
+  CHECK((got.size() == expected.buffer().size() &&
+         (got.empty() || std::memcmp(got.data(), expected.buffer().data(), expected.buffer().size_bytes()) == 0)));
   drive(plan.start_forward(mine, halo), driving::progress_once);
   CHECK(compare_forward(halo, og, rank, k, neighbourhood{hs::shell::full}, pl) == "");
   const std::uint64_t reverse_before = hs::detail::lent_messages;
