@@ -20,8 +20,8 @@
 // --shared-memory: the shared-memory path inside a node (plan_options::shared_memory,
 // docs/node-aware.md) through its slots and with zero copy (halos in node-shared memory,
 // make_shared_halo; the field as a view of a shared_array) against the best MPI strategy,
-// side by side, per k and m, then a 128^3 field of doubles (ghost width 1); the other
-// options as above.
+// side by side, per k and m, then a 128^3 field of doubles (ghost width 1; --field N: N^3);
+// the other options as above.
 #include <haloshift/haloshift.hpp>
 
 #include <algorithm>
@@ -107,10 +107,10 @@ int block_row(const hs::cartesian_grid& grid, long k, long m, double budget, int
   return failures;
 }
 
-/// A 128^3 field of doubles over the grid, ghost width 1 (faces, edges and corners): the field over
-/// MPI and on the slots, and a view of a shared_array (zero copy), each checked against the first.
-int field_row(const hs::cartesian_grid& grid, double budget, int max_reps) {
-  hs::grid_field<double> u(grid, {128, 128, 128}, {1, 1, 1});
+/// A `cells`^3 field of doubles over the grid, ghost width 1 (faces, edges and corners): the field
+/// over MPI and on the slots, and a view of a shared_array (zero copy), each checked against the first.
+int field_row(const hs::cartesian_grid& grid, int cells, double budget, int max_reps) {
+  hs::grid_field<double> u(grid, {cells, cells, cells}, {1, 1, 1});
   for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = static_cast<double>(i % 1000);
   hs::shared_array<double> shared(grid, u.storage().size());
   std::copy(u.storage().begin(), u.storage().end(), shared.begin());
@@ -128,7 +128,7 @@ int field_row(const hs::cartesian_grid& grid, double budget, int max_reps) {
   int failures = !std::equal(u.storage().begin(), u.storage().end(), shared.begin());
   const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
   if (grid.rank() == 0)
-    print_row("field 128^3, ghost 1", t, {0, 3, 6, 9},
+    print_row("field " + std::to_string(cells) + "^3, ghost 1", t, {0, 3, 6, 9},
               {"Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop",
                "TtlMultiHop"});
   return failures;
@@ -136,7 +136,8 @@ int field_row(const hs::cartesian_grid& grid, double budget, int max_reps) {
 
 /// --shared-memory: the shared-memory path, with and without zero copy, against the best MPI
 /// strategy (blocks, then a field).
-int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms, double budget, int max_reps) {
+int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms, int cells, double budget,
+                        int max_reps) {
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
   const hs::detail::node_layout& nodes = hs::detail::nodes_of(grid);
   if (grid.rank() == 0)
@@ -148,7 +149,7 @@ int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms
   int failures = 0;
   for (long k : ks)
     for (long m : ms) failures += block_row(grid, k, m, budget, max_reps);
-  failures += field_row(grid, budget, max_reps);
+  failures += field_row(grid, cells, budget, max_reps);
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failures && grid.rank() == 0)
     std::fprintf(stderr, "MISMATCH: a halo differs from Shift's over MPI, or zero copy did not lend\n");
@@ -162,6 +163,7 @@ int main(int argc, char** argv) {
   std::vector<long> ks{1, 2, 3, 4}, ms{64, 1024, 16384, 131072, 1048576};
   int max_reps = 201;
   double budget = 1.0, max_cube_mib = 128;
+  int field_cells = 128;  // --field: the --shared-memory field's cells per side
   bool shared_memory = false;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
@@ -175,9 +177,10 @@ int main(int argc, char** argv) {
     else if (a == "--m") ms = parse_list(argv[i + 1]);
     else if (a == "--reps") max_reps = std::atoi(argv[i + 1]);
     else if (a == "--budget") budget = std::atof(argv[i + 1]);
+    else if (a == "--field") field_cells = std::atoi(argv[i + 1]);
   }
   if (shared_memory) {
-    const int failures = shared_memory_table(ks, ms, budget, max_reps);
+    const int failures = shared_memory_table(ks, ms, field_cells, budget, max_reps);
     MPI_Finalize();
     return failures ? 1 : 0;
   }

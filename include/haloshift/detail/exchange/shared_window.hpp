@@ -53,6 +53,9 @@ struct shared_route {
   /// out of a lent array lie among the window's (zero copy).
   int sender = 0;
   std::size_t copies_first = 0, copies_last = 0;
+  /// The sender's side: the runs of its array the message carries, and their elements (zero copy
+  /// lends only runs long enough: worth_lending).
+  std::size_t runs = 0, elements = 0;
   std::byte* data() const noexcept { return slot + 2 * line; }
   std::atomic_ref<std::uint64_t> ready() const noexcept { return counter(0); }
   std::atomic_ref<std::uint64_t> consumed() const noexcept { return counter(line); }
@@ -245,9 +248,12 @@ class shared_window {
   static bool in_node(const transfer_program& t, const message& m, const node_layout& nodes) {
     return !t.self && m.exists() && nodes.same_node(m.peer);
   }
-  /// The runs message `m` carries in `layout`'s array, in message order, appended to `runs`.
+  /// The runs message `m` carries in `layout`'s array, in message order, appended to `runs`
+  /// (empty blocks left out: pair_runs ends at an empty run).
   static void append_runs(const block_layout& layout, const message& m, std::vector<element_run>& runs) {
-    for_each_run(layout, m, [&](std::size_t first, std::size_t count) { runs.push_back({first, count}); });
+    for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+      if (count) runs.push_back({first, count});
+    });
   }
 
   /// This rank's slots: every message it sends to a rank of its node, both directions; their
@@ -292,7 +298,10 @@ class shared_window {
           const entry key{static_cast<std::int32_t>(r), t.tag, backward, out.peer, 0, 0};
           if (in_node(t, out, nodes)) {
             const std::size_t s = find(mine, key);
-            routes_[backward][1][first_[r] + j] = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
+            shared_route& to = routes_[backward][1][first_[r] + j];
+            to = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
+            to.runs = mine[s].runs_count;
+            to.elements = out.count;
             used_[r] = true;
           }
           const message& in = of(t, backward, false);
