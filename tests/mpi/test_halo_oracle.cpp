@@ -281,7 +281,12 @@ void sweep_shared_memory() {
         CHECK(compare_forward(again, og, rank, range_of(s, k), n, pl) == "");
         CHECK(run_reverse_and_compare(shared, og, rank, range_of(s, k), n, pl,
                                       configurations % 2 ? driving::test_until_done : driving::blocking) == "");
-        check_zero_copy<Strategy>(grid, shared, mine, expected, og, range_of(s, k), pl, configurations % 2 == 1);
+        // Zero copy: on every other configuration in the reduced sweep (busy-polling MPICH, where each
+        // wait between oversubscribed ranks costs a time slice: 6 s more at 3 ranks on every one).
+        const std::size_t step = sweep::reduced() ? 2 : 1;
+        if (configurations % step == 0)
+          check_zero_copy<Strategy>(grid, shared, mine, expected, og, range_of(s, k), pl,
+                                    configurations / step % 2 == 1);
         ++configurations;
       }
     }
