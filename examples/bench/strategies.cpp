@@ -18,8 +18,10 @@
 // the hand-written Shift's.
 //
 // --shared-memory: the shared-memory path inside a node (plan_options::shared_memory,
-// docs/node-aware.md) against the best MPI strategy, side by side, per k and m, then a
-// 128^3 field of doubles (ghost width 1); the other options as above.
+// docs/node-aware.md) through its slots and with zero copy (halos in node-shared memory,
+// make_shared_halo; the field as a view of a shared_array) against the best MPI strategy,
+// side by side, per k and m, then a 128^3 field of doubles (ghost width 1; --field N: N^3);
+// the other options as above.
 #include <haloshift/haloshift.hpp>
 
 #include <algorithm>
@@ -48,67 +50,109 @@ std::pair<double, std::size_t> fastest(const std::vector<std::vector<double>>& t
   return {median(t[best]) * 1e6, best};
 }
 
-/// One row: the best MPI variant of `t` (the first `flat`), the best shared-memory one (the rest).
-void print_row(const std::string& what, const std::vector<std::vector<double>>& t, std::size_t flat,
-               const std::vector<std::string>& names) {
-  const auto [mpi_us, mpi_best] = fastest(t, 0, flat);
-  const auto [shm_us, shm_best] = fastest(t, flat, t.size());
-  std::printf("| %s | %.1f %s | %.1f %s | %.2f |\n", what.c_str(), mpi_us, names[mpi_best].c_str(), shm_us,
-              names[shm_best].c_str(), mpi_us / shm_us);
+/// One row: the best variant of each group of `t` (groups [bounds[i], bounds[i + 1]): MPI, the
+/// shared-memory path's slots, zero copy), then each later group's speedup over the first.
+void print_row(const std::string& what, const std::vector<std::vector<double>>& t,
+               const std::vector<std::size_t>& bounds, const std::vector<std::string>& names) {
+  std::string row = "| " + what + " |", speedups;
+  const double mpi_us = fastest(t, bounds[0], bounds[1]).first;
+  for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
+    const auto [us, best] = fastest(t, bounds[g], bounds[g + 1]);
+    char cell[96];
+    std::snprintf(cell, sizeof cell, " %.1f %s |", us, names[best].c_str());
+    row += cell;
+    if (g == 0) continue;
+    std::snprintf(cell, sizeof cell, " %.2f |", mpi_us / us);
+    speedups += cell;
+  }
+  std::printf("%s%s\n", row.c_str(), speedups.c_str());
   std::fflush(stdout);
 }
 
-/// --shared-memory: the shared-memory path against the best MPI strategy (blocks, then a field).
-int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms, double budget, int max_reps) {
+/// The variants of a row: over MPI, on the shared-memory path (slots), zero copy (shared halos or arrays).
+const std::vector<std::string> variant_names{"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall", "Shift",
+                                             "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop"};
+const std::vector<std::size_t> variant_groups{0, 4, 7, 10};
+
+/// The plans of one block row: variant_names over MPI, then twice on the shared-memory path.
+std::vector<hs::plan<std::byte>> block_plans(const hs::cartesian_grid& grid, int k, std::size_t m) {
+  std::vector<hs::plan<std::byte>> plans;
+  for (std::size_t v = 0; v < variant_names.size(); ++v)
+    plans.push_back(hs::make_plan<std::byte>(grid, variant_names[v], k, m, {.shared_memory = v >= 4}));
+  return plans;
+}
+
+/// One block row: every variant checked against Shift's halo over MPI (byte for byte), the zero-copy
+/// ones also that they lent their messages, then timed round robin. Returns the failures.
+int block_row(const hs::cartesian_grid& grid, long k, long m, double budget, int max_reps) {
+  std::vector<std::byte> mine(static_cast<std::size_t>(m));
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = std::byte(static_cast<unsigned char>(grid.rank() * 31 + i));
+  std::vector<hs::plan<std::byte>> plans = block_plans(grid, static_cast<int>(k), mine.size());
+  std::vector<hs::halo<std::byte>> halos;
+  for (std::size_t v = 0; v < plans.size(); ++v)
+    halos.push_back(v >= variant_groups[2] ? plans[v].make_shared_halo() : plans[v].make_halo());
+  int failures = 0;
+  std::vector<std::function<void()>> run;
+  for (std::size_t v = 0; v < plans.size(); ++v) {
+    const std::uint64_t lent = hs::detail::lent_messages;
+    plans[v].forward(mine, halos[v]);
+    failures += !std::equal(halos[v].buffer().begin(), halos[v].buffer().end(), halos[0].buffer().begin());
+    const bool should_lend = v >= variant_groups[2] && m <= 65536 && hs::detail::nodes_of(grid).comm.size() > 1;
+    failures += (hs::detail::lent_messages > lent) != should_lend;
+    run.push_back([&, v] { plans[v].forward(mine, halos[v]); });
+  }
+  const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
+  if (grid.rank() == 0)
+    print_row(std::to_string(k) + ", " + std::to_string(m) + " B", t, variant_groups, variant_names);
+  return failures;
+}
+
+/// A `cells`^3 field of doubles over the grid, ghost width 1 (faces, edges and corners): the field
+/// over MPI and on the slots, and a view of a shared_array (zero copy), each checked against the first.
+int field_row(const hs::cartesian_grid& grid, int cells, double budget, int max_reps) {
+  hs::grid_field<double> u(grid, {cells, cells, cells}, {1, 1, 1});
+  for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = static_cast<double>(i % 1000);
+  hs::shared_array<double> shared(grid, u.storage().size());
+  std::copy(u.storage().begin(), u.storage().end(), shared.begin());
+  const hs::field_view<double> view = hs::make_field_view(shared.data(), u.shape());
+  std::vector<hs::field_plan> fields;
+  for (std::size_t v = 0; v < variant_names.size(); ++v)
+    if (variant_names[v] != "NeighborAlltoall")
+      fields.push_back(hs::make_field_plan(grid, variant_names[v], u.shape(), {.shared_memory = v >= 4}));
+  std::vector<std::function<void()>> run;
+  for (std::size_t f = 0; f < fields.size(); ++f)
+    run.push_back(f >= 6 ? std::function<void()>([&, f] { fields[f].forward(view); })
+                         : std::function<void()>([&, f] { fields[f].forward(u); }));
+  fields[0].forward(u);
+  fields[6].forward(view);
+  int failures = !std::equal(u.storage().begin(), u.storage().end(), shared.begin());
+  const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
+  if (grid.rank() == 0)
+    print_row("field " + std::to_string(cells) + "^3, ghost 1", t, {0, 3, 6, 9},
+              {"Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop",
+               "TtlMultiHop"});
+  return failures;
+}
+
+/// --shared-memory: the shared-memory path, with and without zero copy, against the best MPI
+/// strategy (blocks, then a field).
+int shared_memory_table(const std::vector<long>& ks, const std::vector<long>& ms, int cells, double budget,
+                        int max_reps) {
   hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}});
-  const bool root = grid.rank() == 0;
-  const std::vector<std::string> names{"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall",
-                                       "Shift", "SingleHop", "TtlMultiHop"};
   const hs::detail::node_layout& nodes = hs::detail::nodes_of(grid);
-  if (root)
+  if (grid.rank() == 0)
     std::printf("%d ranks on %d node(s), periodic grid %dx%dx%d, %s; median of the max over ranks, us; the best MPI "
-                "strategy against the best on the shared-memory path\n\n| k, block | MPI | shared memory | speedup |\n"
-                "|---|---:|---:|---:|\n",
+                "strategy against the best on the shared-memory path, through the slots and zero copy (a shared "
+                "halo or array)\n\n| k, block | MPI | slots | zero copy | slots speedup | zero copy speedup |\n"
+                "|---|---:|---:|---:|---:|---:|\n",
                 grid.size(), nodes.count, grid.dim(0), grid.dim(1), grid.dim(2), bench::mpi_library().c_str());
   int failures = 0;
   for (long k : ks)
-    for (long m : ms) {
-      const int kk = static_cast<int>(k);
-      std::vector<std::byte> mine(static_cast<std::size_t>(m));
-      for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = std::byte(static_cast<unsigned char>(grid.rank() * 31 + i));
-      const hs::plan_options shm{.shared_memory = true};
-      std::vector<hs::plan<std::byte>> plans;
-      plans.push_back(hs::make_plan<hs::Shift, std::byte>(grid, kk, mine.size()));
-      plans.push_back(hs::make_plan<hs::SingleHop, std::byte>(grid, kk, mine.size()));
-      plans.push_back(hs::make_plan<hs::TtlMultiHop, std::byte>(grid, kk, mine.size()));
-      plans.push_back(hs::make_plan<hs::NeighborAlltoall, std::byte>(grid, kk, mine.size()));
-      plans.push_back(hs::make_plan<hs::Shift, std::byte>(grid, kk, mine.size(), shm));
-      plans.push_back(hs::make_plan<hs::SingleHop, std::byte>(grid, kk, mine.size(), shm));
-      plans.push_back(hs::make_plan<hs::TtlMultiHop, std::byte>(grid, kk, mine.size(), shm));
-      std::vector<hs::halo<std::byte>> halos;
-      for (auto& p : plans) halos.push_back(p.make_halo());
-      std::vector<std::function<void()>> run;
-      for (std::size_t v = 0; v < plans.size(); ++v) {
-        plans[v].forward(mine, halos[v]);  // checked: every halo equals Shift's over MPI, byte for byte
-        failures += !std::equal(halos[v].buffer().begin(), halos[v].buffer().end(), halos[0].buffer().begin());
-        run.push_back([&, v] { plans[v].forward(mine, halos[v]); });
-      }
-      const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
-      if (root) print_row(std::to_string(k) + ", " + std::to_string(m) + " B", t, 4, names);
-    }
-  // A 128^3 field of doubles over the grid, ghost width 1: its faces, edges and corners.
-  hs::grid_field<double> u(grid, {128, 128, 128}, {1, 1, 1});
-  for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = static_cast<double>(i % 1000);
-  std::vector<hs::field_plan> fields;
-  for (bool shared : {false, true})
-    for (const char* name : {"Shift", "SingleHop", "TtlMultiHop"})
-      fields.push_back(hs::make_field_plan(grid, name, u.shape(), {.shared_memory = shared}));
-  std::vector<std::function<void()>> run;
-  for (auto& f : fields) run.push_back([&] { f.forward(u); });
-  const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
-  if (root) print_row("field 128^3, ghost 1", t, 3, {"Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop"});
+    for (long m : ms) failures += block_row(grid, k, m, budget, max_reps);
+  failures += field_row(grid, cells, budget, max_reps);
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (failures && root) std::fprintf(stderr, "MISMATCH: a halo differs from Shift's over MPI\n");
+  if (failures && grid.rank() == 0)
+    std::fprintf(stderr, "MISMATCH: a halo differs from Shift's over MPI, or zero copy did not lend\n");
   return failures;
 }
 
@@ -119,6 +163,7 @@ int main(int argc, char** argv) {
   std::vector<long> ks{1, 2, 3, 4}, ms{64, 1024, 16384, 131072, 1048576};
   int max_reps = 201;
   double budget = 1.0, max_cube_mib = 128;
+  int field_cells = 128;  // --field: the --shared-memory field's cells per side
   bool shared_memory = false;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
@@ -132,9 +177,10 @@ int main(int argc, char** argv) {
     else if (a == "--m") ms = parse_list(argv[i + 1]);
     else if (a == "--reps") max_reps = std::atoi(argv[i + 1]);
     else if (a == "--budget") budget = std::atof(argv[i + 1]);
+    else if (a == "--field") field_cells = std::atoi(argv[i + 1]);
   }
   if (shared_memory) {
-    const int failures = shared_memory_table(ks, ms, budget, max_reps);
+    const int failures = shared_memory_table(ks, ms, field_cells, budget, max_reps);
     MPI_Finalize();
     return failures ? 1 : 0;
   }

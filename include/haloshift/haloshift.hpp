@@ -14,6 +14,7 @@
 #include "grid/neighborhood.hpp"
 #include "grid/nodes.hpp"
 #include "grid/offset.hpp"
+#include "memory/shared_array.hpp"
 #include "network/announcement.hpp"
 #include "network/local_exchange.hpp"
 #include "network/message_codec.hpp"

@@ -10,6 +10,7 @@
 // and the strategies that can select.
 
 #include "../support/catch.hpp"
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <haloshift/auto.hpp>
@@ -21,6 +22,7 @@
 
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
+#include "../support/window_messages.hpp"
 #include "box_oracle.hpp"
 #include "view_check.hpp"
 
@@ -141,6 +143,48 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
   return why.str();
 }
 
+/// Zero copy: a view of a shared_array laid out as the plan's fields lends every message inside a
+/// node that fits a slot (counted exactly) and fills the ghosts of `u` (which `plan` filled from the
+/// same interior) bit for bit, blocking and split phase; reverse (max) equals reverse of a plain
+/// array. `mixed`: ranks of odd number keep a plain array (packed), mixed with the lending ones.
+/// `windowed`: the plan has the window (not a neighbourhood collective), else nothing is lent.
+std::string check_zero_copy(const hs::cartesian_grid& grid, const world& w, int rank,
+                            const hs::grid_field<double>& u, hs::field_plan& plan, bool mixed, bool windowed) {
+  std::ostringstream why;
+  const hs::field_shape& sh = u.shape();
+  hs::shared_array<double> shared(grid, sh.size());  // collective: every rank makes one
+  std::vector<double> own(sh.size()), plain(sh.size());
+  const bool lends = windowed && (!mixed || rank % 2 == 0);
+  double* a = !mixed || rank % 2 == 0 ? shared.data() : own.data();
+  const std::size_t bytes = sh.size() * sizeof(double);
+  for (int split = 0; split < 2; ++split) {
+    w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
+      a[i] = w.interior(rank, p) ? u.storage()[i] : sentinel;
+    });
+    const std::uint64_t before = hs::detail::lent_messages;
+    if (split) {
+      auto pending = plan.start_forward(hs::make_field_view(a, sh));
+      pending.progress();
+      pending.wait();
+    } else {
+      plan.forward(hs::make_field_view(a, sh));
+    }
+    const std::uint64_t lent = lends ? window_messages(grid, plan.details(), sizeof(double), false) : 0;
+    if (hs::detail::lent_messages - before != lent)
+      why << "zero copy: " << hs::detail::lent_messages - before << " messages lent; ";
+    if (std::memcmp(a, u.storage().data(), bytes) != 0) why << "zero copy forward (split " << split << ") differs; ";
+  }
+  for (std::size_t i = 0; i < sh.size(); ++i) plain[i] = a[i] += static_cast<double>(i % 7);
+  const std::uint64_t before = hs::detail::lent_messages;
+  plan.reverse(hs::make_field_view(a, sh), hs::take_max{});
+  const std::uint64_t lent = lends ? window_messages(grid, plan.details(), sizeof(double), true) : 0;
+  if (hs::detail::lent_messages - before != lent)
+    why << "zero copy reverse: " << hs::detail::lent_messages - before << " messages lent; ";
+  plan.reverse(hs::make_field_view(plain.data(), sh), hs::take_max{});
+  if (std::memcmp(a, plain.data(), bytes) != 0) why << "zero copy reverse differs from a plain array's; ";
+  return why.str();
+}
+
 template <class Strategy>
 std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank, std::size_t& checked,
                        std::optional<hs::field_plan>& plan, bool shared_memory = false) {
@@ -173,6 +217,9 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     pending.progress();
     pending.wait();
   }
+  if (shared_memory)
+    why << check_zero_copy(grid, w, rank, u, *plan, w.ghost != w.ghost_high,
+                           std::string(Strategy::name) != "NeighborAlltoall");
   if (std::string(Strategy::name) != "NeighborAlltoall" && !sweep::reduced() && w.ghost == ghost_sets(w).front().low) {
     hs::grid_field<double> v(grid, global, ghost, sentinel);  // synchronous sends give the same ghosts
     std::copy(u.storage().begin(), u.storage().end(), v.storage().begin());
@@ -285,6 +332,7 @@ void sweep_grids(bool shared_memory = false) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::size_t checked = 0, configurations = 0, shape_index = 0;
+  const std::uint64_t lent_before = hs::detail::lent_messages;
   for (const sweep::shape& s : sweep::shapes(size)) {
     const std::size_t nth = shape_index++;
     if (shared_memory && nth % 3 != 0) continue;
@@ -316,6 +364,15 @@ void sweep_grids(bool shared_memory = false) {
   }
   CHECK(configurations > 0);
   CHECK(checked > 0);
+  // Zero copy was taken somewhere (NeighborAlltoall has no window; a node of one rank lends nothing).
+  long lent = static_cast<long>(hs::detail::lent_messages - lent_before);
+  MPI_Allreduce(MPI_IN_PLACE, &lent, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm machine;  // the ranks that share memory: all of them here, unless run across machines
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int machine_size = 0;
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  if (shared_memory && machine_size > 1 && std::string(Strategy::name) != "NeighborAlltoall") CHECK(lent > 0);
 }
 
 }  // namespace
@@ -678,4 +735,36 @@ TEST_CASE("a field plan's strategy errors list only the strategies that can carr
   // A block plan still offers every strategy.
   CHECK_THROWS_WITH(hs::make_plan<double>(grid, "Stencil", 1, 4),
                     Catch::Contains("known strategies: Shift, SingleHop, TtlMultiHop, TeamShift, NeighborAlltoall"));
+}
+
+TEST_CASE("a shared_array is lent only by the grid whose nodes it was made on", "[grids][nodes]") {
+  // The same ranks, another grid: its node layout does not know the array, whose messages then go
+  // through the slots (nothing lent), with the same ghosts as a lent one and a plain field.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0}}), other(MPI_COMM_WORLD, {.dims = {0, 0}});
+  hs::grid_field<double> u(grid, {2 * grid.dim(0) + 1, 3 * grid.dim(1)}, 1);
+  for (std::size_t i = 0; i < u.storage().size(); ++i) u.storage()[i] = rank * 1e4 + static_cast<double>(i);
+  auto plan = hs::make_field_plan<hs::SingleHop>(u, {.shared_memory = true});
+  hs::shared_array<double> here(grid, u.storage().size()), foreign(other, u.storage().size());
+  std::copy(u.storage().begin(), u.storage().end(), here.begin());
+  std::copy(u.storage().begin(), u.storage().end(), foreign.begin());
+  const std::uint64_t before = hs::detail::lent_messages;
+  plan.forward(hs::make_field_view(foreign.data(), u.shape()));
+  CHECK(hs::detail::lent_messages == before);
+  plan.forward(hs::make_field_view(here.data(), u.shape()));
+  CHECK(hs::detail::lent_messages - before == window_messages(grid, plan.details(), sizeof(double), false));
+  plan.forward(u);
+  CHECK(std::equal(u.storage().begin(), u.storage().end(), here.begin()));
+  CHECK(std::equal(u.storage().begin(), u.storage().end(), foreign.begin()));
+}
+
+TEST_CASE("a shared_array whose bytes overflow raises the same error on every rank", "[grids][nodes][errors]") {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0}});
+  const std::size_t n = rank == 0 ? SIZE_MAX / 4 : 10;  // rank 0's alone: the others must raise too
+  CHECK_THROWS_WITH((hs::shared_array<double>(grid, n)),
+                    Catch::Contains("shared_array: n = " + std::to_string(SIZE_MAX / 4) + " elements of 8 bytes") &&
+                        Catch::Contains("overflows size_t"));
 }

@@ -15,6 +15,7 @@
 #include "../support/counting_new.hpp"
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
+#include "../support/window_messages.hpp"
 
 namespace hs = haloshift;
 
@@ -22,9 +23,10 @@ namespace {
 
 using namespace block_oracle;
 
-std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& g, int me, const oracle::coords& k,
-                                    const neighbourhood& n, sweep::payload pl, driving how) {
-  hs::halo<double> contributions = plan.make_halo();
+/// Reverse of `contributions` (a halo of `plan`, filled here) against the oracle.
+std::string run_reverse_and_compare(hs::plan<double>& plan, hs::halo<double>& contributions, const oracle::grid& g,
+                                    int me, const oracle::coords& k, const neighbourhood& n, sweep::payload pl,
+                                    driving how) {
   fill_contributions(contributions, me);
   std::vector<double> own(sweep::count_of(pl, me));
   for (std::size_t e = 0; e < own.size(); ++e) own[e] = value_of(me, e);
@@ -33,6 +35,11 @@ std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& 
   else
     drive(plan.start_reverse(contributions, std::span<double>(own)), how);
   return compare_reverse(own, g, me, k, n);
+}
+std::string run_reverse_and_compare(hs::plan<double>& plan, const oracle::grid& g, int me, const oracle::coords& k,
+                                    const neighbourhood& n, sweep::payload pl, driving how) {
+  hs::halo<double> contributions = plan.make_halo();
+  return run_reverse_and_compare(plan, contributions, g, me, k, n, pl, how);
 }
 
 /// Team sizes to try: 0 (TeamShift picks) and, per dimension, 2 where it divides, and the whole dimension.
@@ -185,8 +192,45 @@ namespace {
 /// node, 2 + 1 + 2 + ..., 3 + the rest.
 const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
 
+/// Zero copy: halos in node-shared memory (make_shared_halo) lend every message inside a node that
+/// fits a slot (counted exactly), and forward (blocking and split phase) and reverse give the flat
+/// plan's halo bit for bit and the oracle's sums, allocating nothing. `mixed`: ranks of odd number
+/// keep halos of their own memory (packed into the slots), which mix with the lending ones. A
+/// neighbourhood collective (no window) lends nothing.
+template <class Strategy>
+void check_zero_copy(const hs::cartesian_grid& grid, hs::plan<double>& plan, const std::vector<double>& mine,
+                     const hs::halo<double>& expected, const oracle::grid& og, const oracle::coords& k,
+                     sweep::payload pl, bool mixed) {
+  const int rank = grid.rank();
+  const bool shared = !mixed || rank % 2 == 0, lends = shared && !requires { Strategy::neighbor_collective; };
+  hs::halo<double> shared_halo = plan.make_shared_halo(), own_halo = plan.make_halo();  // collective: every rank
+  hs::halo<double>& halo = shared ? shared_halo : own_halo;
+  const std::uint64_t lent_before = hs::detail::lent_messages;
+  allocations::count = 0;
+  allocations::counting = true;
+  plan.forward(mine, halo);
+  allocations::counting = false;
+  // Its readers have copied once forward returns (the price of zero copy): the halo is the rank's
+  // again at once, and what it writes now reaches no other rank's halo.
+  const std::vector<double> got(halo.buffer().begin(), halo.buffer().end());
+  std::fill(halo.buffer().begin(), halo.buffer().end(), -1.0);
+  CHECK(allocations::count == 0);
+  CHECK(hs::detail::lent_messages - lent_before ==
+        (lends ? window_messages(grid, plan.details(), sizeof(double), false) : 0));
+  CHECK((got.size() == expected.buffer().size() &&
+         (got.empty() || std::memcmp(got.data(), expected.buffer().data(), expected.buffer().size_bytes()) == 0)));
+  drive(plan.start_forward(mine, halo), driving::progress_once);
+  CHECK(compare_forward(halo, og, rank, k, neighbourhood{hs::shell::full}, pl) == "");
+  const std::uint64_t reverse_before = hs::detail::lent_messages;
+  CHECK(run_reverse_and_compare(plan, halo, og, rank, k, neighbourhood{hs::shell::full}, pl,
+                                mixed ? driving::test_until_done : driving::blocking) == "");
+  CHECK(hs::detail::lent_messages - reverse_before ==
+        (lends ? window_messages(grid, plan.details(), sizeof(double), true) : 0));
+}
+
 /// The shared-memory path (plan_options::shared_memory) under pretend nodes: forward, split phase
-/// and reverse equal the oracle, and the forward halo equals the flat (MPI) plan's bit for bit.
+/// and reverse equal the oracle, and the forward halo equals the flat (MPI) plan's bit for bit; the
+/// same with zero copy (check_zero_copy), every other configuration with ranks lending and not mixed.
 /// A subset of the sweep: every third shape (periodic and not), k = 1 and 3, uneven payloads.
 template <class Strategy>
 void sweep_shared_memory() {
@@ -202,6 +246,7 @@ void sweep_shared_memory() {
   MPI_Comm_free(&machine);
   const bool one_machine = machine_size == size;
   std::size_t configurations = 0;
+  const std::uint64_t lent_before = hs::detail::lent_messages;
   for (std::size_t i = 0; i < shapes.size(); i += 3)
     for (const std::vector<int>& nodes : node_size_cases) {
       if (sweep::reduced() && nodes.size() == 1) continue;  // busy-polling MPICH: one node, and uneven nodes
@@ -236,10 +281,21 @@ void sweep_shared_memory() {
         CHECK(compare_forward(again, og, rank, range_of(s, k), n, pl) == "");
         CHECK(run_reverse_and_compare(shared, og, rank, range_of(s, k), n, pl,
                                       configurations % 2 ? driving::test_until_done : driving::blocking) == "");
+        // Zero copy: on every other configuration in the reduced sweep (busy-polling MPICH, where each
+        // wait between oversubscribed ranks costs a time slice: 6 s more at 3 ranks on every one).
+        const std::size_t step = sweep::reduced() ? 2 : 1;
+        if (configurations % step == 0)
+          check_zero_copy<Strategy>(grid, shared, mine, expected, og, range_of(s, k), pl,
+                                    configurations / step % 2 == 1);
         ++configurations;
       }
     }
   CHECK(configurations > 0);
+  // Zero copy was taken: some rank lent (a rank of no elements may have nothing to send; a
+  // neighbourhood collective has no window).
+  long lent = static_cast<long>(hs::detail::lent_messages - lent_before);
+  MPI_Allreduce(MPI_IN_PLACE, &lent, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (size > 1 && one_machine && !requires { Strategy::neighbor_collective; }) CHECK(lent > 0);
 }
 
 }  // namespace

@@ -141,6 +141,11 @@ class halo {
   explicit halo(std::shared_ptr<const detail::program> p) : program_(std::move(p)), buffer_(program_->layout.total()) {
     index_visible();
   }
+  /// A halo whose buffer lives in node-shared memory (`shared`: at least its bytes).
+  halo(std::shared_ptr<const detail::program> p, std::unique_ptr<detail::node_segment> shared)
+      : program_(std::move(p)), buffer_(program_->layout.total(), std::move(shared)) {
+    index_visible();
+  }
   /// A halo whose buffer lives in a device space.
   halo(std::shared_ptr<const detail::program> p, const detail::space_memory& m)
       : program_(std::move(p)), buffer_(program_->layout.total(), m) {

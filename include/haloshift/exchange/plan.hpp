@@ -20,6 +20,7 @@
 #include "../grid/cartesian_grid.hpp"
 #include "../detail/checked_size.hpp"
 #include "../grid/neighborhood.hpp"
+#include "../grid/nodes.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/communicator.hpp"
 #include "../strategy.hpp"
@@ -77,6 +78,16 @@ class plan : public detail::plan_base {
   halo<T> make_halo() const {
     check_built("make_halo");
     return halo<T>(program_);
+  }
+
+  /// An empty halo in node-shared memory (as a shared_array): on the shared-memory path
+  /// (plan_options::shared_memory) the ranks of this rank's node copy the blocks it sends them
+  /// straight out of it, and it packs nothing (zero copy; docs/node-aware.md). Collective over
+  /// the grid, as destroying it is: make and destroy such halos in one order on every rank.
+  halo<T> make_shared_halo() const {
+    check_built("make_shared_halo");
+    const std::size_t bytes = detail::checked_mul(program_->layout.total(), sizeof(T), "make_shared_halo");
+    return halo<T>(program_, std::make_unique<detail::node_segment>(detail::nodes_of(*context_), bytes));
   }
 
   /// The handle start_forward returns.

@@ -215,7 +215,9 @@ class selective_plan : public detail::plan_base {
   /// Keeps the elements in the caller's storage instead: element `i` of the
   /// data array described above lives at `place[i]` of an array of
   /// `storage_size` elements (a grid field with its ghost layers). Messages
-  /// then gather from and scatter into that storage directly.
+  /// then gather from and scatter into that storage directly. On the shared-memory path the plan's
+  /// window is made again (collective, as the build that relocates): receivers copy a lent array's
+  /// elements where the relocated messages find them (zero copy).
   void relocate(std::span<const std::size_t> place, std::size_t storage_size) {
     check_built("relocate");
     if (place.size() != program_->layout.total())
@@ -232,6 +234,7 @@ class selective_plan : public detail::plan_base {
     });
     resources_->reserve(*program_, element_size_);
     storage_ = storage_size;
+    if (resources_->window) detail::share_node_memory(resources_->window, *program_, *context_, options_);
   }
 
  private:

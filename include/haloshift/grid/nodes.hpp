@@ -24,6 +24,15 @@
 
 namespace haloshift::detail {
 
+class node_segment;
+/// The node-shared allocations (haloshift::shared_array) made on a node's communicator, which
+/// the shared-memory path lends to the rank's node partners instead of packing (zero copy). Each
+/// has a number, the same on every rank of the node: they are made collectively, in one order.
+struct node_segments {
+  std::vector<const node_segment*> live;
+  std::uint64_t made = 0;  ///< allocations made so far: the next one's number
+};
+
 /// The nodes of a grid's ranks. Computed once per grid (collectively, on the
 /// first plan build that needs it) and shared by the plans built on it.
 struct node_layout {
@@ -32,6 +41,7 @@ struct node_layout {
   int count = 1;          ///< number of nodes
   int node = 0;           ///< this rank's node
   mpi::communicator comm; ///< this rank's node (its ranks in grid order): MPI_Win_allocate_shared runs on it
+  std::shared_ptr<node_segments> segments = std::make_shared<node_segments>();  ///< the shared_arrays made on it
 
   bool same_node(int rank) const noexcept { return (*node_of)[static_cast<std::size_t>(rank)] == node; }
 };

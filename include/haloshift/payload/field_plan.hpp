@@ -338,6 +338,10 @@ class field_plan {
   /// The cell program moved into the cells of a view with `ghost` layers below the interior and
   /// `stride` (the layers above change no view cell's place: only the checks read them).
   const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
+    // Laid out as the plan's own fields: the plan's program, whose messages the shared-memory
+    // path's window carries (and lends, for a view of a shared_array: zero copy).
+    const std::array<std::size_t, 3> own{shape_.stride[0], shape_.stride[1], shape_.stride[2]};
+    if (ghost == shape_.ghost && stride == own) return plan_.details();
     const std::array<std::size_t, 7> key{1,
                                        static_cast<std::size_t>(ghost[0]),
                                        static_cast<std::size_t>(ghost[1]),

@@ -27,6 +27,7 @@
 #include "executor.hpp"
 #include "program.hpp"
 #include "run_markers.hpp"
+#include "zero_copy.hpp"
 #include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
@@ -44,16 +45,12 @@ class exchange_run {
       : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), element_bytes(data.element_bytes()),
         single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine),
         window_(!engine && mode == protocol::overlapping && res.window && res.window->serves(p) ? res.window.get()
-                                                                                                : nullptr) {
-    if (engine_) {
-      next_ = 0;
-      end_ = 1;
-      staging_ = res.staging<std::byte>(engine_->staging_bytes(p, element_bytes));
-    } else {
-      next_ = begin;
-      end_ = std::min(end, p.rounds.size());
-      staging_ = res.staging<std::byte>(staging_elements(p, backward, single_) * element_bytes);
-    }
+                                                                                                : nullptr),
+        lend_(lending_of(window_, data, backward)) {
+    next_ = engine_ ? 0 : begin;  // a collective engine runs the one round
+    end_ = engine_ ? 1 : std::min(end, p.rounds.size());
+    staging_ = res.staging<std::byte>(engine_ ? engine_->staging_bytes(p, element_bytes)
+                                              : staging_elements(p, backward, single_) * element_bytes);
   }
 
   /// Runs the exchange through an executor instead (batch_cache::prepare): every copy of a
@@ -116,7 +113,7 @@ class exchange_run {
       posted_ = false;
       ++next_;
     }
-    return true;
+    return !window_ || window_->returned(block, comm_);  // lent arrays are the caller's once copied
   }
 
   /// Lets go of the messages in flight without waiting for them (an
@@ -162,24 +159,18 @@ class exchange_run {
   /// Where a transfer's arrival is staged. One array: where the program put it. Several: the
   /// round's arrivals one after another from `cursor` (post and finish walk them in one order).
   std::byte* in_area(const transfer_program& t, std::size_t& cursor) const {
-    if (single_) {
-      return staging_ + t.staged[backward_ ? 1 : 0] * element_bytes;
-    } else {
-      std::byte* at = staging_ + cursor;
-      cursor += incoming(t).count * element_bytes;
-      return at;
-    }
+    if (single_) return staging_ + t.staged[backward_ ? 1 : 0] * element_bytes;
+    std::byte* at = staging_ + cursor;
+    cursor += incoming(t).count * element_bytes;
+    return at;
   }
   /// Where a transfer's departure is packed (after the round's arrivals, for several arrays).
   std::byte* out_area(const transfer_program& t, std::size_t& cursor) const {
-    if (single_) {
-      const int dir = backward_ ? 1 : 0;
-      return staging_ + (t.staged[dir] + t.staged_in[dir]) * element_bytes;
-    } else {
-      std::byte* at = staging_ + cursor;
-      cursor += outgoing(t).count * element_bytes;
-      return at;
-    }
+    const int dir = backward_ ? 1 : 0;
+    if (single_) return staging_ + (t.staged[dir] + t.staged_in[dir]) * element_bytes;
+    std::byte* at = staging_ + cursor;
+    cursor += outgoing(t).count * element_bytes;
+    return at;
   }
 
   const void* source(const transfer_program& t, std::size_t& cursor) const {
@@ -266,9 +257,8 @@ class exchange_run {
         local(out, incoming(t));
         continue;
       }
-      if (const shared_route* s = shared(t, true, out)) {  // packed into this rank's slot, now or once free
-        if (!window_->defer(static_cast<std::size_t>(&t - r.transfers.data()), *s))
-          data_.gather(p_->layout, out, s->data()), publish(*s);
+      if (const shared_route* s = shared(t, true, out)) {  // through this rank's slot, now or once free
+        if (!window_->defer(static_cast<std::size_t>(&t - r.transfers.data()), *s)) depart(out, *s);
         continue;
       }
       requests.emplace_back();
@@ -292,8 +282,15 @@ class exchange_run {
     const std::vector<transfer_program>& ts = round().transfers;
     return !window_ || window_->take(
                            backward_, round_index(), block, comm_,
-                           [&](std::size_t j, std::byte* into) { data_.gather(p_->layout, outgoing(ts[j]), into); },
-                           [&](std::size_t j, const std::byte* data) { deliver(incoming(ts[j]), data); });
+                           [&](std::size_t j, const shared_route& s) { depart(outgoing(ts[j]), s); },
+                           [&](std::size_t j, const shared_route& s) { arrive(incoming(ts[j]), s); });
+  }
+  /// Sends `out` through its free slot `s` (zero_copy.hpp).
+  void depart(const message& out, const shared_route& s) { send_shared(*window_, lend_, data_, p_->layout, out, s); }
+  /// Takes arrival `in` from its slot `s`: out of the sender's lent array, or unpacked.
+  void arrive(const message& in, const shared_route& s) {
+    if (!s.lent_segment()) return deliver(in, s.data());
+    take_lent(*window_, s, data_, op_);
   }
 
   void finish() {
@@ -395,6 +392,7 @@ class exchange_run {
   batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
   bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
   shared_window* window_;     ///< set: messages inside the node go through it (plan_options::shared_memory)
+  lending lend_;              ///< the arrays' node-shared segment, when its messages may be lent (zero copy)
 };
 
 }  // namespace haloshift::detail

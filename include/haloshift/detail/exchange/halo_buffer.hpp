@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 /// @file halo_buffer.hpp
-/// @brief Where a halo keeps its blocks: host memory (an aligned vector), or
-/// memory of a device space (plan::make_halo(space)), allocated and released
-/// through that space's own calls and never touched by the host.
+/// @brief Where a halo keeps its blocks: host memory (an aligned vector),
+/// node-shared host memory (plan::make_shared_halo(): zero copy on the
+/// shared-memory path), or memory of a device space (plan::make_halo(space)),
+/// allocated and released through that space's own calls and never touched by the host.
 
 #include <cstddef>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "../checked_size.hpp"
 #include "aligned_buffer.hpp"
+#include "node_segment.hpp"
 
 namespace haloshift::detail {
 
@@ -47,7 +51,13 @@ class halo_buffer {
   halo_buffer(std::size_t n, const space_memory& m) : memory_(m), count_(n) {
     device_ = static_cast<T*>(m.allocate(checked_mul(n, sizeof(T), "make_halo: the halo's elements")));
   }
+  /// `n` elements in `shared`, a node-shared allocation of at least their bytes (zeroed here).
+  halo_buffer(std::size_t n, std::unique_ptr<node_segment> shared) : count_(n), shared_(std::move(shared)) {
+    if (n) std::memset(shared_->data(), 0, n * sizeof(T));
+  }
+  /// A copy lives in this rank's own memory (a node-shared copy would be a collective).
   halo_buffer(const halo_buffer& other) : host_(other.host_), memory_(other.memory_), count_(other.count_) {
+    if (other.shared_) host_.assign(other.data(), other.data() + count_);
     if (!other.device_) return;  // host memory, or a device halo of no elements
     device_ = static_cast<T*>(memory_.allocate(count_ * sizeof(T)));
     std::vector<std::byte> through(count_ * sizeof(T));
@@ -58,7 +68,8 @@ class halo_buffer {
       : host_(std::move(other.host_)),
         memory_(other.memory_),
         count_(std::exchange(other.count_, 0)),
-        device_(std::exchange(other.device_, nullptr)) {}
+        device_(std::exchange(other.device_, nullptr)),
+        shared_(std::move(other.shared_)) {}
   halo_buffer& operator=(halo_buffer other) noexcept {
     swap(other);
     return *this;
@@ -67,7 +78,10 @@ class halo_buffer {
     if (device_) memory_.release(device_);
   }
 
-  T* data() const noexcept { return device_ ? device_ : const_cast<T*>(host_.data()); }
+  T* data() const noexcept {
+    if (shared_) return reinterpret_cast<T*>(shared_->data());
+    return device_ ? device_ : const_cast<T*>(host_.data());
+  }
   std::size_t size() const noexcept { return count_; }
   /// The space's key (space_key), null for host memory.
   const void* space() const noexcept { return memory_.key; }
@@ -78,12 +92,14 @@ class halo_buffer {
     std::swap(memory_, other.memory_);
     std::swap(count_, other.count_);
     std::swap(device_, other.device_);
+    std::swap(shared_, other.shared_);
   }
 
   aligned_vector<T> host_;
   space_memory memory_;
   std::size_t count_ = 0;
   T* device_ = nullptr;  ///< set: the elements live in memory_'s space
+  std::unique_ptr<node_segment> shared_;  ///< set: the elements live in node-shared memory
 };
 
 }  // namespace haloshift::detail

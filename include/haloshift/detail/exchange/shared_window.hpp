@@ -8,6 +8,9 @@
 /// sender's slot and raises its `consumed` counter, which the sender waits for
 /// before it writes the slot again (in the next exchange: every message of a
 /// program has a slot of its own). No barrier per exchange, no MPI message.
+/// Where the sender's array lives in node-shared memory (shared_array), the
+/// slot carries no data: it lends the array (zero_copy.hpp), and the receiver
+/// copies out of it before it raises `consumed`.
 
 #include <mpi.h>
 
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,7 +30,10 @@
 #include "../../grid/nodes.hpp"
 #include "../mpi/check.hpp"
 #include "../mpi/communicator.hpp"
+#include "executor.hpp"
+#include "node_segment.hpp"
 #include "program.hpp"
+#include "lent_copies.hpp"
 
 namespace haloshift::detail {
 
@@ -42,14 +49,35 @@ inline constexpr std::size_t shared_slot_bytes = 64 * 1024;
 struct shared_route {
   std::byte* slot = nullptr;  ///< null: the message goes by MPI
   std::uint64_t* moved = nullptr;
+  /// The receiver's side: the sender's rank in the node's communicator, and where its copies
+  /// out of a lent array lie among the window's (zero copy).
+  int sender = 0;
+  std::size_t copies_first = 0, copies_last = 0;
+  /// The sender's side: the runs of its array the message carries, and their elements (zero copy
+  /// lends only runs long enough: worth_lending).
+  std::size_t runs = 0, elements = 0;
   std::byte* data() const noexcept { return slot + 2 * line; }
   std::atomic_ref<std::uint64_t> ready() const noexcept { return counter(0); }
   std::atomic_ref<std::uint64_t> consumed() const noexcept { return counter(line); }
+  /// The sender's side, before publish(): the message is its array, segment `number` from byte
+  /// `offset` of its part (zero copy), or (number 0) packed in the slot. Beside `ready`, on its
+  /// line: the receiver reads it after the acquire load that sees the message.
+  void lend(std::uint64_t number, std::uint64_t offset) const noexcept {
+    std::memcpy(slot + 8, &number, 8);
+    std::memcpy(slot + 16, &offset, 8);
+  }
+  std::uint64_t lent_segment() const noexcept { return word(8); }
+  std::uint64_t lent_offset() const noexcept { return word(16); }
   static constexpr std::size_t line = 64;
 
  private:
   std::atomic_ref<std::uint64_t> counter(std::size_t at) const noexcept {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(slot + at));
+  }
+  std::uint64_t word(std::size_t at) const noexcept {
+    std::uint64_t w = 0;
+    std::memcpy(&w, slot + at, 8);
+    return w;
   }
 };
 // The counters are shared between processes: only lock-free atomics are address-free.
@@ -79,26 +107,29 @@ inline void release(const shared_route& r) { r.consumed().store(++*r.moved, std:
 /// A plan's window on its node and the routes of its program's messages
 /// through it. Built collectively over the node (plan build); the routes are
 /// looked up in the senders' directories then, so an exchange only follows
-/// pointers.
+/// pointers. A sender's part of the window: its directory (an entry per slot),
+/// its slots, then the element runs of each slot's message in the sender's
+/// array, from which each receiver pairs the sender's elements with its own
+/// once, for zero copy.
 class shared_window {
  public:
   /// Allocates this rank's slots for `p`'s messages to ranks of its node and
   /// finds the slots of the messages it receives from them (collective over the node).
-  shared_window(const program& p, const node_layout& nodes, int rank) : program_(&p), rank_(rank) {
-    const std::vector<entry> mine = slots_of(p, nodes);
-    const std::size_t bytes = directory_bytes(mine.size()) + mine.size() * slot_bytes;
-    MPI_Info info = MPI_INFO_NULL;
-    mpi::check(MPI_Info_create(&info), "MPI_Info_create");
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each rank's slots on its own NUMA node
+  shared_window(const program& p, const node_layout& nodes, int rank)
+      : program_(&p), rank_(rank), segments_(nodes.segments) {
+    std::vector<element_run> runs;
+    const std::vector<entry> mine = slots_of(p, nodes, runs);
+    const std::size_t bytes =
+        directory_bytes(mine.size()) + mine.size() * slot_bytes + runs.size() * sizeof(element_run);
     std::byte* base = nullptr;
-    const int status = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, nodes.comm.get(), &base, &win_);
-    MPI_Info_free(&info);
-    mpi::check(status, "MPI_Win_allocate_shared");
+    win_ = allocate_node_shared(bytes, nodes.comm.get(), base);  // each rank's slots on its own NUMA node
     std::memset(base, 0, bytes);
     const std::uint64_t count = mine.size();
     std::memcpy(base, &count, sizeof count);
     if (!mine.empty()) std::memcpy(base + sizeof count, mine.data(), mine.size() * sizeof(entry));
+    if (!runs.empty()) std::memcpy(runs_of(base, count), runs.data(), runs.size() * sizeof(element_run));
     sent_.assign(mine.size(), 0);
+    lent_.reserve(mine.size());
     // Every directory written and every counter zeroed before any rank reads a peer's.
     mpi::check(MPI_Barrier(nodes.comm.get()), "MPI_Barrier");
     route(p, nodes, base, mine);
@@ -123,6 +154,29 @@ class shared_window {
   }
   /// Whether program round `r` moves any message through the window.
   bool used_in(std::size_t r) const noexcept { return used_[r]; }
+
+  /// The node's shared arrays (what a sender may lend, where a receiver finds a lent one).
+  const node_segments& segments() const noexcept { return *segments_; }
+  /// Elements from its start an array must hold for this rank to lend it, forwards or
+  /// `backward`: past the last element its messages through the window carry.
+  std::size_t extent(bool backward) const noexcept { return extent_[backward]; }
+  /// The receiver's copies out of the sender's array for the message of route `in`.
+  std::span<const lent_copy> copies_of(const shared_route& in) const noexcept {
+    return {copies_.data() + in.copies_first, in.copies_last - in.copies_first};
+  }
+  /// Notes that the message of `out` was lent (published as the sender's array): the exchange
+  /// completes only once its receiver has copied it (returned()).
+  void lent(const shared_route& out) { lent_.push_back(&out); }  // capacity: every route out
+  /// Whether the receivers of every lent message have copied it (`block`: waits until they
+  /// have, letting MPI progress meanwhile): until then the sender's array must not change.
+  bool returned(bool block, MPI_Comm comm) {
+    for (unsigned spins = 0;;) {
+      while (!lent_.empty() && writable(*lent_.back())) lent_.pop_back();
+      if (lent_.empty() || !block) return lent_.empty();
+      progress_while_waiting(comm, spins);
+    }
+  }
+
   /// Marks the arrival of the current round's transfer `j` as expected through the window.
   bool expect(std::size_t j) noexcept {
     pending_[j] |= arrival;
@@ -131,31 +185,30 @@ class shared_window {
   }
   /// Whether the departure of the current round's transfer `j` through `out` waits (its
   /// receiver has not taken the previous exchange's message yet: a split-phase exchange still in
-  /// flight there); take() packs it once the slot is free, so that start() never blocks.
+  /// flight there); take() sends it once the slot is free, so that start() never blocks.
   bool defer(std::size_t j, const shared_route& out) noexcept {
     if (writable(out)) return false;
     pending_[j] |= departure;
     ++waiting_;
     return true;
   }
-  /// Packs (`pack(j, slot data)`) the current round's deferred departures whose slots are free
-  /// and unpacks (`deliver(j, data)`) its expected arrivals that are ready, program round `r`
-  /// forwards or `backward`; `block`: all of them, letting MPI progress meanwhile. Whether none
-  /// is left.
-  template <class Pack, class Deliver>
-  bool take(bool backward, std::size_t r, bool block, MPI_Comm comm, Pack&& pack, Deliver&& deliver) {
+  /// Sends (`depart(j, route)`: packs or lends, then publishes) the current round's deferred
+  /// departures whose slots are free and takes (`arrive(j, route)`) its expected arrivals that
+  /// are ready, program round `r` forwards or `backward`; `block`: all of them, letting MPI
+  /// progress meanwhile. Whether none is left.
+  template <class Depart, class Arrive>
+  bool take(bool backward, std::size_t r, bool block, MPI_Comm comm, Depart&& depart, Arrive&& arrive) {
     for (unsigned spins = 0; waiting_ != 0;) {
       for (std::size_t j = 0; j < pending_.size(); ++j) {
         const shared_route& out = at(backward, true, r, j);
         if ((pending_[j] & departure) && writable(out)) {
-          pack(j, out.data());
-          publish(out);
+          depart(j, out);
           pending_[j] &= ~departure;
           --waiting_;
         }
         const shared_route& in = at(backward, false, r, j);
         if (!(pending_[j] & arrival) || !arrived(in)) continue;
-        deliver(j, in.data());
+        arrive(j, in);
         release(in);
         pending_[j] &= ~arrival;
         --waiting_;
@@ -165,21 +218,28 @@ class shared_window {
     }
     return waiting_ == 0;
   }
-  /// Forgets the expected arrivals (an exchange abandoned by an exception).
+  /// Forgets the expected arrivals and the lent messages (an exchange abandoned by an exception).
   void forget() noexcept {
     std::fill(pending_.begin(), pending_.end(), 0);
     waiting_ = 0;
+    lent_.clear();
   }
 
  private:
-  /// A directory entry: the slot (by position) of the message to `receiver` of round `round`, tag `tag`.
+  /// A directory entry: the slot (by position) of the message to `receiver` of round `round`,
+  /// tag `tag`, and where its runs lie among the part's runs.
   struct entry {
     std::int32_t round, tag, backward, receiver;
+    std::uint64_t runs_first, runs_count;
   };
   static constexpr std::size_t slot_bytes = 2 * shared_route::line + (shared_slot_bytes + 63) / 64 * 64;
   static std::size_t directory_bytes(std::size_t entries) {
     return (sizeof(std::uint64_t) + entries * sizeof(entry) + 2 * shared_route::line - 1) / (2 * shared_route::line) *
            (2 * shared_route::line);
+  }
+  /// Where the runs of a part with `entries` slots begin.
+  static std::byte* runs_of(std::byte* base, std::size_t entries) {
+    return base + directory_bytes(entries) + entries * slot_bytes;
   }
   /// The message of a transfer this rank sends (`out`) or receives, in direction `backward`.
   static const message& of(const transfer_program& t, bool backward, bool out) {
@@ -188,15 +248,28 @@ class shared_window {
   static bool in_node(const transfer_program& t, const message& m, const node_layout& nodes) {
     return !t.self && m.exists() && nodes.same_node(m.peer);
   }
+  /// The runs message `m` carries in `layout`'s array, in message order, appended to `runs`
+  /// (empty blocks left out: pair_runs ends at an empty run).
+  static void append_runs(const block_layout& layout, const message& m, std::vector<element_run>& runs) {
+    for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+      if (count) runs.push_back({first, count});
+    });
+  }
 
-  /// This rank's slots: every message it sends to a rank of its node, both directions.
-  static std::vector<entry> slots_of(const program& p, const node_layout& nodes) {
+  /// This rank's slots: every message it sends to a rank of its node, both directions; their
+  /// runs appended to `runs`, and the extent of each direction's.
+  std::vector<entry> slots_of(const program& p, const node_layout& nodes, std::vector<element_run>& runs) {
     std::vector<entry> out;
     for (std::size_t r = 0; r < p.rounds.size(); ++r)
       for (const transfer_program& t : p.rounds[r].transfers)
         for (int backward = 0; backward < 2; ++backward) {
           const message& m = of(t, backward != 0, true);
-          if (in_node(t, m, nodes)) out.push_back({static_cast<std::int32_t>(r), t.tag, backward, m.peer});
+          if (!in_node(t, m, nodes)) continue;
+          const std::size_t first = runs.size();
+          append_runs(p.layout, m, runs);
+          for (std::size_t i = first; i < runs.size(); ++i)
+            extent_[backward] = std::max(extent_[backward], runs[i].first + runs[i].count);
+          out.push_back({static_cast<std::int32_t>(r), t.tag, backward, m.peer, first, runs.size() - first});
         }
     return out;
   }
@@ -204,20 +277,17 @@ class shared_window {
   /// Finds every route: this rank's own slots for what it sends, the senders' for what it receives.
   void route(const program& p, const node_layout& nodes, std::byte* base, const std::vector<entry>& mine) {
     first_.assign(p.rounds.size() + 1, 0);
-    std::size_t widest = 0;
+    std::size_t widest = 0, incoming = 0;
     for (std::size_t r = 0; r < p.rounds.size(); ++r) {
       first_[r + 1] = first_[r] + p.rounds[r].transfers.size();
       widest = std::max(widest, p.rounds[r].transfers.size());
+      for (const transfer_program& t : p.rounds[r].transfers)
+        for (int backward = 0; backward < 2; ++backward) incoming += in_node(t, of(t, backward, false), nodes);
     }
     pending_.assign(widest, 0);
     used_.assign(p.rounds.size(), false);
     for (auto& by_direction : routes_)
       for (auto& v : by_direction) v.assign(first_.back(), {});
-    std::size_t incoming = 0;
-    for (std::size_t r = 0; r < p.rounds.size(); ++r)
-      for (std::size_t j = 0; j < p.rounds[r].transfers.size(); ++j)
-        for (int backward = 0; backward < 2; ++backward)
-          incoming += in_node(p.rounds[r].transfers[j], of(p.rounds[r].transfers[j], backward, false), nodes);
     received_.assign(incoming, 0);  // sized first: routes point into it
     std::size_t next_received = 0;
     for (std::size_t r = 0; r < p.rounds.size(); ++r)
@@ -225,32 +295,49 @@ class shared_window {
         for (int backward = 0; backward < 2; ++backward) {
           const transfer_program& t = p.rounds[r].transfers[j];
           const message& out = of(t, backward, true);
+          const entry key{static_cast<std::int32_t>(r), t.tag, backward, out.peer, 0, 0};
           if (in_node(t, out, nodes)) {
-            const std::size_t s = find(mine, {static_cast<std::int32_t>(r), t.tag, backward, out.peer});
-            routes_[backward][1][first_[r] + j] = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
+            const std::size_t s = find(mine, key);
+            shared_route& to = routes_[backward][1][first_[r] + j];
+            to = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
+            to.runs = mine[s].runs_count;
+            to.elements = out.count;
             used_[r] = true;
           }
           const message& in = of(t, backward, false);
-          if (in_node(t, in, nodes)) {
-            routes_[backward][0][first_[r] + j] = {slot_of_sender(nodes, in.peer, {static_cast<std::int32_t>(r),
-                                                                                    t.tag, backward, rank_}),
-                                                   &received_[next_received++]};
-            used_[r] = true;
-          }
+          if (!in_node(t, in, nodes)) continue;
+          shared_route& from = routes_[backward][0][first_[r] + j];
+          from = route_from(p.layout, nodes, in, {key.round, key.tag, key.backward, rank_, 0, 0});
+          from.moved = &received_[next_received++];
+          used_[r] = true;
         }
   }
 
-  /// Where sender `peer` (a grid rank of this node) keeps the message `wanted` describes.
-  std::byte* slot_of_sender(const node_layout& nodes, int peer, const entry& wanted) const {
+  /// The route of arrival `in`, described by `wanted`: the slot in its sender's part, and the
+  /// copies that pair the sender's elements (its runs there) with this rank's.
+  shared_route route_from(const block_layout& layout, const node_layout& nodes, const message& in,
+                          const entry& wanted) {
+    shared_route r;
+    r.sender = node_rank(nodes, in.peer);
     MPI_Aint size = 0;
     int unit = 0;
     std::byte* base = nullptr;
-    mpi::check(MPI_Win_shared_query(win_, node_rank(nodes, peer), &size, &unit, &base), "MPI_Win_shared_query");
+    mpi::check(MPI_Win_shared_query(win_, r.sender, &size, &unit, &base), "MPI_Win_shared_query");
     std::uint64_t count = 0;
     std::memcpy(&count, base, sizeof count);
     std::vector<entry> theirs(count);
     if (count) std::memcpy(theirs.data(), base + sizeof count, count * sizeof(entry));
-    return base + directory_bytes(count) + find(theirs, wanted) * slot_bytes;
+    const std::size_t s = find(theirs, wanted);
+    r.slot = base + directory_bytes(count) + s * slot_bytes;
+    std::vector<element_run> sent(theirs[s].runs_count), received;
+    if (!sent.empty())
+      std::memcpy(sent.data(), runs_of(base, count) + theirs[s].runs_first * sizeof(element_run),
+                  sent.size() * sizeof(element_run));
+    append_runs(layout, in, received);
+    r.copies_first = copies_.size();
+    pair_runs(sent, received, copies_);
+    r.copies_last = copies_.size();
+    return r;
   }
   static std::size_t find(const std::vector<entry>& in, const entry& wanted) {
     for (std::size_t s = 0; s < in.size(); ++s)
@@ -269,6 +356,7 @@ class shared_window {
 
   const program* program_;
   int rank_;
+  std::shared_ptr<node_segments> segments_;
   MPI_Win win_ = MPI_WIN_NULL;
   std::vector<std::size_t> first_;  ///< per round, its first transfer's index in the routes
   std::vector<shared_route> routes_[2][2];  ///< [backward][out][transfer]
@@ -277,6 +365,9 @@ class shared_window {
   std::vector<char> pending_;  ///< per transfer of the round being run: its arrival, its deferred departure
   std::size_t waiting_ = 0;    ///< how many are
   std::vector<std::uint64_t> sent_, received_;  ///< messages moved through each route, counted by its end here
+  std::size_t extent_[2] = {0, 0};             ///< per direction: extent()
+  std::vector<lent_copy> copies_;              ///< the receiver's copies of every route in (copies_of)
+  std::vector<const shared_route*> lent_;      ///< the current exchange's lent messages not yet seen copied
 };
 
 /// Makes `window` carry `p`'s messages inside the node when `options` ask for
