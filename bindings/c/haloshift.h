@@ -276,11 +276,13 @@ hs_status hs_migrate(hs_grid grid, const hs_domain* domain, hs_positions* x, int
 typedef struct hs_prediction {
   char strategy[32];  /**< its name, NUL-terminated (a longer registered name is an error) */
   int team[3];        /**< TeamShift's team sizes, 0 otherwise */
+  int shared_memory;  /**< 1: with the shared-memory path inside nodes (Auto's plan then takes it) */
   double seconds;     /**< predicted time of one exchange (0 where no message leaves a rank) */
 } hs_prediction;
 
 /** The strategies Auto ranks for a field plan of `spec` (its element_size sizes the messages),
- * fastest first: the first min(capacity, *count) into `out`, their number in `*count`
+ * each flat and, where the model prices it on the grid's nodes, with the shared-memory path
+ * (`shared_memory` 1; docs/node-aware.md), only the rows a plan can run, fastest first: the first min(capacity, *count) into `out`, their number in `*count`
  * (collective: the agreed model, the same on every rank; Auto runs the first). The model is read
  * or measured once per process: $HALOSHIFT_CALIBRATION, ~/.cache/haloshift/calibration.json, or
  * a quick measurement. */
@@ -290,7 +292,7 @@ hs_status hs_explain_field(hs_grid grid, const hs_field_spec* spec, hs_predictio
 hs_status hs_explain_particles(hs_grid grid, const hs_domain* domain, const double cutoff[3], size_t count,
                                hs_prediction* out, int capacity, int* written);
 /** The ranking as text, as haloshift-advise prints it: a header line, then one line per prediction
- * in order ("1  Shift  team 0 0 0  12.345 us"). Writes at most `capacity` bytes with the terminator
+ * in order ("1  Shift  team 0 0 0  12.345 us"; " +shm" after the name of a shared-memory row). Writes at most `capacity` bytes with the terminator
  * (NUL-terminated, cut if short; `text` may be NULL when `capacity` is 0); `*length` (may be NULL)
  * is the whole text's length without the terminator: call once with capacity 0 to size the buffer.
  * Local: no communication. */

@@ -70,6 +70,7 @@ module haloshift_c
   type, bind(c), public :: hs_prediction
     character(kind=c_char) :: strategy(32)
     integer(c_int) :: team(3)
+    integer(c_int) :: shared_memory
     real(c_double) :: seconds
   end type
 

@@ -32,6 +32,7 @@ void write_ranking(const std::vector<prediction>& ranked, hs_prediction* out, in
     const prediction& p = ranked[static_cast<std::size_t>(i)];
     copy_text(out[i].strategy, sizeof out[i].strategy, p.strategy);
     for (int d = 0; d < 3; ++d) out[i].team[d] = p.team[d];
+    out[i].shared_memory = p.inside_nodes == "shm";
     out[i].seconds = p.seconds;
   }
 }
@@ -41,6 +42,17 @@ void check_output(const char* function, const hs_prediction* out, int capacity, 
   require(count, function, "count");
   if (capacity < 0) throw error(std::string(function) + ": capacity must be >= 0, got " + std::to_string(capacity));
   if (capacity > 0) require(out, function, "out");
+}
+
+/// What Auto ranks for a plan of `request` on `g` (collective): the agreed model on the grid's nodes,
+/// with the shared-memory rows where the plan could take the path, only the rows it can run.
+std::vector<prediction> auto_ranking(const cartesian_grid& g, const detail::auto_request& request) {
+  const hockney model = agreed_model(g.comm());
+  const detail::node_placement nodes = detail::auto_placement(g, model);
+  return detail::runnable_rows(
+      detail::rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {}, "explain",
+                              nullptr, nodes, detail::prices_shared_memory(model, request)),
+      request.shared_memory_asked);
 }
 
 /// The C domain as a haloshift::domain (even split).
@@ -79,9 +91,9 @@ hs_status hs_explain_field(hs_grid grid, const hs_field_spec* spec, hs_predictio
     // What Auto ranks for a field plan of this spec (the same sizing, field_plan_builder::auto_sizing).
     const std::size_t element = spec->element_size ? spec->element_size : sizeof(double);
     const auto [r, bytes] = hs::detail::field_plan_builder::auto_sizing(g, shape, options, element);
-    const hs::hockney model = hs::agreed_model(g.comm());
-    write_ranking(hs::detail::rank_candidates(g.shape(), r, bytes, model, options.mode,
-                                              hs::detail::payload_kind::selective, {}, "explain"),
+    write_ranking(auto_ranking(g, {.grid = g.shape(), .r = r, .bytes = bytes, .mode = options.mode,
+                                   .payload = hs::detail::payload_kind::selective,
+                                   .shared_memory_asked = options.shared_memory}),
                   out, capacity, count);
   });
 }
@@ -100,9 +112,10 @@ hs_status hs_explain_particles(hs_grid grid, const hs_domain* domain, const doub
     // Auto sizes by the largest count over the ranks.
     std::uint64_t largest = count;
     hs::mpi::check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, g.comm()), "MPI_Allreduce");
-    const hs::hockney model = hs::agreed_model(g.comm());
-    write_ranking(hs::explain_particles(g.shape(), dom, {cutoff[0], cutoff[1], cutoff[2]},
-                                        static_cast<std::size_t>(largest), sizeof(hs::position), model),
+    const hs::detail::particle_sizing sized = hs::detail::size_particle_blocks(
+        g.shape(), dom, {cutoff[0], cutoff[1], cutoff[2]}, static_cast<std::size_t>(largest), sizeof(hs::position));
+    write_ranking(auto_ranking(g, {.grid = g.shape(), .r = hs::range{sized.reach, hs::shell::full}, .bytes = sized.bytes,
+                                   .payload = hs::detail::payload_kind::selective}),
                   out, capacity, written);
   });
 }
@@ -117,8 +130,8 @@ hs_status hs_explain_text(const hs_prediction* predictions, int count, char* tex
     char line[128];
     for (int i = 0; i < count; ++i) {
       const hs_prediction& p = predictions[i];
-      std::snprintf(line, sizeof line, "%4d  %-12.31s  %d %d %d  %.3f us\n", i + 1, p.strategy, p.team[0], p.team[1],
-                    p.team[2], p.seconds * 1e6);
+      std::snprintf(line, sizeof line, "%4d  %-12.31s%s  %d %d %d  %.3f us\n", i + 1, p.strategy,
+                    p.shared_memory ? " +shm" : "", p.team[0], p.team[1], p.team[2], p.seconds * 1e6);
       table += line;
     }
     if (length) *length = table.size();

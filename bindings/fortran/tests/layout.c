@@ -27,7 +27,8 @@ static const member members[] = {
     WHOLE(hs_column), MEMBER(hs_column, data), MEMBER(hs_column, type), MEMBER(hs_column, components),
     MEMBER(hs_column, stride),
     WHOLE(hs_domain), MEMBER(hs_domain, lo), MEMBER(hs_domain, hi),
-    WHOLE(hs_prediction), MEMBER(hs_prediction, strategy), MEMBER(hs_prediction, team), MEMBER(hs_prediction, seconds),
+    WHOLE(hs_prediction), MEMBER(hs_prediction, strategy), MEMBER(hs_prediction, team), MEMBER(hs_prediction, shared_memory),
+    MEMBER(hs_prediction, seconds),
 };
 
 typedef struct constant {

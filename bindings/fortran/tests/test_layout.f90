@@ -81,6 +81,7 @@ program test_layout
   call whole('hs_prediction', c_sizeof(pr))
   call member('hs_prediction', 'strategy', c_loc(pr), c_loc(pr%strategy), c_sizeof(pr%strategy))
   call member('hs_prediction', 'team', c_loc(pr), c_loc(pr%team), c_sizeof(pr%team))
+  call member('hs_prediction', 'shared_memory', c_loc(pr), c_loc(pr%shared_memory), c_sizeof(pr%shared_memory))
   call member('hs_prediction', 'seconds', c_loc(pr), c_loc(pr%seconds), c_sizeof(pr%seconds))
   if (members /= layout_members()) call fail('haloshift.h has members this test does not check', members)
 

@@ -55,6 +55,7 @@ py::list prediction_table(const hs_prediction* out, int count) {
   for (int i = 0; i < count; ++i)
     table.append(py::dict(py::arg("strategy") = std::string(out[i].strategy),
                           py::arg("team") = py::make_tuple(out[i].team[0], out[i].team[1], out[i].team[2]),
+                          py::arg("shared_memory") = out[i].shared_memory != 0,
                           py::arg("seconds") = out[i].seconds));
   return table;
 }

@@ -72,7 +72,7 @@ class in_flight {
   py::object held_ = py::none();
 };
 
-/// explain()'s table: a list of dicts {"strategy", "team", "seconds"}, fastest first.
+/// explain()'s table: a list of dicts {"strategy", "team", "shared_memory", "seconds"}, fastest first.
 py::list prediction_table(const hs_prediction* out, int count);
 
 /// A grid (hs_grid) built from a Fortran communicator handle (mpi4py's comm.py2f()).

@@ -161,7 +161,7 @@ def test_grid_properties():
 def test_explain_and_auto():
     periodic = (True, True, True)
     table = hs.explain(grid(periodic), (32, 32, 32), ghost=1)
-    assert table and all(set(row) == {"strategy", "team", "seconds"} for row in table)
+    assert table and all(set(row) == {"strategy", "team", "shared_memory", "seconds"} for row in table)
     assert [row["seconds"] for row in table] == sorted(row["seconds"] for row in table)
     plan = hs.FieldPlan(grid(periodic), (32, 32, 32), ghost=1, strategy="Auto")
     assert plan.strategy.lower() == table[0]["strategy"].lower()

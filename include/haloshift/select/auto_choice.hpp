@@ -33,17 +33,26 @@ inline bool prices_shared_memory(const hockney& model, const auto_request& reque
          model.shm_alpha() > 0;
 }
 
-/// The row Auto runs: the cheapest that the plan can run as priced. A shared-memory row of a
-/// neighbourhood collective cannot be (it keeps MPI); where the user asked for the path, the plan
-/// takes it whatever Auto picks, so a flat row is skipped when the ranking holds shared-memory rows.
-inline const prediction* runnable_front(const std::vector<prediction>& ranked, bool shared_memory_asked) {
+/// The rows of `ranked` a plan can run as priced, in order: Auto runs the first. A shared-memory row
+/// of a neighbourhood collective cannot be (it keeps MPI); where the user asked for the path, the plan
+/// takes it whatever Auto picks, so the flat rows go when the ranking holds shared-memory rows.
+inline std::vector<prediction> runnable_rows(std::vector<prediction> ranked, bool shared_memory_asked) {
   const auto shm = [](const prediction& p) {
     return p.inside_nodes == "shm" && !strategy_registry::instance().find(p.strategy).neighbor_collective;
   };
   const bool only_shm = shared_memory_asked && std::any_of(ranked.begin(), ranked.end(), shm);
-  for (const prediction& p : ranked)
-    if (p.inside_nodes.empty() ? !only_shm : shm(p)) return &p;
-  return nullptr;
+  std::erase_if(ranked, [&](const prediction& p) { return p.inside_nodes.empty() ? only_shm : !shm(p); });
+  return ranked;
+}
+
+/// The nodes Auto prices on (collective on first use: the grid's node layout): the grid's own
+/// (grid_options::node_sizes, HALOSHIFT_NODE_SIZE, else shared memory), as the plan runs on them,
+/// wherever the model tells the levels apart: between nodes, or by the shared-memory path, which pays
+/// most where one node holds every rank. Decided by the agreed model alone, so that every rank takes
+/// part in the layout's collectives, or none.
+inline node_placement auto_placement(const cartesian_grid& grid, const hockney& model) {
+  const bool levels = model.between_nodes() || model.shm_alpha() > 0;
+  return levels ? placement_of(*nodes_of(grid).node_of) : node_placement{};
 }
 
 /// Rank 0's pick, as it is broadcast: the winner's name (or, `failed`, why there is none), its team,
@@ -64,11 +73,12 @@ inline auto_pick pick_on_rank0(const hockney& model, const auto_request& request
     // Device data: staging picked too, where the model knows the device (else the executor decides, as without Auto).
     const bool device = request.device && model.device().any();
     const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
-    const std::vector<prediction> ranked = rank_candidates(request.grid, request.r, request.bytes, model, request.mode,
-                                                           request.payload, {}, "Auto", device ? &ways : nullptr,
-                                                           nodes, shm);
-    const prediction* p = runnable_front(ranked, request.shared_memory_asked);
-    if (!p) return out;
+    const std::vector<prediction> ranked =
+        runnable_rows(rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {},
+                                      "Auto", device ? &ways : nullptr, nodes, shm),
+                      request.shared_memory_asked);
+    if (ranked.empty()) return out;
+    const prediction* p = &ranked.front();
     out.name = p->strategy;
     out.team = p->team;
     out.shared_memory = p->inside_nodes == "shm";
@@ -95,12 +105,7 @@ inline auto_pick pick_on_rank0(const hockney& model, const auto_request& request
 /// error everywhere if a rank lacks it).
 inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const detail::auto_request& request) {
   const hockney model = agreed_model(grid.comm());
-  // Priced on the nodes the plan runs on (grid_options::node_sizes, HALOSHIFT_NODE_SIZE, else shared
-  // memory), wherever the model tells the levels apart: between nodes, or by the shared-memory path,
-  // which pays most where one node holds every rank. Decided by the agreed model alone, so that every
-  // rank takes part in the layout's collectives (on first use), or none.
-  const bool levels = model.between_nodes() || model.shm_alpha() > 0;
-  const node_placement nodes = levels ? placement_of(*nodes_of(grid).node_of) : node_placement{};
+  const node_placement nodes = auto_placement(grid, model);
   auto_pick pick;
   if (grid.rank() == 0) pick = pick_on_rank0(model, request, nodes, prices_shared_memory(model, request));
   int head[7] = {static_cast<int>(pick.name.size()), pick.team[0], pick.team[1], pick.team[2], pick.failed,

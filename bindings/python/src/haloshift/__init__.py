@@ -271,7 +271,7 @@ def migrate(grid, domain, x, *columns, keep_order=True):
 
 def explain(grid, cells=None, ghost=1, ghost_high=None, pattern="full", cuts=None, dtype=np.float64):
     """The strategies Auto ranks for such a field plan, fastest first (collective):
-    a list of dicts {"strategy", "team", "seconds"}."""
+    a list of dicts {"strategy", "team", "shared_memory", "seconds"}."""
     return _haloshift._explain_field(grid, *_field_spec(grid, cells, ghost, ghost_high, pattern, cuts, dtype))
 
 
