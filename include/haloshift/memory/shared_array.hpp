@@ -44,18 +44,29 @@ class shared_array {
     if (bytes) std::memset(segment_->data(), 0, bytes);
   }
 
+  /// This rank's elements (null when empty).
   T* data() noexcept { return segment_ ? reinterpret_cast<T*>(segment_->data()) : nullptr; }
+  /// This rank's elements (null when empty).
   const T* data() const noexcept { return segment_ ? reinterpret_cast<const T*>(segment_->data()) : nullptr; }
+  /// The number of elements on this rank.
   std::size_t size() const noexcept { return segment_ ? size_ : 0; }
+  /// No element on this rank.
   bool empty() const noexcept { return size() == 0; }
+  /// Element `i` (unchecked).
   T& operator[](std::size_t i) noexcept { return data()[i]; }
+  /// Element `i` (unchecked).
   const T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  /// The first element.
   T* begin() noexcept { return data(); }
+  /// One past the last element.
   T* end() noexcept { return data() + size(); }
+  /// The first element.
   const T* begin() const noexcept { return data(); }
+  /// One past the last element.
   const T* end() const noexcept { return data() + size(); }
   /// The elements as a span (what the plans take).
   operator std::span<T>() noexcept { return {data(), size()}; }
+  /// The elements as a span (what the plans take).
   operator std::span<const T>() const noexcept { return {data(), size()}; }
 
  private:
