@@ -318,13 +318,14 @@ void run_one(const hs::cartesian_grid& grid, const sweep::shape& s, double facto
   const world w = make_world(s, factor, seed, grid.comm());
   const std::string what = std::string(strategy) + " " + s.name() + " cutoff " + std::to_string(factor);
   try {
-    auto make = [&](const std::vector<hs::position>& x, const hs::plan_options& o) {
-      return hs::make_particle_plan(grid, strategy, dom, hs::position(w.c.cutoff), x, o);
+    auto make = [&](const std::vector<hs::position>& x, const hs::plan_options& o, std::string_view name) {
+      return hs::make_particle_plan(grid, name, dom, hs::position(w.c.cutoff), x, o);
     };
-    hs::particle_plan plan = make(positions_of(w), options);
-    // With pack_threads, the host side runs on a plan of its own that packs on the calling thread.
+    hs::particle_plan plan = make(positions_of(w), options, strategy);
+    // With pack_threads, the host side runs on a plan of its own that packs on the calling thread, with
+    // the strategy the plan runs (Auto may choose otherwise without pack threads: the shared-memory path).
     std::optional<hs::particle_plan> serial;
-    if (options.pack_threads != 1) serial.emplace(make(positions_of(w), hs::plan_options{}));
+    if (options.pack_threads != 1) serial.emplace(make(positions_of(w), hs::plan_options{}, plan.strategy()));
     hs::particle_plan& host_plan = serial ? *serial : plan;
     runner<Storage, Space> t(plan, host_plan, w, space, settle, r, what);
     t.forward_arrays(variant);

@@ -73,8 +73,11 @@ class runner {
     options_.pattern = w_.pattern();
     hs::plan_options plain;
     plain.pattern = options_.pattern;
-    plan_.emplace(make_plan(options_));
-    if (options_.pack_threads != 1) reference_.emplace(make_plan(plain));
+    plan_.emplace(make_plan(options_, k_.strategy));
+    // The one-thread reference runs the strategy the plan runs: Auto may choose otherwise without pack
+    // threads (the shared-memory path is open to it then), and reverse leaves ghosts as each strategy's
+    // rounds do (Shift sums through them), which the comparison of every element would take for a fault.
+    if (options_.pack_threads != 1) reference_.emplace(make_plan(plain, std::string(plan_->strategy())));
     interior_ = plan_->shape().interior;
   }
 
@@ -136,11 +139,11 @@ class runner {
   folded expected_reverse(int size) const { return fold(w_, rank_, size, layout_); }
 
  private:
-  hs::field_plan make_plan(const hs::plan_options& o) const {
+  hs::field_plan make_plan(const hs::plan_options& o, const std::string& strategy) const {
     hs::offset global{1, 1, 1}, low{}, high{};
     for (int d = 0; d < 3; ++d) global[d] = w_.cells(d), low[d] = w_.ghost[d], high[d] = w_.ghost_high[d];
     const hs::field_shape shape(grid_.shape(), grid_.coords(), global, k_.cuts, low, high);
-    return hs::make_field_plan(grid_, k_.strategy, shape, o, sizeof(double));
+    return hs::make_field_plan(grid_, strategy, shape, o, sizeof(double));
   }
   hs::field_plan& reference() { return reference_ ? *reference_ : *plan_; }
   template <class T>
