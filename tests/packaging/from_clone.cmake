@@ -2,9 +2,10 @@
 # cmake -DSOURCE_DIR= -DWORK_DIR= -DMPI_CXX_COMPILER= [-DCLANG=] -DMPIEXEC= -DMPIEXEC_NUMPROC_FLAG=
 #       -DMPIEXEC_EXTRA= -P from_clone.cmake
 # The consumers of a Makefile-built code: plain `mpicxx -std=c++20 -I <clone>/include`, no CMake, no
-# configure step, nothing generated. Both umbrellas (core and model layer) are compiled with the MPI
-# wrapper's own compiler and, when CLANG names one, with clang++ behind the same wrapper (OMPI_CXX,
-# MPICH_CXX), warnings as errors, and run on 2 ranks.
+# configure step, nothing generated. The model layer's umbrella, whose first line includes the core's
+# (so the core umbrella is compiled on its own too; without nlohmann_json: packaging.core_only), is
+# compiled with the MPI wrapper's own compiler and, when CLANG names one, with clang++ behind the same
+# wrapper (OMPI_CXX, MPICH_CXX), warnings as errors, and run on 2 ranks.
 cmake_minimum_required(VERSION 3.21)
 file(MAKE_DIRECTORY ${WORK_DIR})
 # Open MPI's deprecated C++ bindings (pulled in by mpicxx) warn under -Wextra; skip them as CMake's FindMPI does.
@@ -19,7 +20,7 @@ foreach(_compiler IN LISTS _compilers)
     set(ENV{OMPI_CXX} ${CLANG})
     set(ENV{MPICH_CXX} ${CLANG})
   endif()
-  foreach(_consumer consumer consumer_auto)
+  foreach(_consumer consumer_auto)
     set(_exe ${WORK_DIR}/${_consumer}_${_compiler})
     execute_process(COMMAND ${MPI_CXX_COMPILER} ${_flags} ${CMAKE_CURRENT_LIST_DIR}/${_consumer}.cpp -o ${_exe}
                     COMMAND_ECHO STDOUT COMMAND_ERROR_IS_FATAL ANY)
