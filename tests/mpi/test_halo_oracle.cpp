@@ -16,6 +16,7 @@
 #include "../support/oracle.hpp"
 #include "../support/sweep.hpp"
 #include "../support/window_messages.hpp"
+#include "../grids/view_check.hpp"
 
 namespace hs = haloshift;
 
@@ -343,4 +344,221 @@ TEST_CASE("a start on the shared-memory path never waits for a node partner's ex
 TEST_CASE("NodeAggregate: forward and reverse match the oracle on pretend nodes", "[halo][oracle][nodes]") {
   sweep_strategy<hs::NodeAggregate>({hs::shell::full});
   sweep_shared_memory<hs::NodeAggregate>();
+}
+
+namespace {
+
+/// The kinds of array a rank may pass to a field plan's exchange while its node partners pass
+/// others: the plan's own grid_field; a padded x-fastest view with more ghost layers than the
+/// plan's; a z-fastest view; a view of a shared_array laid out as the plan's fields (it lends: zero
+/// copy). All but the first and the last run a program derived from the plan's.
+enum class array_kind { field, padded, z_fastest, lender };
+
+/// What a cell holds after a forward (all dimensions periodic): its global cell's value, from its
+/// coordinates alone, and the exchange's `salt` (so that no slot still holds the right bytes).
+double periodic_value(const hs::field_shape& sh, int i, int j, int k, int salt = 0) {
+  const int at[3] = {i, j, k};
+  double v = 0.25 + 1e9 * salt, scale = 1;
+  for (int d = 0; d < 3; ++d, scale *= 1000) v += scale * ((sh.lo[d] + at[d] + sh.global[d]) % sh.global[d]);
+  return v;
+}
+
+/// One rank's array of `kind`, and a view of its cells (a grid_field's too).
+struct mixed_array {
+  mixed_array(hs::grid_field<double>& f, hs::shared_array<double>& shared, array_kind k) : field(&f), kind(k) {
+    const hs::field_shape& sh = f.shape();
+    if (k == array_kind::field) view = hs::make_field_view(f.data(), sh);
+    if (k == array_kind::lender) view = hs::make_field_view(shared.data(), sh);
+    if (k == array_kind::z_fastest) {
+      own.assign(sh.size(), -7.5);
+      view = hs::make_field_view(own.data(), sh, hs::storage_order::z_fastest);
+    }
+    if (k == array_kind::padded) {
+      const hs::offset low{sh.ghost[0] + 1, sh.ghost[1] + 1, sh.ghost[2] + 1},
+          high{sh.ghost_high[0] + 2, sh.ghost_high[1] + 1, sh.ghost_high[2]}, padding{3, 2, 1};
+      std::size_t n = 1;
+      for (int d = 0; d < 3; ++d) n *= static_cast<std::size_t>(low[d] + sh.interior[d] + high[d] + padding[d]);
+      own.assign(n, -7.5);
+      view = hs::make_field_view(own.data(), sh.interior, low, high, hs::storage_order::x_fastest, padding);
+    }
+  }
+  /// Calls `f(cell, in_plan_box, interior, i, j, k)` for every cell of the view.
+  template <class F>
+  void each_cell(F&& f) const {
+    const hs::field_shape& sh = field->shape();
+    const hs::offset high = view.high();
+    for (int k = -view.ghost[2]; k < sh.interior[2] + high[2]; ++k)
+      for (int j = -view.ghost[1]; j < sh.interior[1] + high[1]; ++j)
+        for (int i = -view.ghost[0]; i < sh.interior[0] + high[0]; ++i) {
+          const int at[3] = {i, j, k};
+          bool box = true, interior = true;
+          for (int d = 0; d < 3; ++d) {
+            box = box && at[d] >= -sh.ghost[d] && at[d] < sh.interior[d] + sh.ghost_high[d];
+            interior = interior && at[d] >= 0 && at[d] < sh.interior[d];
+          }
+          f(view_check::cell_of(view, i, j, k), box, interior, i, j, k);
+        }
+  }
+  /// forward (`split`: split phase) or reverse (sum) through `plan`, as this kind is exchanged.
+  void exchange(hs::field_plan& plan, bool reverse, bool split) const {
+    if (kind == array_kind::field) {
+      if (split && reverse) return plan.start_reverse(*field).wait();
+      if (split) return drive_field(plan.start_forward(*field));
+      return reverse ? plan.reverse(*field) : plan.forward(*field);
+    }
+    if (split && reverse) return plan.start_reverse(view).wait();
+    if (split) return drive_field(plan.start_forward(view));
+    return reverse ? plan.reverse(view) : plan.forward(view);
+  }
+  template <class Handle>
+  static void drive_field(Handle&& h) {
+    h.progress();
+    h.wait();
+  }
+  hs::grid_field<double>* field;
+  array_kind kind;
+  std::vector<double> own;
+  hs::field_view<double> view;
+};
+
+/// In-node MPI messages this rank has sent since `before` (per grid rank: counting_mpi), nodes of
+/// `node_size` consecutive ranks (0: one node).
+long in_node_sends(const hs::cartesian_grid& grid, int node_size, const std::vector<long>& before) {
+  long n = 0;
+  for (int q = 0; q < grid.size(); ++q)
+    if (q != grid.rank() && (node_size == 0 || q / node_size == grid.rank() / node_size))
+      n += collectives::sends_to(q) - before[static_cast<std::size_t>(q)];
+  return n;
+}
+std::vector<long> sends_by_rank(const hs::cartesian_grid& grid) {
+  std::vector<long> out;
+  for (int q = 0; q < grid.size(); ++q) out.push_back(collectives::sends_to(q));
+  return out;
+}
+
+/// Forward and reverse of one field plan on the shared-memory path with each rank passing another
+/// kind of array (array_kind, turned by rank and round): ghosts equal the coordinates' oracle (and
+/// extra layers keep their sentinel), reverse equals the flat (MPI) plan's; nothing inside a node
+/// goes by MPI, and a repeat allocates nothing.
+template <class Strategy>
+std::string check_mixed_kinds(const hs::cartesian_grid& grid, int node_size, bool one_machine) {
+  std::ostringstream why;
+  const hs::offset cells{2 * grid.dim(0) + 1, 2 * grid.dim(1) + 2, 2 * grid.dim(2) + 1};
+  hs::grid_field<double> u(grid, cells, 1), flat_field(grid, cells, 1);
+  hs::shared_array<double> shared(grid, u.storage().size());
+  auto plan = hs::make_field_plan<Strategy>(u, {.shared_memory = true});
+  auto flat = hs::make_field_plan<Strategy>(u);
+  const hs::field_shape& sh = u.shape();
+  for (int round = 0; round < 5; ++round) {
+    const int salt = round + 1;
+    const mixed_array a(u, shared, static_cast<array_kind>((grid.rank() + round) % 4));
+    std::vector<long> before = sends_by_rank(grid);
+    a.each_cell([&](double& c, bool, bool interior, int i, int j, int k) {
+      c = interior ? periodic_value(sh, i, j, k, salt) : -7.5;
+    });
+    allocations::count = 0;
+    allocations::counting = round == 4;  // a repeat of round 0's kinds: every program built
+    // The lender lends every message inside its node that fits a slot (zero copy), whatever its partners pass.
+    const auto lends = [&](bool backward) {
+      return a.kind == array_kind::lender ? window_messages(grid, plan.details(), sizeof(double), backward) : 0;
+    };
+    std::uint64_t lent = hs::detail::lent_messages;
+    a.exchange(plan, false, round % 2 == 1);
+    if (hs::detail::lent_messages - lent != lends(false))
+      why << "round " << round << ": lent " << hs::detail::lent_messages - lent << "; ";
+    allocations::counting = false;
+    if (allocations::count != 0) why << "round " << round << ": " << allocations::count << " allocations; ";
+    long in_node = in_node_sends(grid, node_size, before);
+    a.each_cell([&](double& c, bool box, bool, int i, int j, int k) {
+      const double want = box ? periodic_value(sh, i, j, k, salt) : -7.5;
+      if (c != want && why.tellp() < 600)
+        why << "round " << round << " cell (" << i << "," << j << "," << k << "): " << c << ", expected " << want
+            << "; ";
+    });
+    // Reverse (sum of integral values: exact in any order) against the flat plan on a grid field.
+    const auto contribution = [&](int i, int j, int k) {
+      return grid.rank() * 1000.0 + (i + 2) * 100 + (j + 2) * 10 + k;
+    };
+    a.each_cell([&](double& c, bool box, bool interior, int i, int j, int k) {
+      c = interior ? periodic_value(sh, i, j, k, salt) : box ? contribution(i, j, k) : -7.5;
+      if (box) flat_field(i, j, k) = c;
+    });
+    before = sends_by_rank(grid);
+    lent = hs::detail::lent_messages;
+    a.exchange(plan, true, round % 2 == 0);
+    if (hs::detail::lent_messages - lent != lends(true))
+      why << "reverse round " << round << ": lent " << hs::detail::lent_messages - lent << "; ";
+    in_node += in_node_sends(grid, node_size, before);
+    flat.reverse(flat_field);
+    a.each_cell([&](double& c, bool, bool interior, int i, int j, int k) {
+      if (interior && c != flat_field(i, j, k) && why.tellp() < 600)
+        why << "reverse round " << round << " cell (" << i << "," << j << "," << k << "): " << c << ", expected "
+            << flat_field(i, j, k) << "; ";
+    });
+    if (one_machine && in_node != 0) why << "round " << round << ": " << in_node << " MPI messages inside the node; ";
+  }
+  return why.str();
+}
+
+/// A bundle on even ranks, two padded views of the same element types on odd ones (the same bytes
+/// per cell, in the same order): one exchange, through the window (no MPI message inside the node),
+/// the ghosts of both fields equal to the coordinates' oracle; a repeat allocates nothing.
+template <class Strategy>
+std::string check_several_fields(const hs::cartesian_grid& grid, int node_size, bool one_machine) {
+  std::ostringstream why;
+  const hs::offset cells{2 * grid.dim(0) + 2, 2 * grid.dim(1) + 1, 2 * grid.dim(2) + 1};
+  hs::field_bundle<double, float> bundle(grid, cells, hs::offset{1, 1, 1});
+  hs::shared_array<double> unused(grid, 1);
+  hs::grid_field<double>& u = bundle.get<0>();
+  auto plan = hs::make_field_plan<Strategy>(u, {.shared_memory = true});
+  const hs::field_shape& sh = u.shape();
+  const mixed_array a(u, unused, grid.rank() % 2 ? array_kind::padded : array_kind::field);
+  std::vector<float> b_own(a.own.size());
+  hs::field_view<float> b{b_own.data(), a.view.interior, a.view.ghost, a.view.stride, a.view.ghost_high};
+  if (grid.rank() % 2 == 0) b = hs::make_field_view(bundle.get<1>().data(), sh);
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    const int salt = repeat + 1;
+    a.each_cell([&](double& c, bool, bool interior, int i, int j, int k) {
+      c = interior ? periodic_value(sh, i, j, k, salt) : -7.5;
+      view_check::cell_of(b, i, j, k) = static_cast<float>(c) * 0.5f;
+    });
+    const std::vector<long> before = sends_by_rank(grid);
+    allocations::count = 0;
+    allocations::counting = repeat == 1;
+    if (grid.rank() % 2)
+      plan.start_forward(a.view, b).wait();
+    else
+      plan.forward(bundle);
+    allocations::counting = false;
+    if (allocations::count != 0) why << allocations::count << " allocations; ";
+    if (one_machine && in_node_sends(grid, node_size, before) != 0)
+      why << in_node_sends(grid, node_size, before) << " MPI messages inside the node; ";
+    a.each_cell([&](double& c, bool box, bool, int i, int j, int k) {
+      const double want = box ? periodic_value(sh, i, j, k, salt) : -7.5;
+      const float got = view_check::cell_of(b, i, j, k);
+      if ((c != want || got != static_cast<float>(want) * 0.5f) && why.tellp() < 600)
+        why << "cell (" << i << "," << j << "," << k << "): " << c << " / " << got << ", expected " << want << "; ";
+    });
+  }
+  return why.str();
+}
+
+}  // namespace
+
+TEST_CASE("ranks of a node exchanging different kinds of field array meet in the window", "[halo][oracle][nodes]") {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int machine_size = 0;
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  for (const int node_size : {0, 2}) {
+    const std::vector<int> nodes = node_size ? std::vector<int>{node_size} : std::vector<int>{};
+    hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .node_sizes = nodes});
+    INFO("nodes of " << (node_size ? node_size : size));
+    CHECK(check_mixed_kinds<hs::Shift>(grid, node_size, machine_size == size) == "");
+    CHECK(check_mixed_kinds<hs::SingleHop>(grid, node_size, machine_size == size) == "");
+    CHECK(check_several_fields<hs::SingleHop>(grid, node_size, machine_size == size) == "");
+  }
 }

@@ -46,7 +46,8 @@ class exchange_run {
         single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine),
         window_(!engine && mode == protocol::overlapping && res.window && res.window->serves(p) ? res.window.get()
                                                                                                 : nullptr),
-        lend_(lending_of(window_, data, backward)) {
+        own_layout_(window_ && window_->lays_out(p)),
+        lend_(lending_of(own_layout_ ? window_ : nullptr, data, backward)) {
     next_ = engine_ ? 0 : begin;  // a collective engine runs the one round
     end_ = engine_ ? 1 : std::min(end, p.rounds.size());
     staging_ = res.staging<std::byte>(engine_ ? engine_->staging_bytes(p, element_bytes)
@@ -289,8 +290,8 @@ class exchange_run {
   void depart(const message& out, const shared_route& s) { send_shared(*window_, lend_, data_, p_->layout, out, s); }
   /// Takes arrival `in` from its slot `s`: out of the sender's lent array, or unpacked.
   void arrive(const message& in, const shared_route& s) {
-    if (!s.lent_segment()) return deliver(in, s.data());
-    take_lent(*window_, s, data_, op_);
+    if (const std::byte* packed = take_arrival(*window_, s, data_, op_, own_layout_, in.count * element_bytes))
+      deliver(in, packed);
   }
 
   void finish() {
@@ -392,6 +393,7 @@ class exchange_run {
   batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
   bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
   shared_window* window_;     ///< set: messages inside the node go through it (plan_options::shared_memory)
+  bool own_layout_;           ///< p_ is the window's own program (zero copy lends and copies only then)
   lending lend_;              ///< the arrays' node-shared segment, when its messages may be lent (zero copy)
 };
 

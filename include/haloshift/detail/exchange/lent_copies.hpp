@@ -85,4 +85,14 @@ void copy_lent(std::span<const lent_copy> copies, const T* from, T* to, [[maybe_
     }
 }
 
+/// Runs `copies` (in elements of `element_bytes` bytes) from the sender's array `from` (as
+/// mapped here) into `to`, stored: a lent message gathered into a packed buffer.
+inline void gather_lent(std::span<const lent_copy> copies, const std::byte* from, std::byte* to,
+                        std::size_t element_bytes) {
+  for (const lent_copy& c : copies)
+    for (std::size_t r = 0; r < c.repeat; ++r)
+      std::memcpy(to + (c.to + r * c.to_stride) * element_bytes, from + (c.from + r * c.from_stride) * element_bytes,
+                  c.count * element_bytes);
+}
+
 }  // namespace haloshift::detail

@@ -6,6 +6,7 @@
 /// compile the program of every rank of a grid in one process.
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -157,7 +158,14 @@ struct program {
   std::size_t elements_sent = 0;  ///< elements in those messages
   std::size_t elements_received = 0;
   std::size_t scratch[2] = {0, 0};  ///< elements of staging space any one round needs, forward / reverse
+  /// Which compilation the program comes from (compile() numbers each; 0: none): copies and
+  /// remapped copies (remap.hpp: the same rounds, transfers and peers, in other cells or units)
+  /// keep it, so the shared-memory path's window carries every program derived from its own.
+  std::uint64_t lineage = 0;
 };
+
+/// Programs compiled so far in this process (what numbers their lineage).
+inline std::atomic<std::uint64_t> compiled_programs{0};
 
 /// Whether this rank sends in transfer `t`, and whether it receives.
 inline bool sends(const grid_shape& grid, const offset& coords, const transfer& t) {
@@ -330,6 +338,7 @@ program compile(const schedule& s, const grid_shape& grid, const offset& coords,
       throw error(
           detail::schedule_error(strategy, "rank at " + to_string(coords) + " never receives offset " + to_string(o)));
   program p;
+  p.lineage = ++compiled_programs;
   p.layout = block_layout(grid, coords, std::move(held), wanted, count_of, place);
   const int me = grid.rank_of(coords);
   for (const schedule_round& r : s.rounds) {

@@ -49,10 +49,11 @@ inline constexpr std::size_t shared_slot_bytes = 64 * 1024;
 struct shared_route {
   std::byte* slot = nullptr;  ///< null: the message goes by MPI
   std::uint64_t* moved = nullptr;
-  /// The receiver's side: the sender's rank in the node's communicator, and where its copies
-  /// out of a lent array lie among the window's (zero copy).
+  /// The receiver's side: the sender's rank in the node's communicator, where its copies out of
+  /// a lent array lie among the window's (zero copy): into its own array laid out as the window's
+  /// program, then (to `packed_last`) into the message packed, and the elements the sender lends.
   int sender = 0;
-  std::size_t copies_first = 0, copies_last = 0;
+  std::size_t copies_first = 0, copies_last = 0, packed_last = 0, lent_elements = 0;
   /// The sender's side: the runs of its array the message carries, and their elements (zero copy
   /// lends only runs long enough: worth_lending).
   std::size_t runs = 0, elements = 0;
@@ -116,7 +117,7 @@ class shared_window {
   /// Allocates this rank's slots for `p`'s messages to ranks of its node and
   /// finds the slots of the messages it receives from them (collective over the node).
   shared_window(const program& p, const node_layout& nodes, int rank)
-      : program_(&p), rank_(rank), segments_(nodes.segments) {
+      : program_(&p), lineage_(p.lineage), rank_(rank), segments_(nodes.segments) {
     std::vector<element_run> runs;
     const std::vector<entry> mine = slots_of(p, nodes, runs);
     const std::size_t bytes =
@@ -138,8 +139,14 @@ class shared_window {
   shared_window& operator=(const shared_window&) = delete;
   ~shared_window() { mpi::free_unless_finalized(win_, MPI_WIN_NULL, MPI_Win_free); }
 
-  /// Whether the window carries the messages of `p` (not those of another program run with the same resources).
-  bool serves(const program& p) const noexcept { return &p == program_; }
+  /// Whether the window carries the messages of `p`: its program, or one derived from it (a field
+  /// view of another layout, a bundle, several fields: remap.hpp), whose rounds, transfers and
+  /// peers are its program's, so both ends of every message take the window whatever array each
+  /// passes; not another program run with the same resources (a plan build's count exchange).
+  bool serves(const program& p) const noexcept { return &p == program_ || (lineage_ && p.lineage == lineage_); }
+  /// Whether `p` is the window's own program, laid out as the runs its copies pair (zero copy
+  /// lends and copies straight into arrays of that layout only).
+  bool lays_out(const program& p) const noexcept { return &p == program_; }
   /// Whether a message of `bytes` goes through the window (both ends decide alike).
   static bool fits(std::size_t bytes) noexcept { return bytes <= shared_slot_bytes; }
   /// The route of the message transfer `j` of program round `r` sends (`out`) or receives,
@@ -163,6 +170,10 @@ class shared_window {
   /// The receiver's copies out of the sender's array for the message of route `in`.
   std::span<const lent_copy> copies_of(const shared_route& in) const noexcept {
     return {copies_.data() + in.copies_first, in.copies_last - in.copies_first};
+  }
+  /// The same copies into the message packed, in message order (for a program of another layout).
+  std::span<const lent_copy> packed_copies_of(const shared_route& in) const noexcept {
+    return {copies_.data() + in.copies_last, in.packed_last - in.copies_last};
   }
   /// Notes that the message of `out` was lent (published as the sender's array): the exchange
   /// completes only once its receiver has copied it (returned()).
@@ -337,6 +348,10 @@ class shared_window {
     r.copies_first = copies_.size();
     pair_runs(sent, received, copies_);
     r.copies_last = copies_.size();
+    for (const element_run& e : sent) r.lent_elements += e.count;
+    const element_run packed{0, r.lent_elements};
+    pair_runs(sent, std::span<const element_run>(&packed, 1), copies_);
+    r.packed_last = copies_.size();
     return r;
   }
   static std::size_t find(const std::vector<entry>& in, const entry& wanted) {
@@ -355,6 +370,7 @@ class shared_window {
   }
 
   const program* program_;
+  std::uint64_t lineage_;  ///< program_'s (serves())
   int rank_;
   std::shared_ptr<node_segments> segments_;
   MPI_Win win_ = MPI_WIN_NULL;

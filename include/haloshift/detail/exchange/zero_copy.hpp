@@ -72,24 +72,42 @@ void send_shared(shared_window& window, const lending& lend, const Data& data, c
   publish(s);
 }
 
-/// Takes a lent arrival (route `in`) out of the sender's array into `data`: stored forwards,
-/// combined with `op` backwards.
-template <class Data, class Op>
-void take_lent(const shared_window& window, const shared_route& in, [[maybe_unused]] const Data& data,
-               [[maybe_unused]] Op& op) {
+/// The array the sender of route `in` lent, as this process maps it.
+inline const std::byte* lent_array(const shared_window& window, const shared_route& in) {
   const node_segment* s = segment_numbered(window.segments(), in.lent_segment());
   if (!s)
     throw error("shared-memory path: a node partner lent shared array number " + std::to_string(in.lent_segment()) +
                 " of its node, which this rank does not hold (make and destroy a grid's shared arrays in one order "
                 "on every rank)");
-  if constexpr (Data::plain_single) {
-    using T = std::remove_pointer_t<decltype(data.only())>;
-    copy_lent(window.copies_of(in), reinterpret_cast<const T*>(s->part_of(in.sender) + in.lent_offset()), data.only(),
-              op);
-  } else {
-    throw error("shared-memory path: a node partner lent one array where this rank exchanges several (the ranks "
-                "called different exchanges of the plan)");
-  }
+  return s->part_of(in.sender) + in.lent_offset();
+}
+
+/// Takes the arrival of route `in` (`bytes` in all) into `data`. Packed in the slot: returns the
+/// slot's data, for the caller to unpack. Lent (zero copy), into one array laid out as the
+/// window's program (`own_layout`): copied straight out of the sender's array into `data`, stored
+/// forwards or combined with `op` backwards; returns null. Lent, into any other arrays (a view of
+/// another layout, a bundle, several fields: their cells in the same message order, perhaps other
+/// bytes per cell): gathered into the slot first and returned, so that a sender may lend whatever
+/// array kind its node partner passes. The slot is the sender's own, idle while its message is
+/// lent (the sender writes it again only once this rank has raised `consumed`), and holds the
+/// message (it went through the window: shared_window::fits).
+template <class Data, class Op>
+const std::byte* take_arrival(const shared_window& window, const shared_route& in, [[maybe_unused]] const Data& data,
+                              [[maybe_unused]] Op& op, [[maybe_unused]] bool own_layout, std::size_t bytes) {
+  if (!in.lent_segment()) return in.data();
+  const std::byte* array = lent_array(window, in);
+  if constexpr (Data::plain_single)
+    if (own_layout) {
+      using T = std::remove_pointer_t<decltype(data.only())>;
+      copy_lent(window.copies_of(in), reinterpret_cast<const T*>(array), data.only(), op);
+      return nullptr;
+    }
+  if (in.lent_elements == 0 || bytes % in.lent_elements != 0)
+    throw error("shared-memory path: a node partner lent " + std::to_string(in.lent_elements) +
+                " elements where this rank receives " + std::to_string(bytes) +
+                " bytes (the ranks called different exchanges of the plan)");
+  gather_lent(window.packed_copies_of(in), array, in.data(), bytes / in.lent_elements);
+  return in.data();
 }
 
 }  // namespace haloshift::detail
