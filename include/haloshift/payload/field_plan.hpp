@@ -338,8 +338,9 @@ class field_plan {
   /// The cell program moved into the cells of a view with `ghost` layers below the interior and
   /// `stride` (the layers above change no view cell's place: only the checks read them).
   const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
-    // Laid out as the plan's own fields: the plan's program, whose messages the shared-memory
-    // path's window carries (and lends, for a view of a shared_array: zero copy).
+    // Laid out as the plan's own fields: the plan's program itself, whose layout zero copy lends
+    // (a view of a shared_array). Any other layout derives one, which the shared-memory path's
+    // window carries too (packed into the slots: shared_window::serves).
     const std::array<std::size_t, 3> own{shape_.stride[0], shape_.stride[1], shape_.stride[2]};
     if (ghost == shape_.ghost && stride == own) return plan_.details();
     const std::array<std::size_t, 7> key{1,
