@@ -20,12 +20,26 @@
 // library plan is built once with make_particle_plan and then re-neighboured
 // with rebuild(), which keeps what does not depend on the positions: both rows.
 // Prints a Markdown table: microseconds and library / hand-written.
+//
+// --shared-memory: instead, the shared-memory path inside a node (plan_options::shared_memory,
+// docs/node-aware.md) against MPI on the same atoms (--cells, --cutoff, --budget, --quick as above):
+// the best of Shift, SingleHop, TtlMultiHop and NeighborAlltoall over MPI against the best of Shift,
+// SingleHop and TtlMultiHop on the path (NeighborAlltoall keeps MPI), for forward of positions,
+// reverse of forces, rebuild and the re-neighbouring cycle. Every variant's ghosts (id, image and
+// the bits of the position) and summed forces are first checked against Shift's over MPI, bit for
+// bit (exit 1 otherwise). Forward and reverse take the window for messages to ranks of the node up
+// to 64 KiB (through its slots: position views are three columns, which do not lend); rebuild's
+// selection and migrate are MPI collectives, and rebuild makes the plan's window again.
+//
+//   mpiexec -n 4 ./haloshift_bench_particles --shared-memory --cells 10 --budget 1
 #include <mpi.h>
 
 #include <haloshift/auto.hpp>
 #include <haloshift/haloshift.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,8 +49,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "best_of_groups.hpp"
 #include "raw_particles.hpp"
 #include "round_robin.hpp"
 
@@ -234,6 +250,258 @@ long check(const hs::cartesian_grid& grid, const setup& s, double cutoff, double
   return wrong;
 }
 
+/// The library side of the timings: a plan per named strategy (with its options) on the settled atoms,
+/// each with its positions and forces as flat arrays x[i*3 + d] (the layout of the hand-written side's
+/// std::vector<hs::position>), written in place through position views.
+struct library_side {
+  const hs::cartesian_grid& grid;
+  const setup& s;
+  double cutoff;
+  std::vector<std::string> names;
+  std::vector<hs::plan_options> options;
+  std::vector<hs::position> owned;
+  std::vector<std::optional<hs::particle_plan>> plans;
+  std::vector<std::vector<double>> x, f;
+
+  /// Builds every plan (Auto calibrates once per process and grid: not in the timings).
+  library_side(const hs::cartesian_grid& g, const setup& atoms, double c, std::vector<std::string> strategies,
+               std::vector<hs::plan_options> plan_options)
+      : grid(g), s(atoms), cutoff(c), names(std::move(strategies)), options(std::move(plan_options)),
+        owned(positions_of(s.atoms)), plans(names.size()), x(names.size()), f(names.size()) {
+    for (std::size_t v = 0; v < names.size(); ++v) {
+      build(v)();
+      x[v] = flat(owned);
+      x[v].resize(3 * plans[v]->size());
+    }
+  }
+  std::function<void()> build(std::size_t v) {
+    return [this, v] {
+      plans[v].emplace(
+          hs::make_particle_plan(grid, names[v], s.dom, cutoff, std::span<const hs::position>(owned), options[v]));
+    };
+  }
+  std::function<void()> rebuild(std::size_t v) {
+    return [this, v] { plans[v]->rebuild(std::span<const hs::position>(owned)); };
+  }
+  std::function<void()> forward(std::size_t v) {
+    return [this, v] { plans[v]->forward_positions(hs::strided_positions<double>(x[v].data(), plans[v]->size(), 3)); };
+  }
+  std::function<void()> reverse(std::size_t v) {
+    return [this, v] {
+      f[v].assign(3 * plans[v]->size(), 1.0);
+      plans[v]->reverse(hs::strided_positions<double>(f[v].data(), plans[v]->size(), 3));
+    };
+  }
+};
+
+/// Migrate's input: the displaced atoms on the arrays the hand-written exchange moves (positions,
+/// ids), which migrate changes in place, so each repetition starts from them afresh.
+struct displaced_atoms {
+  const setup& s;
+  std::vector<hs::position> x;
+  std::vector<std::int64_t> id;
+
+  void reset() {
+    x = positions_of(s.moved);
+    id.clear();
+    for (const atom& t : s.moved) id.push_back(t.id);
+  }
+  /// Migrate in place, holes filled from the end as the hand-written exchange does, or in order.
+  std::function<void()> migrate(const hs::cartesian_grid& grid, bool keep_order) {
+    return [this, &grid, keep_order] { migrate_arrays(grid, s.dom, x, id, keep_order); };
+  }
+};
+
+/// A re-neighbouring cycle of variant `v`: migrate, rebuild, 19 forwards and 19 reverses.
+std::function<void()> library_cycle(library_side& lib, displaced_atoms& moved, std::size_t v) {
+  return [migrate = moved.migrate(lib.grid, false), rebuild = lib.rebuild(v), forward = lib.forward(v),
+          reverse = lib.reverse(v)] {
+    migrate();
+    rebuild();
+    for (int i = 0; i < 19; ++i) {
+      forward();
+      reverse();
+    }
+  };
+}
+
+/// Times the variants of one row: round robin (bench::round_robin), or where they migrate (`moved`
+/// not null) each repetition from the displaced atoms (reset untimed). Returns times[variant][rep].
+std::vector<std::vector<double>> time_row(const std::vector<std::function<void()>>& run, displaced_atoms* moved,
+                                          double budget, bool quick) {
+  if (!moved) return bench::round_robin(MPI_COMM_WORLD, run, budget, quick ? 3 : 9, 2001);
+  std::vector<std::vector<double>> t(run.size());
+  const int reps = quick ? 3 : std::max(5, static_cast<int>(budget / 0.05));
+  for (int rep = 0; rep < reps; ++rep)
+    for (std::size_t v = 0; v < run.size(); ++v) {
+      moved->reset();
+      t[v].push_back(bench::timed(MPI_COMM_WORLD, run[v]));
+    }
+  return t;
+}
+
+/// The library's plans (Shift, SingleHop, Auto) against the hand-written exchange, row by row.
+void hand_written_table(const hs::cartesian_grid& grid, const setup& s, double cutoff, double budget, bool quick) {
+  const std::size_t n = s.atoms.size();
+  library_side lib(grid, s, cutoff, {"Shift", "SingleHop", "Auto"}, {{}, {}, {}});
+  bench::raw_particles raw(grid.comm(), grid, s.dom, cutoff);
+  std::vector<hs::position> xr = lib.owned, fr;
+  raw.borders(xr, n);
+  displaced_atoms moved{s, {}, {}};
+  auto raw_reverse = [&] {
+    fr.assign(xr.size(), hs::position{1, 1, 1});
+    raw.reverse(fr);
+  };
+  auto raw_cycle = [&] {
+    raw.exchange(moved.x, moved.id);
+    xr = lib.owned;
+    raw.borders(xr, n);
+    for (int i = 0; i < 19; ++i) {
+      raw.forward(xr);
+      raw_reverse();
+    }
+  };
+  auto raw_borders = [&] {
+    xr = lib.owned;
+    raw.borders(xr, n);
+  };
+  auto raw_exchange = [&] { raw.exchange(moved.x, moved.id); };
+  struct row {
+    const char* name;
+    std::function<void()> raw;
+    std::function<std::function<void()>(std::size_t)> lib;
+    bool migrates;
+  };
+  const row rows[] = {
+      {"plan build (borders)", raw_borders, [&](std::size_t v) { return lib.build(v); }, false},
+      {"rebuild (borders)", raw_borders, [&](std::size_t v) { return lib.rebuild(v); }, false},
+      {"forward positions", [&] { raw.forward(xr); }, [&](std::size_t v) { return lib.forward(v); }, false},
+      {"reverse forces", raw_reverse, [&](std::size_t v) { return lib.reverse(v); }, false},
+      {"migrate (holes filled from the end)", raw_exchange, [&](std::size_t) { return moved.migrate(grid, false); },
+       true},
+      {"migrate (order kept)", raw_exchange, [&](std::size_t) { return moved.migrate(grid, true); }, true},
+      {"cycle: 1 rebuild, 19 fwd, 19 rev, 1 migrate", raw_cycle,
+       [&](std::size_t v) { return library_cycle(lib, moved, v); }, true},
+  };
+  if (grid.rank() == 0)
+    std::printf("\n| operation | hand-written (us) | Shift (us) | ratio | SingleHop (us) | ratio | Auto [%s] (us) | "
+                "ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+                std::string(lib.plans[2]->strategy()).c_str());
+  for (const row& r : rows) {
+    const auto t = time_row({r.raw, r.lib(0), r.lib(1), r.lib(2)}, r.migrates ? &moved : nullptr, budget, quick);
+    const double base = bench::median(t[0]);
+    if (grid.rank() != 0) continue;
+    std::printf("| %s | %.1f", r.name, base * 1e6);
+    for (std::size_t v = 1; v < t.size(); ++v)
+      std::printf(" | %.1f | %.2f", bench::median(t[v]) * 1e6, bench::median(t[v]) / base);
+    std::printf(" |\n");
+  }
+}
+
+/// --shared-memory: the strategies over MPI, then on the shared-memory path (plan_options::shared_memory;
+/// NeighborAlltoall keeps MPI, so it has no second entry).
+const std::vector<std::string> shared_memory_names{"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall",
+                                                   "Shift", "SingleHop", "TtlMultiHop"};
+const std::vector<std::size_t> shared_memory_groups{0, 4, 7};
+
+/// What --shared-memory compares of one plan: its ghosts (id, image, the bits of the forwarded
+/// position), sorted, and the owned atoms' sums after a reverse of integer-valued contributions.
+struct exchanged {
+  std::vector<std::pair<ghost_key, std::array<std::uint64_t, 3>>> ghosts;
+  std::vector<double> sums;
+  bool operator==(const exchanged&) const = default;
+};
+
+/// Forwards ids and positions and reverses forces with `lib`'s plan `v`, through the calls and
+/// arrays the timings use (position views of its flat arrays).
+exchanged exchange_once(library_side& lib, std::size_t v) {
+  hs::particle_plan& plan = *lib.plans[v];
+  const std::size_t n = lib.owned.size();
+  std::vector<std::int64_t> id(plan.size());
+  for (std::size_t i = 0; i < n; ++i) id[i] = lib.s.atoms[i].id;
+  plan.forward(id);
+  lib.forward(v)();
+  std::vector<double>& f = lib.f[v];
+  f.assign(3 * plan.size(), 0.0);
+  exchanged out;
+  for (const hs::ghost_block& b : plan.blocks())
+    for (std::size_t i = b.first; i < b.first + b.count; ++i) {
+      const ghost_key key{id[i], b.image[0], b.image[1], b.image[2]};
+      const hs::position c = contribution(key);
+      std::copy(c.begin(), c.end(), f.begin() + static_cast<std::ptrdiff_t>(3 * i));
+      std::array<std::uint64_t, 3> bits;
+      for (std::size_t d = 0; d < 3; ++d) bits[d] = std::bit_cast<std::uint64_t>(lib.x[v][3 * i + d]);
+      out.ghosts.emplace_back(key, bits);
+    }
+  plan.reverse(hs::strided_positions<double>(f.data(), plan.size(), 3));
+  out.sums.assign(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(3 * n));
+  std::sort(out.ghosts.begin(), out.ghosts.end());
+  return out;
+}
+
+/// Every variant's ghosts and sums against Shift's over MPI, bit for bit, and no message lent (a
+/// particle plan's position views are several columns: they go through the slots). Returns the
+/// failures on any rank.
+int check_shared_memory(const hs::cartesian_grid& grid, library_side& lib) {
+  const std::uint64_t lent = hs::detail::lent_messages;
+  const exchanged mpi_shift = exchange_once(lib, 0);
+  int failures = 0;
+  for (std::size_t v = 1; v < lib.names.size(); ++v)
+    if (exchange_once(lib, v) != mpi_shift) {
+      std::fprintf(stderr, "rank %d: %s%s: ghosts or sums differ from Shift's over MPI\n", grid.rank(),
+                   lib.names[v].c_str(), lib.options[v].shared_memory ? " (shared memory)" : "");
+      ++failures;
+    }
+  if (hs::detail::lent_messages != lent) {
+    std::fprintf(stderr, "rank %d: a particle exchange lent its array (zero copy)\n", grid.rank());
+    ++failures;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return failures;
+}
+
+/// --shared-memory: the best strategy over MPI against the best on the shared-memory path (the
+/// slots), checked first; forward, reverse, rebuild and the re-neighbouring cycle. Returns 1 after a
+/// mismatch.
+int shared_memory_table(const hs::cartesian_grid& grid, const setup& s, double cutoff, double budget, bool quick) {
+  std::vector<hs::plan_options> options;
+  for (std::size_t v = 0; v < shared_memory_names.size(); ++v)
+    options.push_back({.shared_memory = v >= shared_memory_groups[1]});
+  library_side lib(grid, s, cutoff, shared_memory_names, options);
+  const int failures = check_shared_memory(grid, lib);
+  const bool root = grid.rank() == 0;
+  if (root)
+    std::printf("# %d ranks on %d node(s) (grid %dx%dx%d), %zu atoms and %zu ghosts on rank 0, cutoff %.2f, %s: check "
+                "%s (ghosts and sums bit for bit against Shift over MPI)\n",
+                grid.size(), hs::detail::nodes_of(grid).count, grid.dim(0), grid.dim(1), grid.dim(2), s.atoms.size(),
+                lib.plans[0]->ghosts(), cutoff, bench::mpi_library().c_str(), failures ? "FAILED" : "identical");
+  if (failures) return 1;
+  if (root)
+    std::printf("\nmedian of the max over ranks, us; the best of Shift, SingleHop, TtlMultiHop and NeighborAlltoall "
+                "over MPI against the best of Shift, SingleHop and TtlMultiHop on the shared-memory path (slots)\n\n"
+                "| operation | MPI | shared memory | speedup |\n|---|---:|---:|---:|\n");
+  displaced_atoms moved{s, {}, {}};
+  struct row {
+    const char* name;
+    std::function<std::function<void()>(std::size_t)> variant;
+    bool migrates;
+  };
+  const row rows[] = {
+      {"forward positions", [&](std::size_t v) { return lib.forward(v); }, false},
+      {"reverse forces", [&](std::size_t v) { return lib.reverse(v); }, false},
+      {"rebuild (borders)", [&](std::size_t v) { return lib.rebuild(v); }, false},
+      {"cycle: 1 rebuild, 19 fwd, 19 rev, 1 migrate", [&](std::size_t v) { return library_cycle(lib, moved, v); },
+       true},
+  };
+  for (const row& r : rows) {
+    std::vector<std::function<void()>> run;
+    for (std::size_t v = 0; v < shared_memory_names.size(); ++v) run.push_back(r.variant(v));
+    const auto t = time_row(run, r.migrates ? &moved : nullptr, budget, quick);
+    if (root) bench::print_best_of_groups(r.name, t, shared_memory_groups, shared_memory_names);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -242,138 +510,36 @@ int main(int argc, char** argv) {
   try {
     int cells = 10;
     double cutoff = 2.8, budget = 2.0;
-    bool quick = false;
+    bool quick = false, shared_memory = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--quick") quick = true;
+      else if (a == "--shared-memory") shared_memory = true;
       else if (a == "--cells" && i + 1 < argc) cells = std::atoi(argv[++i]);
       else if (a == "--cutoff" && i + 1 < argc) cutoff = std::atof(argv[++i]);
       else if (a == "--budget" && i + 1 < argc) budget = std::atof(argv[++i]);
-      else throw hs::error("unknown or incomplete option " + a + " (--cells N, --cutoff X, --budget S, --quick)");
+      else
+        throw hs::error("unknown or incomplete option " + a +
+                        " (--cells N, --cutoff X, --budget S, --quick, --shared-memory)");
     }
     if (quick) budget = 0.05;
     // The smallest surface between boxes (2 ranks: 1x1x2), as MD codes split space.
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .lengths = {1, 1, 1}});
     const setup s = make_atoms(grid, cells, 0.3);
-    double max_difference = 0;
-    long wrong = check(grid, s, cutoff, max_difference);
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &max_difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (grid.rank() == 0)
-      std::printf("# %d ranks (grid %dx%dx%d), %zu atoms on rank 0, cutoff %.2f: check %s (ghost ids, images, "
-                  "summed forces and migrated atoms exact; ghost positions differ by at most %.3g)\n",
-                  grid.size(), grid.dim(0), grid.dim(1), grid.dim(2), s.atoms.size(), cutoff,
-                  wrong ? "FAILED" : "identical", max_difference);
-    if (wrong) throw hs::error("the library and the hand-written exchange differ");
-
-    const std::size_t n = s.atoms.size();
-    const std::vector<hs::position> owned = positions_of(s.atoms);
-    bench::raw_particles raw(grid.comm(), grid, s.dom, cutoff);
-    std::vector<hs::position> xr = owned, fr;
-    raw.borders(xr, n);
-    const char* names[3] = {"Shift", "SingleHop", "Auto"};
-    std::optional<hs::particle_plan> plan[3];
-    // The library side's positions and forces: flat arrays x[i*3 + d], the layout of the
-    // hand-written side's std::vector<hs::position>, written in place through position views.
-    std::vector<double> xl[3], fl[3];
-    for (int v = 0; v < 3; ++v) {  // Auto calibrates once per process and grid: not in the timings
-      plan[v].emplace(hs::make_particle_plan(grid, names[v], s.dom, cutoff, std::span<const hs::position>(owned)));
-      xl[v] = flat(owned);
-      xl[v].resize(3 * plan[v]->size());
-    }
-    auto build = [&](int v) {
-      return [&, v] {
-        plan[v].emplace(hs::make_particle_plan(grid, names[v], s.dom, cutoff, std::span<const hs::position>(owned)));
-      };
-    };
-    auto rebuild = [&](int v) { return [&, v] { plan[v]->rebuild(std::span<const hs::position>(owned)); }; };
-    auto forward = [&](int v) {
-      return [&, v] { plan[v]->forward_positions(hs::strided_positions<double>(xl[v].data(), plan[v]->size(), 3)); };
-    };
-    auto reverse = [&](int v) {
-      return [&, v] {
-        fl[v].assign(3 * plan[v]->size(), 1.0);
-        plan[v]->reverse(hs::strided_positions<double>(fl[v].data(), plan[v]->size(), 3));
-      };
-    };
-    // Migrate in place on the hand-written side's own arrays (positions, ids), holes filled from the
-    // end as its exchange does; the row after keeps the order (the default).
-    std::vector<hs::position> mx;
-    std::vector<std::int64_t> mid;
-    auto reset = [&] {
-      mx = positions_of(s.moved);
-      mid.clear();
-      for (const atom& t : s.moved) mid.push_back(t.id);
-    };
-    auto migrate_in_place = [&](bool keep_order) {
-      return [&, keep_order](int) {
-        return [&, keep_order] { migrate_arrays(grid, s.dom, mx, mid, keep_order); };
-      };
-    };
-    auto migrate = migrate_in_place(false);
-    auto cycle = [&](int v) {
-      return [&, v] {
-        migrate(v)();
-        rebuild(v)();
-        for (int i = 0; i < 19; ++i) {
-          forward(v)();
-          reverse(v)();
-        }
-      };
-    };
-    auto raw_reverse = [&] {
-      fr.assign(xr.size(), hs::position{1, 1, 1});
-      raw.reverse(fr);
-    };
-    auto raw_cycle = [&] {
-      raw.exchange(mx, mid);
-      xr = owned;
-      raw.borders(xr, n);
-      for (int i = 0; i < 19; ++i) {
-        raw.forward(xr);
-        raw_reverse();
-      }
-    };
-    struct row {
-      const char* name;
-      std::function<void()> raw;
-      std::function<std::function<void()>(int)> lib;
-      bool needs_reset;
-    };
-    const row rows[] = {
-        {"plan build (borders)", [&] { xr = owned; raw.borders(xr, n); }, build, false},
-        {"rebuild (borders)", [&] { xr = owned; raw.borders(xr, n); }, rebuild, false},
-        {"forward positions", [&] { raw.forward(xr); }, forward, false},
-        {"reverse forces", raw_reverse, reverse, false},
-        {"migrate (holes filled from the end)", [&] { raw.exchange(mx, mid); }, migrate, true},
-        {"migrate (order kept)", [&] { raw.exchange(mx, mid); }, migrate_in_place(true), true},
-        {"cycle: 1 rebuild, 19 fwd, 19 rev, 1 migrate", raw_cycle, cycle, true},
-    };
-    if (grid.rank() == 0) {
-      std::printf("\n| operation | hand-written (us) | Shift (us) | ratio | SingleHop (us) | ratio | Auto [%s] (us) | ratio |\n",
-                  std::string(plan[2]->strategy()).c_str());
-      std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    }
-    for (const row& r : rows) {
-      std::vector<std::function<void()>> run{r.raw, r.lib(0), r.lib(1), r.lib(2)};
-      std::vector<std::vector<double>> t(run.size());
-      if (r.needs_reset) {  // each repetition starts from the displaced atoms (reset untimed)
-        const int reps = quick ? 3 : std::max(5, static_cast<int>(budget / 0.05));
-        for (int rep = 0; rep < reps; ++rep)
-          for (std::size_t v = 0; v < run.size(); ++v) {
-            reset();
-            t[v].push_back(bench::timed(MPI_COMM_WORLD, run[v]));
-          }
-      } else {
-        t = bench::round_robin(MPI_COMM_WORLD, run, budget, quick ? 3 : 9, 2001);
-      }
-      const double base = bench::median(t[0]);
-      if (grid.rank() == 0) {
-        std::printf("| %s | %.1f", r.name, base * 1e6);
-        for (std::size_t v = 1; v < run.size(); ++v)
-          std::printf(" | %.1f | %.2f", bench::median(t[v]) * 1e6, bench::median(t[v]) / base);
-        std::printf(" |\n");
-      }
+    if (shared_memory) {
+      status = shared_memory_table(grid, s, cutoff, budget, quick);
+    } else {
+      double max_difference = 0;
+      long wrong = check(grid, s, cutoff, max_difference);
+      MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &max_difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (grid.rank() == 0)
+        std::printf("# %d ranks (grid %dx%dx%d), %zu atoms on rank 0, cutoff %.2f: check %s (ghost ids, images, "
+                    "summed forces and migrated atoms exact; ghost positions differ by at most %.3g)\n",
+                    grid.size(), grid.dim(0), grid.dim(1), grid.dim(2), s.atoms.size(), cutoff,
+                    wrong ? "FAILED" : "identical", max_difference);
+      if (wrong) throw hs::error("the library and the hand-written exchange differ");
+      hand_written_table(grid, s, cutoff, budget, quick);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "haloshift_bench_particles: %s\n", e.what());

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "best_of_groups.hpp"
 #include "node_messages.hpp"
 #include "raw_shift.hpp"
 #include "round_robin.hpp"
@@ -41,33 +42,6 @@ using bench::median;
 using bench::parse_list;
 
 namespace {
-
-/// The medians (us) of `t`, and the fastest of variants [first, last).
-std::pair<double, std::size_t> fastest(const std::vector<std::vector<double>>& t, std::size_t first, std::size_t last) {
-  std::size_t best = first;
-  for (std::size_t v = first; v < last; ++v)
-    if (median(t[v]) < median(t[best])) best = v;
-  return {median(t[best]) * 1e6, best};
-}
-
-/// One row: the best variant of each group of `t` (groups [bounds[i], bounds[i + 1]): MPI, the
-/// shared-memory path's slots, zero copy), then each later group's speedup over the first.
-void print_row(const std::string& what, const std::vector<std::vector<double>>& t,
-               const std::vector<std::size_t>& bounds, const std::vector<std::string>& names) {
-  std::string row = "| " + what + " |", speedups;
-  const double mpi_us = fastest(t, bounds[0], bounds[1]).first;
-  for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
-    const auto [us, best] = fastest(t, bounds[g], bounds[g + 1]);
-    char cell[96];
-    std::snprintf(cell, sizeof cell, " %.1f %s |", us, names[best].c_str());
-    row += cell;
-    if (g == 0) continue;
-    std::snprintf(cell, sizeof cell, " %.2f |", mpi_us / us);
-    speedups += cell;
-  }
-  std::printf("%s%s\n", row.c_str(), speedups.c_str());
-  std::fflush(stdout);
-}
 
 /// The variants of a row: over MPI, on the shared-memory path (slots), zero copy (shared halos or arrays).
 const std::vector<std::string> variant_names{"Shift", "SingleHop", "TtlMultiHop", "NeighborAlltoall", "Shift",
@@ -103,7 +77,7 @@ int block_row(const hs::cartesian_grid& grid, long k, long m, double budget, int
   }
   const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
   if (grid.rank() == 0)
-    print_row(std::to_string(k) + ", " + std::to_string(m) + " B", t, variant_groups, variant_names);
+    bench::print_best_of_groups(std::to_string(k) + ", " + std::to_string(m) + " B", t, variant_groups, variant_names);
   return failures;
 }
 
@@ -128,7 +102,7 @@ int field_row(const hs::cartesian_grid& grid, int cells, double budget, int max_
   int failures = !std::equal(u.storage().begin(), u.storage().end(), shared.begin());
   const auto t = bench::round_robin(MPI_COMM_WORLD, run, budget, 5, max_reps);
   if (grid.rank() == 0)
-    print_row("field " + std::to_string(cells) + "^3, ghost 1", t, {0, 3, 6, 9},
+    bench::print_best_of_groups("field " + std::to_string(cells) + "^3, ghost 1", t, {0, 3, 6, 9},
               {"Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop", "TtlMultiHop", "Shift", "SingleHop",
                "TtlMultiHop"});
   return failures;
