@@ -284,7 +284,9 @@ class selective_plan : public detail::plan_base {
 
   /// The batch cache a field view in `Space` exchanges through: the space's executor for a
   /// device, host threads for host memory with plan_options::pack_threads above 1, else none
-  /// (the plan's own serial path).
+  /// (the plan's own serial path). On the shared-memory path host memory takes the serial path
+  /// whatever pack_threads says: a batched exchange sends by MPI, and pack_threads is not agreed
+  /// across ranks, so a node partner with another count would wait in the window for it.
   template <class Space>
   detail::batch::batch_cache* batch_cache_for() {
     if constexpr (detail::device_space<Space>) {
@@ -292,7 +294,7 @@ class selective_plan : public detail::plan_base {
       return &resources_->batches(&key, 0, [&] { return Space::make_executor(options_.device_mpi); });
     } else {
       const int n = options_.pack_threads;  // checked when the plan was built (check_plan_options)
-      if (n == 1) return nullptr;
+      if (n == 1 || resources_->window) return nullptr;
       static constexpr char key = 0;
       return &resources_->batches(&key, n, [&] { return detail::batch::make_host_threads(n); });
     }

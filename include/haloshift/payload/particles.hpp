@@ -53,7 +53,7 @@ particle_plan make_particle_plan(const cartesian_grid& grid, std::string_view st
   const detail::strategy_choice choice = detail::choose_automatically(
       grid, {.grid = grid.shape(), .r = range{sized.reach, shell::full, options.pattern}, .bytes = sized.bytes, .mode = options.mode,
              .payload = detail::payload_kind::selective,
-             .shared_memory_possible = options.pack_threads <= 1,  // else batched, on MPI
+             .shared_memory_possible = options.pack_threads <= 1,  // the path packs on one thread
              .shared_memory_asked = options.shared_memory});
   plan_options chosen = options;
   chosen.shared_memory = options.shared_memory || choice.shared_memory;  // the user's request stays
