@@ -93,7 +93,7 @@ struct field_plan_builder {
                                             .payload = detail::payload_kind::selective,
                                             .device = device,
                                             .device_mpi = options.device_mpi,
-                                            .shared_memory_possible = options.pack_threads <= 1,  // the path packs on one thread
+                                            .shared_memory_possible = options.pack_threads <= 1,  // else one thread
                                             .shared_memory_asked = options.shared_memory});
     plan_options picked = options;
     if (choice.staging != memory::mpi_path::detect) picked.device_mpi = choice.staging;
