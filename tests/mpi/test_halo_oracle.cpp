@@ -566,13 +566,16 @@ struct device_or_host {
             i >= 0 && j >= 0 && k >= 0 && i < shape.interior[0] && j < shape.interior[1] && k < shape.interior[2], i,
             j, k);
   }
-  /// forward or reverse (sum), `split`: split phase, of the image (through device memory on a device rank).
-  void exchange(hs::field_plan& plan, bool reverse, bool split) const {
+  /// forward or reverse (sum), `split`: split phase, of the image (through device memory on a device
+  /// rank; `ordered`: ordered on a stream, the packing run only once the exchange polls it).
+  void exchange(hs::field_plan& plan, bool reverse, bool split, bool ordered = false) const {
     using emulated = hs::memory::emulated_device;
     const std::size_t bytes = shape.size() * sizeof(double);
     if (!on_device) return run(plan, hs::make_field_view(image, shape), reverse, split);
     emulated::copy_to_device(on_device, image, bytes);
-    run(plan, hs::make_field_view(emulated{}, on_device, shape), reverse, split);
+    emulated::queue stream;
+    run(plan, hs::make_field_view(emulated{ordered ? &stream : nullptr}, on_device, shape), reverse, split);
+    stream.synchronize();  // the unpacking, still pending on the stream after wait()
     emulated::copy_to_host(image, on_device, bytes);
   }
   template <class View>
@@ -588,8 +591,8 @@ struct device_or_host {
 
 /// Batched exchanges (emulated device memory, `path`: staged through pinned memory or handed to
 /// MPI directly) on the shared-memory path: on every rank, or (`mixed`) on even ranks while odd
-/// ones exchange host memory, rank 1 a shared_array it lends. Forward (blocking and split phase)
-/// ghosts equal the coordinates' oracle, reverse equals the flat (MPI) plan's bit for bit; nothing
+/// ones exchange host memory, rank 1 a shared_array it lends. Forward (blocking, split phase, and
+/// split phase ordered on a stream) ghosts equal the coordinates' oracle, reverse equals the flat (MPI) plan's bit for bit; nothing
 /// inside a node goes by MPI, whatever memory either end uses. (No count of allocations: the
 /// emulated device allocates in each launch and copy, the list of mappings it opens.)
 template <class Strategy>
@@ -604,14 +607,16 @@ std::string check_device_memory(const hs::cartesian_grid& grid, int node_size, b
   const hs::field_shape& sh = u.shape();
   const bool lender = mixed && grid.rank() == 1;
   const device_or_host a(u, shared, !mixed || grid.rank() % 2 == 0, lender);
-  for (int round = 0; round < 2; ++round) {
+  // Round 0: blocking forward, split reverse; round 1 the other way round; round 2 both split and
+  // ordered on a stream.
+  for (int round = 0; round < 3; ++round) {
     const int salt = round + 1;
     std::vector<long> before = sends_by_rank(grid);
     a.each_cell([&](double& c, bool interior, int i, int j, int k) {
       c = interior ? periodic_value(sh, i, j, k, salt) : -7.5;
     });
     const std::uint64_t lent = hs::detail::lent_messages;
-    a.exchange(plan, false, round == 1);
+    a.exchange(plan, false, round >= 1, round == 2);
     if (hs::detail::lent_messages - lent != (lender ? window_messages(grid, plan.details(), sizeof(double), false) : 0))
       why << "round " << round << ": lent " << hs::detail::lent_messages - lent << "; ";
     long in_node = in_node_sends(grid, node_size, before);
@@ -624,7 +629,7 @@ std::string check_device_memory(const hs::cartesian_grid& grid, int node_size, b
       flat_field(i, j, k) = c;
     });
     before = sends_by_rank(grid);
-    a.exchange(plan, true, round == 0);
+    a.exchange(plan, true, round != 1, round == 2);
     in_node += in_node_sends(grid, node_size, before);
     flat.reverse(flat_field);
     a.each_cell([&](double& c, bool interior, int i, int j, int k) {
