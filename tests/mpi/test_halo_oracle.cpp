@@ -436,6 +436,17 @@ std::vector<long> sends_by_rank(const hs::cartesian_grid& grid) {
   for (int q = 0; q < grid.size(); ++q) out.push_back(collectives::sends_to(q));
   return out;
 }
+/// Whether every rank of MPI_COMM_WORLD runs on one machine (then nothing inside a node, pretend
+/// or not, may go by MPI).
+bool on_one_machine() {
+  int size = 0, machine_size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  return machine_size == size;
+}
 
 /// Forward and reverse of one field plan on the shared-memory path with each rank passing another
 /// kind of array (array_kind, turned by rank and round): ghosts equal the coordinates' oracle (and
@@ -647,18 +658,14 @@ std::string check_device_memory(const hs::cartesian_grid& grid, int node_size, b
 TEST_CASE("ranks of a node exchanging different kinds of field array meet in the window", "[halo][oracle][nodes]") {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm machine;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  int machine_size = 0;
-  MPI_Comm_size(machine, &machine_size);
-  MPI_Comm_free(&machine);
+  const bool one_machine = on_one_machine();
   for (const int node_size : {0, 2}) {
     const std::vector<int> nodes = node_size ? std::vector<int>{node_size} : std::vector<int>{};
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .node_sizes = nodes});
     INFO("nodes of " << (node_size ? node_size : size));
-    CHECK(check_mixed_kinds<hs::Shift>(grid, node_size, machine_size == size) == "");
-    CHECK(check_mixed_kinds<hs::SingleHop>(grid, node_size, machine_size == size) == "");
-    CHECK(check_several_fields<hs::SingleHop>(grid, node_size, machine_size == size) == "");
+    CHECK(check_mixed_kinds<hs::Shift>(grid, node_size, one_machine) == "");
+    CHECK(check_mixed_kinds<hs::SingleHop>(grid, node_size, one_machine) == "");
+    CHECK(check_several_fields<hs::SingleHop>(grid, node_size, one_machine) == "");
   }
 }
 
@@ -666,17 +673,12 @@ TEST_CASE("device memory on some ranks of a node and host memory on others meet 
           "[halo][oracle][nodes][device]") {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm machine;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  int machine_size = 0;
-  MPI_Comm_size(machine, &machine_size);
-  MPI_Comm_free(&machine);
+  const bool one_machine = on_one_machine();
   for (const int node_size : {0, 2})
     for (const hs::memory::mpi_path path : {hs::memory::mpi_path::staged, hs::memory::mpi_path::direct}) {
       const std::vector<int> nodes = node_size ? std::vector<int>{node_size} : std::vector<int>{};
       hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .node_sizes = nodes});
       INFO("nodes of " << (node_size ? node_size : size) << (path == hs::memory::mpi_path::direct ? ", direct" : ""));
-      const bool one_machine = machine_size == size;
       CHECK(check_device_memory<hs::SingleHop>(grid, node_size, one_machine, path, false) == "");
       CHECK(check_device_memory<hs::SingleHop>(grid, node_size, one_machine, path, true) == "");
       CHECK(check_device_memory<hs::Shift>(grid, node_size, one_machine, path, true) == "");
