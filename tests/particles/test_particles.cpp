@@ -358,10 +358,11 @@ void sweep_particles(bool shared_memory = false) {
         }
 
         // Re-neighbouring: other particles (another seed, another count) through rebuild(), exact
-        // against the oracle like a new plan.
-        if (mode == hs::protocol::overlapping) {
+        // against the oracle like a new plan; twice (on the shared-memory path the second rebuild
+        // finds the window the first made or kept: shared_window::refit).
+        for (int again = 1; again <= 2 && mode == hs::protocol::overlapping; ++again) {
           const std::vector<particle> next_mine =
-              particle_world::make(rank, c.box_lo(me), c.box_hi(me), c.ndims, seed + 7919);
+              particle_world::make(rank, c.box_lo(me), c.box_hi(me), c.ndims, seed + 7919 * again);
           const auto next_all = particle_world::gather(next_mine, MPI_COMM_WORLD);
           std::vector<hs::position> next_x;
           for (const particle& p : next_mine) next_x.push_back(p.x);

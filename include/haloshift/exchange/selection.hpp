@@ -211,7 +211,8 @@ struct selective_builder {
     for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
     const std::span<const Key> own(keys.data(), owned);
     MPI_Comm comm = p.comm();
-    p.resources_->window.reset();  // its routes are the old program's (collective over the node: so is fill)
+    // The window's routes are the old program's: none until share_node_memory refits it (below).
+    if (p.resources_->window) p.resources_->window->retire();
     // Every source counts what each holder position needs of it; the counts travel as a block exchange.
     const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own);
     std::vector<std::uint64_t> counts(rc.counting.layout.total());

@@ -48,24 +48,40 @@ class shared_window {
  public:
   /// Allocates this rank's slots for `p`'s messages to ranks of its node and
   /// finds the slots of the messages it receives from them (collective over the node).
-  shared_window(const program& p, const node_layout& nodes, int rank)
-      : program_(&p), lineage_(p.lineage), rank_(rank), segments_(nodes.segments) {
-    std::vector<element_run> runs;
-    const std::vector<entry> mine = slots_of(p, nodes, runs);
-    const std::size_t bytes =
-        directory_bytes(mine.size()) + mine.size() * slot_bytes + runs.size() * sizeof(element_run);
-    std::byte* base = nullptr;
-    win_ = allocate_node_shared(bytes, nodes.comm.get(), base);  // each rank's slots on its own NUMA node
-    std::memset(base, 0, bytes);
-    const std::uint64_t count = mine.size();
-    std::memcpy(base, &count, sizeof count);
-    if (!mine.empty()) std::memcpy(base + sizeof count, mine.data(), mine.size() * sizeof(entry));
-    if (!runs.empty()) std::memcpy(runs_of(base, count), runs.data(), runs.size() * sizeof(element_run));
-    sent_.assign(mine.size(), 0);
-    lent_.reserve(mine.size());
-    // Every directory written and every counter zeroed before any rank reads a peer's.
-    mpi::check(MPI_Barrier(nodes.comm.get()), "MPI_Barrier");
-    route(p, nodes, base, mine);
+  /// `headroom`: half as much again, for a plan rebuilt often (refit()).
+  shared_window(const program& p, const node_layout& nodes, int rank, bool headroom = false)
+      : rank_(rank), segments_(nodes.segments) {
+    const part mine = part_of(p, nodes);
+    capacity_ = headroom ? mine.bytes + mine.bytes / 2 : mine.bytes;
+    win_ = allocate_node_shared(capacity_, nodes.comm.get(), base_);  // each rank's slots on its own NUMA node
+    std::memset(base_, 0, capacity_);
+    open(p, nodes, mine);
+  }
+  /// Carries `p` (a rebuilt plan's program) in the memory the window has, where every rank's
+  /// new slots fit in its part; whether they did (if not, nothing changed: make a new window).
+  /// Collective over the node. A particle plan rebuilds every few steps, and a new window cost
+  /// 400-550 us a rebuild at 2 ranks (allocation, first touch and freeing), more than the
+  /// exchanges between rebuilds saved.
+  bool refit(const program& p, const node_layout& nodes) {
+    const part mine = part_of(p, nodes);
+    int fits = mine.bytes <= capacity_, all = 0;
+    // Also the point after which no partner reads this rank's old slots: each one enters the
+    // rebuild only once its exchanges are done.
+    mpi::check(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, nodes.comm.get()), "MPI_Allreduce");
+    if (!all) return false;
+    const std::size_t count = mine.slots.size();
+    for (std::size_t s = 0; s < count; ++s)  // the new slots' counters (the old ones' bytes may lie there)
+      std::memset(base_ + directory_bytes(count) + s * slot_bytes, 0, 2 * shared_route::line);
+    copies_.clear();
+    lent_.clear();
+    open(p, nodes, mine);
+    return true;
+  }
+  /// Serves no program until refit() (a rebuild compiles the new program where the old one was,
+  /// and runs its count exchange first: neither may take the old routes).
+  void retire() noexcept {
+    program_ = nullptr;
+    lineage_ = 0;
   }
   shared_window(const shared_window&) = delete;
   shared_window& operator=(const shared_window&) = delete;
@@ -184,6 +200,35 @@ class shared_window {
   static std::byte* runs_of(std::byte* base, std::size_t entries) {
     return base + directory_bytes(entries) + entries * slot_bytes;
   }
+  /// This rank's part of the window for a program: its slots (directory entries), their runs, its bytes.
+  struct part {
+    std::vector<entry> slots;
+    std::vector<element_run> runs;
+    std::size_t bytes = 0;
+  };
+  part part_of(const program& p, const node_layout& nodes) {
+    part mine;
+    extent_[0] = extent_[1] = 0;
+    mine.slots = slots_of(p, nodes, mine.runs);
+    mine.bytes = directory_bytes(mine.slots.size()) + mine.slots.size() * slot_bytes +
+                 mine.runs.size() * sizeof(element_run);
+    return mine;
+  }
+  /// Writes `mine`'s directory and runs, then (once every rank of the node has) finds the routes.
+  void open(const program& p, const node_layout& nodes, const part& mine) {
+    program_ = &p;
+    lineage_ = p.lineage;
+    const std::uint64_t count = mine.slots.size();
+    std::memcpy(base_, &count, sizeof count);
+    if (count) std::memcpy(base_ + sizeof count, mine.slots.data(), count * sizeof(entry));
+    if (!mine.runs.empty())
+      std::memcpy(runs_of(base_, count), mine.runs.data(), mine.runs.size() * sizeof(element_run));
+    sent_.assign(count, 0);
+    lent_.reserve(count);
+    // Every directory written and every counter zeroed before any rank reads a peer's.
+    mpi::check(MPI_Barrier(nodes.comm.get()), "MPI_Barrier");
+    route(p, nodes, base_, mine.slots);
+  }
   /// The message of a transfer this rank sends (`out`) or receives, in direction `backward`.
   static const message& of(const transfer_program& t, bool backward, bool out) {
     return (out != backward) ? t.send : t.recv;
@@ -301,11 +346,13 @@ class shared_window {
     return below;
   }
 
-  const program* program_;
-  std::uint64_t lineage_;  ///< program_'s (serves())
+  const program* program_ = nullptr;
+  std::uint64_t lineage_ = 0;  ///< program_'s (serves())
   int rank_;
   std::shared_ptr<node_segments> segments_;
   MPI_Win win_ = MPI_WIN_NULL;
+  std::byte* base_ = nullptr;  ///< this rank's part
+  std::size_t capacity_ = 0;   ///< its bytes
   std::vector<std::size_t> first_;  ///< per round, its first transfer's index in the routes
   std::vector<shared_route> routes_[2][2];  ///< [backward][out][transfer]
   std::vector<bool> used_;
@@ -320,13 +367,16 @@ class shared_window {
 
 /// Makes `window` carry `p`'s messages inside the node when `options` ask for
 /// the shared-memory path (point-to-point, overlapping protocol). Collective
-/// over the grid (a plan build). A selective plan rebuilt drops its window
-/// first (its transfers follow the new selection) and makes a new one.
+/// over the grid (a plan build). A plan rebuilt or relocated (it has a window)
+/// keeps its window's memory where the new slots fit, else makes a new window
+/// with room to grow.
 inline void share_node_memory(std::unique_ptr<shared_window>& window, const program& p, grid_context& context,
                               const plan_options& options) {
+  const bool rebuilt = window != nullptr;
+  if (rebuilt && window->refit(p, nodes_of(context))) return;
   window.reset();
   if (options.shared_memory && options.mode == protocol::overlapping)
-    window = std::make_unique<shared_window>(p, nodes_of(context), context.comm.rank());
+    window = std::make_unique<shared_window>(p, nodes_of(context), context.comm.rank(), rebuilt);
 }
 
 }  // namespace haloshift::detail
