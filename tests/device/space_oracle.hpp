@@ -34,13 +34,20 @@ struct result {
   }
 };
 
+/// `o` on the shared-memory path.
+inline hs::plan_options with_shared_memory(hs::plan_options o) {
+  o.shared_memory = true;
+  return o;
+}
+
 /// Plan options that stage a device space's messages through host memory, and that hand them to
-/// MPI directly: the two ways a sweep runs.
+/// MPI directly: the two ways a sweep runs, each also on the shared-memory path (messages inside
+/// the node through its window, staged on the host either way).
 inline std::vector<hs::plan_options> staged_and_direct() {
   hs::plan_options staged, direct;
   staged.device_mpi = hs::memory::mpi_path::staged;
   direct.device_mpi = hs::memory::mpi_path::direct;
-  return {staged, direct};
+  return {staged, direct, with_shared_memory(staged), with_shared_memory(direct)};
 }
 
 /// One array of `Space`, freed with it.

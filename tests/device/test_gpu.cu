@@ -215,6 +215,8 @@ void sweeps(tally& t) {
     variants.push_back(variants[0]);
     variants[1].device_mpi = hs::memory::mpi_path::direct;
   }
+  for (std::size_t i = 0, n = variants.size(); i < n; ++i)  // and through the node's window
+    variants.push_back(space_sweeps::with_shared_memory(variants[i]));
   const space_sweeps::result r = space_sweeps::run<hs::memory::device>(MPI_COMM_WORLD, variants);
   t.passed += static_cast<int>(r.configurations);
   t.failed += static_cast<int>(r.mismatches);

@@ -6,6 +6,7 @@
 #include "../support/catch.hpp"
 #include <cstring>
 #include <haloshift/haloshift.hpp>
+#include <haloshift/memory/emulated_device.hpp>
 #include <sstream>
 #include <tuple>
 
@@ -435,6 +436,17 @@ std::vector<long> sends_by_rank(const hs::cartesian_grid& grid) {
   for (int q = 0; q < grid.size(); ++q) out.push_back(collectives::sends_to(q));
   return out;
 }
+/// Whether every rank of MPI_COMM_WORLD runs on one machine (then nothing inside a node, pretend
+/// or not, may go by MPI).
+bool on_one_machine() {
+  int size = 0, machine_size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  MPI_Comm_size(machine, &machine_size);
+  MPI_Comm_free(&machine);
+  return machine_size == size;
+}
 
 /// Forward and reverse of one field plan on the shared-memory path with each rank passing another
 /// kind of array (array_kind, turned by rank and round): ghosts equal the coordinates' oracle (and
@@ -545,22 +557,130 @@ std::string check_several_fields(const hs::cartesian_grid& grid, int node_size, 
   return why.str();
 }
 
+/// One rank's field array for check_device_memory: its host image (the plan's layout), and, on a
+/// device rank, the same cells in emulated device memory, which the exchanges get.
+struct device_or_host {
+  device_or_host(hs::grid_field<double>& u, hs::shared_array<double>& shared, bool device, bool lender)
+      : shape(u.shape()), image(lender ? shared.data() : u.data()),
+        on_device(device ? hs::memory::emulated_device::allocate<double>(shape.size()) : nullptr) {}
+  ~device_or_host() { hs::memory::emulated_device::deallocate(on_device); }
+  device_or_host(const device_or_host&) = delete;
+  device_or_host& operator=(const device_or_host&) = delete;
+  /// Calls `f(cell of the image, interior, i, j, k)` for every cell of the plan's box.
+  template <class F>
+  void each_cell(F&& f) const {
+    const hs::field_view<double> v = hs::make_field_view(image, shape);
+    for (int k = -shape.ghost[2]; k < shape.interior[2] + shape.ghost_high[2]; ++k)
+      for (int j = -shape.ghost[1]; j < shape.interior[1] + shape.ghost_high[1]; ++j)
+        for (int i = -shape.ghost[0]; i < shape.interior[0] + shape.ghost_high[0]; ++i)
+          f(view_check::cell_of(v, i, j, k),
+            i >= 0 && j >= 0 && k >= 0 && i < shape.interior[0] && j < shape.interior[1] && k < shape.interior[2], i,
+            j, k);
+  }
+  /// forward or reverse (sum), `split`: split phase, of the image (through device memory on a device
+  /// rank; `ordered`: ordered on a stream, the packing run only once the exchange polls it).
+  void exchange(hs::field_plan& plan, bool reverse, bool split, bool ordered = false) const {
+    using emulated = hs::memory::emulated_device;
+    const std::size_t bytes = shape.size() * sizeof(double);
+    if (!on_device) return run(plan, hs::make_field_view(image, shape), reverse, split);
+    emulated::copy_to_device(on_device, image, bytes);
+    emulated::queue stream;
+    run(plan, hs::make_field_view(emulated{ordered ? &stream : nullptr}, on_device, shape), reverse, split);
+    stream.synchronize();  // the unpacking, still pending on the stream after wait()
+    emulated::copy_to_host(image, on_device, bytes);
+  }
+  template <class View>
+  static void run(hs::field_plan& plan, const View& v, bool reverse, bool split) {
+    if (split && reverse) return plan.start_reverse(v).wait();
+    if (split) return mixed_array::drive_field(plan.start_forward(v));
+    return reverse ? plan.reverse(v) : plan.forward(v);
+  }
+  hs::field_shape shape;
+  double* image;
+  double* on_device;
+};
+
+/// Batched exchanges (emulated device memory, `path`: staged through pinned memory or handed to
+/// MPI directly) on the shared-memory path: on every rank, or (`mixed`) on even ranks while odd
+/// ones exchange host memory, rank 1 a shared_array it lends. Forward (blocking, split phase, and
+/// split phase ordered on a stream) ghosts equal the coordinates' oracle, reverse equals the flat (MPI) plan's bit for bit; nothing
+/// inside a node goes by MPI, whatever memory either end uses. (No count of allocations: the
+/// emulated device allocates in each launch and copy, the list of mappings it opens.)
+template <class Strategy>
+std::string check_device_memory(const hs::cartesian_grid& grid, int node_size, bool one_machine,
+                                hs::memory::mpi_path path, bool mixed) {
+  std::ostringstream why;
+  const hs::offset cells{2 * grid.dim(0) + 1, 2 * grid.dim(1) + 2, 2 * grid.dim(2) + 1};
+  hs::grid_field<double> u(grid, cells, 1), flat_field(grid, cells, 1);
+  hs::shared_array<double> shared(grid, u.storage().size());
+  auto plan = hs::make_field_plan<Strategy>(u, {.device_mpi = path, .shared_memory = true});
+  auto flat = hs::make_field_plan<Strategy>(u);
+  const hs::field_shape& sh = u.shape();
+  const bool lender = mixed && grid.rank() == 1;
+  const device_or_host a(u, shared, !mixed || grid.rank() % 2 == 0, lender);
+  // Round 0: blocking forward, split reverse; round 1 the other way round; round 2 both split and
+  // ordered on a stream.
+  for (int round = 0; round < 3; ++round) {
+    const int salt = round + 1;
+    std::vector<long> before = sends_by_rank(grid);
+    a.each_cell([&](double& c, bool interior, int i, int j, int k) {
+      c = interior ? periodic_value(sh, i, j, k, salt) : -7.5;
+    });
+    const std::uint64_t lent = hs::detail::lent_messages;
+    a.exchange(plan, false, round >= 1, round == 2);
+    if (hs::detail::lent_messages - lent != (lender ? window_messages(grid, plan.details(), sizeof(double), false) : 0))
+      why << "round " << round << ": lent " << hs::detail::lent_messages - lent << "; ";
+    long in_node = in_node_sends(grid, node_size, before);
+    a.each_cell([&](double& c, bool, int i, int j, int k) {
+      if (c != periodic_value(sh, i, j, k, salt) && why.tellp() < 600)
+        why << "round " << round << " cell (" << i << "," << j << "," << k << "): " << c << "; ";
+    });
+    a.each_cell([&](double& c, bool interior, int i, int j, int k) {
+      c = interior ? periodic_value(sh, i, j, k, salt) : grid.rank() * 1000.0 + (i + 2) * 100 + (j + 2) * 10 + k;
+      flat_field(i, j, k) = c;
+    });
+    before = sends_by_rank(grid);
+    a.exchange(plan, true, round != 1, round == 2);
+    in_node += in_node_sends(grid, node_size, before);
+    flat.reverse(flat_field);
+    a.each_cell([&](double& c, bool interior, int i, int j, int k) {
+      if (interior && std::memcmp(&c, &flat_field(i, j, k), sizeof c) != 0 && why.tellp() < 600)
+        why << "reverse round " << round << " cell (" << i << "," << j << "," << k << "): " << c << ", expected "
+            << flat_field(i, j, k) << "; ";
+    });
+    if (one_machine && in_node != 0) why << "round " << round << ": " << in_node << " MPI messages inside the node; ";
+  }
+  return why.str();
+}
+
 }  // namespace
 
 TEST_CASE("ranks of a node exchanging different kinds of field array meet in the window", "[halo][oracle][nodes]") {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm machine;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  int machine_size = 0;
-  MPI_Comm_size(machine, &machine_size);
-  MPI_Comm_free(&machine);
+  const bool one_machine = on_one_machine();
   for (const int node_size : {0, 2}) {
     const std::vector<int> nodes = node_size ? std::vector<int>{node_size} : std::vector<int>{};
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .node_sizes = nodes});
     INFO("nodes of " << (node_size ? node_size : size));
-    CHECK(check_mixed_kinds<hs::Shift>(grid, node_size, machine_size == size) == "");
-    CHECK(check_mixed_kinds<hs::SingleHop>(grid, node_size, machine_size == size) == "");
-    CHECK(check_several_fields<hs::SingleHop>(grid, node_size, machine_size == size) == "");
+    CHECK(check_mixed_kinds<hs::Shift>(grid, node_size, one_machine) == "");
+    CHECK(check_mixed_kinds<hs::SingleHop>(grid, node_size, one_machine) == "");
+    CHECK(check_several_fields<hs::SingleHop>(grid, node_size, one_machine) == "");
   }
+}
+
+TEST_CASE("device memory on some ranks of a node and host memory on others meet in the window",
+          "[halo][oracle][nodes][device]") {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const bool one_machine = on_one_machine();
+  for (const int node_size : {0, 2})
+    for (const hs::memory::mpi_path path : {hs::memory::mpi_path::staged, hs::memory::mpi_path::direct}) {
+      const std::vector<int> nodes = node_size ? std::vector<int>{node_size} : std::vector<int>{};
+      hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}, .node_sizes = nodes});
+      INFO("nodes of " << (node_size ? node_size : size) << (path == hs::memory::mpi_path::direct ? ", direct" : ""));
+      CHECK(check_device_memory<hs::SingleHop>(grid, node_size, one_machine, path, false) == "");
+      CHECK(check_device_memory<hs::SingleHop>(grid, node_size, one_machine, path, true) == "");
+      CHECK(check_device_memory<hs::Shift>(grid, node_size, one_machine, path, true) == "");
+    }
 }

@@ -258,7 +258,8 @@ class plan : public detail::plan_base {
   exchange_handle<detail::exchange_run<detail::arrays<T>, Op, detail::neighbor_engine>, Then> start_batched(
       void* stream, bool backward, Op op, T* buffer, Then then = {}) {
     const detail::batch::array_shape shape[] = {{sizeof(T), alignof(T)}};
-    detail::batch::batch_run b = batches<Space>().prepare(*program_, backward, shape, engine_ != nullptr);
+    detail::batch::batch_run b = batches<Space>().prepare(*program_, backward, shape, engine_ != nullptr,
+                                                                   resources_->window != nullptr);
     b.at.at[0] = reinterpret_cast<std::byte*>(buffer);
     b.kinds[0] = detail::batch::scalar_kind_of<T>();
     if constexpr (!std::is_same_v<Op, detail::store_arrivals>) b.op = detail::batch::op_kind<Op>::value;

@@ -285,8 +285,8 @@ class selective_plan : public detail::plan_base {
   /// The batch cache a field view in `Space` exchanges through: the space's executor for a
   /// device, host threads for host memory with plan_options::pack_threads above 1, else none
   /// (the plan's own serial path). On the shared-memory path host memory takes the serial path
-  /// whatever pack_threads says: a batched exchange sends by MPI, and pack_threads is not agreed
-  /// across ranks, so a node partner with another count would wait in the window for it.
+  /// whatever pack_threads says: it packs straight into the window's slots and lends shared
+  /// arrays (zero copy), where a batched exchange stages its messages and never lends.
   template <class Space>
   detail::batch::batch_cache* batch_cache_for() {
     if constexpr (detail::device_space<Space>) {
@@ -316,7 +316,7 @@ class selective_plan : public detail::plan_base {
                      detail::batch::batch_op bop, void* stream, Ts*... data) {
     check_locally(backward ? "start_reverse" : "start_forward");
     const detail::batch::array_shape shapes[] = {{sizeof(Ts), alignof(Ts)}...};
-    detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr);
+    detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr, resources_->window != nullptr);
     int i = 0;
     ((b.at.at[i] = reinterpret_cast<std::byte*>(data), b.kinds[i] = detail::batch::scalar_kind_of<Ts>(), ++i), ...);
     b.op = bop;

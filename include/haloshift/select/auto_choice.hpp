@@ -25,8 +25,9 @@ namespace haloshift {
 
 namespace detail {
 /// Whether Auto prices the shared-memory path for `request` (its rows, prediction::inside_nodes "shm"):
-/// where the plan can take it (host data, not batched; the overlapping protocol: rendezvous keeps MPI's
-/// synchronisation) and the model knows its price (shm_alpha measured: a calibration where rank 0 had
+/// where the plan can take it (host data: device data's in-node messages take the window too, staged
+/// through the host, which the model prices as MPI's staged messages, not as the path's copies;
+/// the overlapping protocol: rendezvous keeps MPI's synchronisation) and the model knows its price (shm_alpha measured: a calibration where rank 0 had
 /// a node partner). Whether some node holds 2 or more ranks is the placement's to say.
 inline bool prices_shared_memory(const hockney& model, const auto_request& request) {
   return request.shared_memory_possible && !request.device && request.mode == protocol::overlapping &&

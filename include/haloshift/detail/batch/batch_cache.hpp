@@ -4,7 +4,8 @@
 /// @brief What a plan keeps for its batched exchanges through one executor:
 /// the executor, each program compiled once per direction and set of arrays
 /// (its segment table uploaded to executor memory), and staging in executor
-/// memory and, where MPI cannot reach that, in pinned host memory. Built on a
+/// memory and, where MPI cannot reach that (or a node's window carries messages:
+/// the host copies them), in pinned host memory. Built on a
 /// layout's first exchange; later exchanges of the layout allocate nothing.
 
 #include <algorithm>
@@ -29,6 +30,11 @@ struct batch_run {
   executor* exec = nullptr;
   std::byte* staging = nullptr;  ///< executor memory: packed departures and arrivals
   std::byte* pinned = nullptr;   ///< where MPI reads and writes them when it cannot reach `staging`
+  /// Host memory holding the messages a node's window carries (exchange_run: the shared-memory
+  /// path), at their staging offsets: `pinned`, `staging` where the host reaches it, else pinned
+  /// memory of their own (MPI reaches `staging` but the host does not: GPU-aware MPI). Null
+  /// without a window.
+  std::byte* host = nullptr;
   bases at;                      ///< the arrays, then the staging
   scalar_kind kinds[max_bases] = {};  ///< each array's element type, for combines
   batch_op op = batch_op::copy;       ///< how a reverse combines
@@ -60,7 +66,9 @@ class batch_cache {
 
   /// `p` compiled for `arrays`, forwards or `backward` (`collective`: its one round through a
   /// neighbourhood collective), with staging to run it; compiled and uploaded on first use.
-  batch_run prepare(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
+  /// `window`: the plan has a shared-memory window, whose messages the host copies (batch_run::host).
+  batch_run prepare(const program& p, bool backward, std::span<const array_shape> arrays, bool collective,
+                    bool window = false) {
     entry* found = nullptr;
     for (entry& e : entries_)
       if (e.p == &p && e.backward == backward && e.collective == collective &&
@@ -69,12 +77,15 @@ class batch_cache {
           }))
         found = &e;
     if (!found) found = &compile(p, backward, arrays, collective);
+    if (window && !pinned_ && staging_bytes_ && !exec_->host_accessible())  // once: every program's staging fits it
+      pinned_ = static_cast<std::byte*>(exec_->allocate_pinned(staging_bytes_));
     batch_run run;
     run.program = &found->compiled;
     run.table = found->table;
     run.exec = exec_.get();
     run.staging = staging_;
-    run.pinned = pinned_;
+    run.pinned = exec_->mpi_reaches_memory() ? nullptr : pinned_;
+    if (window) run.host = exec_->host_accessible() ? staging_ : pinned_;
     run.at.at[arrays.size()] = staging_;
     return run;
   }
@@ -160,12 +171,14 @@ class batch_cache {
 
   void reserve(std::size_t bytes) {
     if (bytes <= staging_bytes_) return;
+    const bool had_pinned = pinned_ != nullptr;  // kept for a window's messages (prepare)
     if (staging_) exec_->deallocate(staging_, staging_bytes_);
     if (pinned_) exec_->deallocate_pinned(pinned_, staging_bytes_);
     staging_ = pinned_ = nullptr;
     staging_bytes_ = bytes;
     staging_ = static_cast<std::byte*>(exec_->allocate(bytes));
-    if (!exec_->mpi_reaches_memory()) pinned_ = static_cast<std::byte*>(exec_->allocate_pinned(bytes));
+    if (!exec_->mpi_reaches_memory() || (had_pinned && !exec_->host_accessible()))
+      pinned_ = static_cast<std::byte*>(exec_->allocate_pinned(bytes));
   }
 
   void forget_scratch() noexcept {

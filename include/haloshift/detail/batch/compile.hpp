@@ -32,10 +32,12 @@ struct array_shape {
   std::size_t bytes = 0, align = 1;
 };
 
-/// One MPI call of a batched round: `bytes` at `offset` of the round's staging.
+/// One message of a batched round: `bytes` at `offset` of the round's staging, to or from `peer`,
+/// of the round's transfer number `transfer` (its route through a node's window: shared_window).
 struct staged_post {
   std::size_t offset = 0, bytes = 0;
   int peer = -1, tag = 0;
+  std::size_t transfer = 0;
 };
 
 /// A round: its pack launches, then (once its messages have arrived) its unpack launches. The
@@ -242,6 +244,9 @@ class program_compiler {
  private:
   const message& outgoing(const transfer_program& t) const { return backward_ ? t.recv : t.send; }
   const message& incoming(const transfer_program& t) const { return backward_ ? t.send : t.recv; }
+  static std::size_t index(const round_program& r, const transfer_program& t) {
+    return static_cast<std::size_t>(&t - r.transfers.data());
+  }
 
   /// Every array's elements of message `m`, packed at `at` (`pack`) or unpacked from it.
   void stage(phase_builder& b, const message& m, std::size_t at, bool pack, bool combine) const {
@@ -289,7 +294,7 @@ class program_compiler {
     for (const transfer_program& t : r.transfers) {  // arrivals first, in transfer order
       const message& in = incoming(t);
       if ((t.self && !collective_) || !in.exists()) continue;
-      out.receives.push_back({out.arrivals, in.count * element_bytes_, in.peer, t.tag});
+      out.receives.push_back({out.arrivals, in.count * element_bytes_, in.peer, t.tag, index(r, t)});
       stage(unpack, in, out.arrivals, false, backward_);
       out.arrivals += in.count * element_bytes_;
     }
@@ -301,7 +306,7 @@ class program_compiler {
         continue;
       }
       const std::size_t at = out.arrivals + out.departures;
-      out.sends.push_back({at, out_m.count * element_bytes_, out_m.peer, t.tag});
+      out.sends.push_back({at, out_m.count * element_bytes_, out_m.peer, t.tag, index(r, t)});
       stage(pack, out_m, at, true, false);
       out.departures += out_m.count * element_bytes_;
     }

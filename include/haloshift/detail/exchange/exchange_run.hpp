@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "../batch/batched_round.hpp"
 #include "../mpi/check.hpp"
+#include "batched_rounds.hpp"
 #include "exchange_resources.hpp"
 #include "arrays.hpp"
 #include "executor.hpp"
@@ -57,7 +57,7 @@ class exchange_run {
   /// Runs the exchange through an executor instead (batch_cache::prepare): every copy of a
   /// phase in one launch, every message staged. Set before start().
   exchange_run& batched(const batch::batch_run& b) noexcept {
-    batch_ = b;
+    batched_ = {b, window_, backward_};
     return *this;
   }
 
@@ -84,10 +84,7 @@ class exchange_run {
         posted_ = true;
       }
       if (packing_) {  // a stream-ordered round's departures go once the device has packed them
-        if (block)
-          batch_.exec->wait_mark();
-        else if (!batch_.exec->marked_done())
-          return false;
+        if (!batched_.packed(block)) return false;
         packing_ = false;
         send_batched();
       }
@@ -215,7 +212,7 @@ class exchange_run {
 
   void post() {
     std::vector<MPI_Request>& requests = res_->requests;
-    if (batch_.program) return post_batched();
+    if (batched_) return post_batched();
     if constexpr (has_engine)
       if (engine_) {
         if constexpr (combines)
@@ -271,7 +268,7 @@ class exchange_run {
   /// The route of transfer `t`'s message `m` (`out`: the one it sends) through the node's shared
   /// window, or null when it goes by MPI (shared_window.hpp).
   const shared_route* shared(const transfer_program& t, bool out, const message& m) const {
-    if (!window_ || batch_.program || !shared_window::fits(m.count * element_bytes)) return nullptr;
+    if (!window_ || !shared_window::fits(m.count * element_bytes)) return nullptr;
     return window_->route(backward_, out, round_index(), static_cast<std::size_t>(&t - round().transfers.data()));
   }
   /// Whether arrival `in` of `t` comes through the window (then take_shared() waits for it).
@@ -280,6 +277,7 @@ class exchange_run {
   }
   /// Moves the round's messages through the window that can go (`block`: all); whether all did.
   bool take_shared(bool block) {
+    if (window_ && batched_) return batched_.take(next_, round_index(), block, comm_, data_, op_);
     const std::vector<transfer_program>& ts = round().transfers;
     return !window_ || window_->take(
                            backward_, round_index(), block, comm_,
@@ -295,7 +293,7 @@ class exchange_run {
   }
 
   void finish() {
-    if (batch_.program) return finish_batched();
+    if (batched_) return batched_.unpack(next_, round_index());
     if constexpr (has_engine)
       if (engine_) {
         if constexpr (combines)
@@ -315,31 +313,26 @@ class exchange_run {
     }
   }
 
-  /// A batched round (batched_round.hpp): packed in the executor, then its messages posted.
+  /// A batched round (batched_rounds.hpp): packed in the executor, then its messages posted.
   /// Always nonblocking: a batched rank pairs with a rendezvous one as with any other.
   /// Stream-ordered (batch_run::stream), the packing is enqueued after the caller's work on its
   /// stream and the messages go once it has run (advance() looks): the receives too, since the
   /// previous round's arrivals are still to be unpacked from the same staging until then.
   void post_batched() {
-    batch::pack_round(batch_, batch_.program->rounds[next_]);
-    if (batch_.stream) {
-      batch_.exec->mark();
-      packing_ = true;
-      return;
-    }
-    batch_.exec->synchronize();  // MPI reads what the executor wrote
-    send_batched();
+    packing_ = batched_.pack(next_, round_index());
+    if (!packing_) send_batched();
   }
   /// Posts a batched round's messages (its departures packed by now).
   void send_batched() {
-    const batch::batched_round& r = batch_.program->rounds[next_];
     std::vector<MPI_Request>& requests = res_->requests;
-    std::byte* area = batch::message_area(batch_);
-    if constexpr (requires { engine_->start_packed(*p_, true, std::size_t{}, area, area, requests); })
-      if (engine_) return engine_->start_packed(*p_, !backward_, element_bytes, area + r.arrivals, area, requests);
-    receives_ = batch::post_round(batch_, r, comm_, requests);
+    if constexpr (requires { engine_->start_packed(*p_, true, std::size_t{}, nullptr, nullptr, requests); })
+      if (engine_) {
+        std::byte* area = batch::message_area(batched_.run());
+        return engine_->start_packed(*p_, !backward_, element_bytes, area + batched_.round(next_).arrivals, area,
+                                     requests);
+      }
+    receives_ = batched_.post(next_, round_index(), comm_, requests);
   }
-  void finish_batched() { batch::unpack_round(batch_, batch_.program->rounds[next_]); }
 
   /// The rendezvous protocol: synchronous sends, each transfer's order fixed by
   /// the rank's colour along its direction (see sends_first). It cannot
@@ -390,9 +383,9 @@ class exchange_run {
   std::size_t next_ = 0, end_ = 0;
   bool posted_ = false;
   std::size_t receives_ = 0;  ///< the current round's receives: the first requests (post puts them first)
-  batch::batch_run batch_{};  ///< set: the exchange runs batched (post_batched)
-  bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
   shared_window* window_;     ///< set: messages inside the node go through it (plan_options::shared_memory)
+  batched_rounds batched_{};  ///< set: the exchange runs batched (post_batched)
+  bool packing_ = false;      ///< a stream-ordered round's departures wait for the device to pack them
   bool own_layout_;           ///< p_ is the window's own program (zero copy lends and copies only then)
   lending lend_;              ///< the arrays' node-shared segment, when its messages may be lent (zero copy)
 };
