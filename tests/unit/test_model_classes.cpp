@@ -567,3 +567,27 @@ TEST_CASE("NodeAggregate's packing table, compiled per rank from its own transfe
       CHECK(staged > 0);  // the table is not trivially empty
     }
 }
+
+TEST_CASE("the shared-memory path prices messages larger than its slots as MPI messages", "[model][nodes]") {
+  // The window carries messages up to detail::shared_slot_bytes (64 KiB); larger ones go by MPI on the path
+  // too (shared_window::fits), so blocks above it must cost what they cost without the path, to the bit,
+  // while small ones cost less. One node of 8 ranks, every message inside it.
+  const hs::grid_shape g({2, 2, 2}, {true, true, true});
+  const hs::hockney h = hs::hockney(1e-6, 0.2e-9, 0.3e-6).with_copy_beta(0.05e-9).with_shm_alpha(0.2e-6);
+  const hs::range r = hs::make_range(g, 1);
+  for (const hs::schedule& s : {hs::Shift::make_schedule(g, r), hs::SingleHop::make_schedule(g, r)})
+    for (const double bytes : {1000.0, 65536.0 + 1}) {
+      hs::detail::simulation_setup setup;
+      setup.cost = h;
+      setup.block_bytes = [bytes](int) { return bytes; };
+      setup.nodes.node_of = std::vector<int>(8, 0);
+      const double flat = hs::detail::simulate(g, s, setup).makespan;
+      setup.shm = true;
+      const double path = hs::detail::simulate(g, s, setup).makespan;
+      INFO(s.rounds.size() << " rounds, blocks of " << bytes << " B: " << flat << " s flat, " << path << " s on the path");
+      if (bytes > static_cast<double>(hs::detail::shared_slot_bytes))
+        CHECK(path == flat);
+      else
+        CHECK(path < flat);
+    }
+}

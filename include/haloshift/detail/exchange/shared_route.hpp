@@ -14,14 +14,10 @@
 #include <thread>
 
 #include "../mpi/check.hpp"
+#include "shared_slot_bytes.hpp"
 
 namespace haloshift::detail {
 
-/// Bytes a message may have to go through the window: larger ones go by MPI
-/// (whose single copy through its own shared memory costs as much by then), so
-/// a window holds a few MiB per rank at most. Both ends of a message know its
-/// size, so they decide alike without telling each other.
-inline constexpr std::size_t shared_slot_bytes = 64 * 1024;
 
 /// One message's way through the window, as one end sees it: its slot (two
 /// counters, each on its own cache line, then the data) and this end's count

@@ -176,7 +176,8 @@ class maxplus_engine : class_messages {
           }
           return;
         }
-        if (!x.route.shm && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;  // packed before it leaves
+        // Packed before it leaves (through the window: into the slot, its one copy, in x.seconds).
+        if (!x.route.windowed(x.bytes) && staging(c, round, ti) & 1u) port += copy_beta * x.bytes;
         const double depart = departs_[slot] = now_[c] + port, inject = x.route.injection(x.bytes, posted);
         if (mixed) jobs_.push_back({depart + std::max(0.0, x.seconds - inject), inject, 0, slot});
         if (mixed) return;  // served latency first below
@@ -230,7 +231,8 @@ class maxplus_engine : class_messages {
       each_receive(c, round, a, b, z, [&](std::size_t slot, std::size_t ti) {
         const send& x = sends_[slot];
         next_[c] = std::max(next_[c], std::max(departs_[slot], now_[c]) + x.seconds);
-        if (!x.route.shm && staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;  // unpacked after the Waitall
+        // Unpacked after the Waitall.
+        if (!x.route.windowed(x.bytes) && staging(c, round, ti) & 2u) unpack += copy_beta * x.bytes;
         active = true;
       });
       if (delta > 0 && active) next_[c] += delta;  // each communicating rank's Waitall: one dependency step
@@ -275,7 +277,7 @@ class maxplus_engine : class_messages {
   double received(std::size_t c, std::size_t round, std::size_t ti) {
     const double done = sent(from_[c], round, ti);
     const send& x = sends_[from_[c]];  // unpacked after the message, unless copied from shared memory
-    return done + (!x.route.shm && staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * x.bytes : 0.0);
+    return done + (!x.route.windowed(x.bytes) && staging(c, round, ti) & 2u ? setup_.cost.copy_beta() * x.bytes : 0.0);
   }
   /// When class c's send completes: it starts when c has reached it (its receive done first, if its
   /// colour says so) and the receiver has reached its receive (its send done first, likewise).
@@ -289,7 +291,8 @@ class maxplus_engine : class_messages {
     const bool to_sends_first = sends_[to].exists && first_send_[to];
     const double partner = to_sends_first ? sent(to, round, ti) : now_[to];
     const send& x = sends_[c];
-    const double pack = !x.route.shm && staging(c, round, ti) & 1u ? setup_.cost.copy_beta() * x.bytes : 0.0;
+    const bool packs = !x.route.windowed(x.bytes) && staging(c, round, ti) & 1u;
+    const double pack = packs ? setup_.cost.copy_beta() * x.bytes : 0.0;
     done_[c] = std::max(ready + pack, partner) + x.seconds + setup_.cost.round_delta();
     state_[c] = 2;
     return done_[c];

@@ -18,6 +18,7 @@
 #include "../cost/arguments.hpp"
 #include "../cost/hockney.hpp"
 #include "../cost/node_placement.hpp"
+#include "../../detail/exchange/shared_slot_bytes.hpp"
 
 namespace haloshift::detail {
 
@@ -78,18 +79,21 @@ struct simulation_setup {
   bool shm = false;
 };
 
-/// How a message travels: by MPI, priced by `model`, or by the shared-memory path inside a node.
+/// How a message travels: by MPI, priced by `model`, or by the shared-memory path inside a node
+/// (`shm`), which carries messages up to shared_slot_bytes and sends larger ones by MPI.
 struct message_route {
   const hockney* model = nullptr;
   bool shm = false;
+  /// Whether a message of `bytes` goes through the node's window.
+  bool windowed(double bytes) const noexcept { return shm && bytes <= static_cast<double>(shared_slot_bytes); }
   /// Seconds of a message of `bytes` alone on this route.
   double seconds(double bytes) const noexcept {
-    return shm ? model->shm_alpha() + model->copy_beta() * bytes : model->time(bytes);
+    return windowed(bytes) ? model->shm_alpha() + model->copy_beta() * bytes : model->time(bytes);
   }
   /// What the sender's port is busy with per message of `bytes` posted with `posted` others: the
   /// gap and the bytes' injection; nothing for the shared-memory path (the receiver copies).
   double injection(double bytes, double posted) const noexcept {
-    return shm ? 0.0 : model->gap(bytes, posted) + model->beta(bytes) * bytes;
+    return windowed(bytes) ? 0.0 : model->gap(bytes, posted) + model->beta(bytes) * bytes;
   }
 };
 
@@ -99,7 +103,9 @@ bool routes_differ(const Send* sends, std::size_t n) {
   const Send* first = nullptr;
   for (std::size_t i = 0; i < n; ++i) {
     if (!sends[i].exists) continue;
-    if (first && (sends[i].route.model != first->route.model || sends[i].route.shm != first->route.shm)) return true;
+    if (first && (sends[i].route.model != first->route.model ||
+                  sends[i].route.windowed(sends[i].bytes) != first->route.windowed(first->bytes)))
+      return true;
     if (!first) first = &sends[i];
   }
   return false;
