@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <thread>
 #include <vector>
 
 #include <mpi.h>
 
 #include "../../error.hpp"
+#include "../../detail/exchange/shared_route.hpp"
 #include "../../detail/mpi/check.hpp"
 #include "../cost/hockney.hpp"
 #include "../cost/node_placement.hpp"
@@ -75,13 +75,12 @@ inline double flag_ping_pong(MPI_Comm pair, int repetitions) {
   __atomic_store_n(mine, std::int64_t{-1}, __ATOMIC_RELEASE);
   mpi::check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all");
   mpi::check(MPI_Barrier(pair), "MPI_Barrier");
-  // Waits as the exchange's in-node waits do (detail::progress_while_waiting): a short spin, then the core
-  // yielded, which a partner sharing it needs to get on (without it, 4 ranks on 2 cores measured a time
-  // slice, 11 ms, instead of the flag's trip).
+  // Waits as the exchange's in-node waits do: a short spin, then the core yielded, which a partner sharing
+  // it needs to get on (without it, 4 ranks on 2 cores measured a time slice, 11 ms, instead of the trip).
   const auto wait_for = [&](std::int64_t i) {
-    for (unsigned spins = 0; __atomic_load_n(mine, __ATOMIC_ACQUIRE) != i; ++spins) {
+    for (unsigned spins = 0; __atomic_load_n(mine, __ATOMIC_ACQUIRE) != i;) {
       MPI_Win_sync(win);
-      if (spins > 64) std::this_thread::yield();
+      progress_while_waiting(pair, spins);
     }
   };
   const double start = MPI_Wtime();
