@@ -74,7 +74,7 @@ std::string model_text(const hs::hockney& h) {
 }
 std::string label(const hs::prediction& p) {
   return (p.strategy == "TeamShift" ? "TeamShift " + hs::to_string(p.team) : p.strategy) +
-         (p.inside_nodes.empty() ? "" : "+" + p.inside_nodes);
+         (p.inside_nodes.empty() ? "" : "+" + p.inside_nodes) + (p.messages == "per_field" ? " per field" : "");
 }
 
 void print_table(const hs::advice_map& map) {
@@ -176,6 +176,12 @@ int main(int argc, char** argv) {
                    "shared-memory path inside nodes (+shm)")
         ->check(tool::integer(0))
         ->type_name("N");
+    int fields = 1;
+    app.add_option("--fields", fields,
+                   "Fields each block holds (a bundle, views exchanged together): each strategy also with one "
+                   "message per field ('per field'; the rest: one message per neighbour)")
+        ->check(tool::integer(1))
+        ->type_name("N");
     app.add_option("--svg", svg, "Write the map as SVG to this file")->type_name("FILE");
     app.add_option("--title", title, "Title of the SVG map");
     app.callback([&] {
@@ -211,6 +217,7 @@ int main(int argc, char** argv) {
     request.mode = protocol == "rendezvous" ? hs::protocol::rendezvous : hs::protocol::overlapping;
     request.kind = shell == "eighth" ? hs::shell::eighth : hs::shell::full;
     request.ranks_per_node = node_size;
+    request.fields = fields;
 
     const hs::advice_map map = hs::advise(request);
     const std::string grid_text = grid +
@@ -218,7 +225,8 @@ int main(int argc, char** argv) {
                                    : periodic == "0" ? " non-periodic"
                                                      : " periodic " + periodic) +
                                   ", " + protocol + ", " + shell + " shell" +
-                                  (node_size > 1 ? ", " + std::to_string(node_size) + " ranks per node" : "");
+                                  (node_size > 1 ? ", " + std::to_string(node_size) + " ranks per node" : "") +
+                                  (fields > 1 ? ", " + std::to_string(fields) + " fields per block" : "");
     std::printf("haloshift-advise: grid %s (%d ranks; max-plus simulation)\nmodel: %s (%s)\n\n", grid_text.c_str(),
                 request.grid.size(), model_text(cost).c_str(), source.c_str());
     print_table(map);

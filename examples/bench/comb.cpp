@@ -48,7 +48,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <haloshift/haloshift.hpp>
+#include <haloshift/auto.hpp>  // --strategy Auto: the model picks the strategy and, for several variables, the messages
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -71,15 +71,19 @@ struct options {
   hs::offset size{0, 0, 0}, divide{0, 0, 0}, periodic{0, 0, 0}, ghost{1, 1, 1};
   int vars = 1, cycles = 5;  // Comb's defaults
   std::vector<std::string> strategies{"Shift", "SingleHop"};
+  /// How the variables travel (plan_options::messages); --messages per_neighbor,per_field times both.
+  std::vector<hs::field_messages> messages{hs::field_messages::per_neighbor};
   bool split = true, blocking = true, pack = true;  ///< --variants: which to time (a profile takes one)
 };
 
 const char* help =
     "usage: haloshift_bench_comb X_Y_Z -divide A_B_C [-periodic P_Q_R] [-ghost G_H_I] [-vars V] [-cycles C]\n"
-    "                            [--strategy Shift,SingleHop,...] [--variants split,blocking,pack] | --quick | --help\n"
+    "                            [--strategy Shift,SingleHop,...] [--messages per_neighbor,per_field]\n"
+    "                            [--variants split,blocking,pack] | --quick | --help\n"
     "  Comb's mesh options (global cells, boxes per dimension, periodicity, ghost widths; `N` for N_N_N),\n"
     "  vars 1 to 8; --strategy: the field plans to time (any registered name); --variants: which to time (0 for the\n"
-    "  others; one alone for a profiler); --quick: 12_12_12 cells\n"
+    "  others; one alone for a profiler); --messages: the variables as one message per neighbour, one per\n"
+    "  neighbour and variable, or automatic (Auto's model decides; with --strategy Auto); --quick: 12_12_12 cells\n"
     "  split over the ranks along x, periodic, ghost 1_2_1, 3 variables, 20 cycles.\n";
 
 /// "4_2_1" -> {4, 2, 1}; "4" -> {4, 4, 4} (Comb's forms).
@@ -131,7 +135,19 @@ options parse(int argc, char** argv) {
       o.cycles = std::atoi(value());
     else if (a == "--strategy")
       o.strategies = names(value());
-    else if (a == "--variants") {
+    else if (a == "--messages") {
+      o.messages.clear();
+      for (const std::string& n : names(value())) {
+        if (n == "per_neighbor")
+          o.messages.push_back(hs::field_messages::per_neighbor);
+        else if (n == "per_field")
+          o.messages.push_back(hs::field_messages::per_field);
+        else if (n == "automatic")
+          o.messages.push_back(hs::field_messages::automatic);
+        else
+          throw bench::usage_error{"--messages takes per_neighbor, per_field or automatic, got " + n};
+      }
+    } else if (a == "--variants") {
       const std::string v = std::string(",") + value() + ",";
       o.split = v.find(",split,") != std::string::npos;
       o.blocking = v.find(",blocking,") != std::string::npos;
@@ -337,27 +353,32 @@ int run(const options& o) {
                 o.size[0], o.size[1], o.size[2], o.divide[0], o.divide[1], o.divide[2], o.periodic[0], o.periodic[1],
                 o.periodic[2], o.ghost[0], o.ghost[1], o.ghost[2], o.vars, o.cycles, ranks);
   long total_wrong = 0;
-  for (const std::string& name : o.strategies) {
-    hs::field_plan plan = hs::make_field_plan(grid, name, m.shape);
-    long wrong = 0;
-    phases t = dispatch(m, plan, wrong, std::make_index_sequence<max_vars>{});
-    MPI_Allreduce(MPI_IN_PLACE, t.sum, phase_count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, t.min, phase_count, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    for (double& x : t.min) x = x > 1e299 ? 0 : x;  // a variant not timed (--variants)
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    unsigned long traffic[2] = {plan.details().messages_sent, plan.details().elements_sent * sizeof(double) * o.vars};
-    MPI_Allreduce(MPI_IN_PLACE, traffic, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
-    total_wrong += wrong;
-    if (grid.rank() == 0) {
-      const double mean = 1e6 / (static_cast<double>(ranks) * o.cycles);  // Comb's avg: over ranks and cycles
-      std::printf("result strategy=%s", std::string(plan.strategy()).c_str());
-      for (auto [prefix, v, scale] : {std::tuple{"", t.sum, mean}, std::tuple{"min_", t.min, 1e6}})
-        std::printf(" %sstart=%.3f %swait=%.3f %ssplit=%.3f %sblocking=%.3f %spack=%.3f", prefix, v[0] * scale, prefix,
-                    v[1] * scale, prefix, (v[0] + v[1]) * scale, prefix, v[2] * scale, prefix, v[3] * scale);
-      std::printf(" messages=%.1f bytes=%.0f check=%s\n", static_cast<double>(traffic[0]) / ranks,
-                  static_cast<double>(traffic[1]) / ranks, wrong ? "FAILED" : "ok");
+  for (const std::string& name : o.strategies)
+    for (const hs::field_messages messages : o.messages) {
+      hs::field_plan plan =
+          hs::make_field_plan(grid, name, m.shape, {.messages = messages}, sizeof(double) * o.vars, o.vars);
+      long wrong = 0;
+      phases t = dispatch(m, plan, wrong, std::make_index_sequence<max_vars>{});
+      MPI_Allreduce(MPI_IN_PLACE, t.sum, phase_count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, t.min, phase_count, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      for (double& x : t.min) x = x > 1e299 ? 0 : x;  // a variant not timed (--variants)
+      MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      const bool apart = plan.messages() == hs::field_messages::per_field && o.vars > 1;
+      unsigned long traffic[2] = {plan.details().messages_sent * (apart ? o.vars : 1),
+                                  plan.details().elements_sent * sizeof(double) * o.vars};
+      MPI_Allreduce(MPI_IN_PLACE, traffic, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+      total_wrong += wrong;
+      if (grid.rank() == 0) {
+        const double mean = 1e6 / (static_cast<double>(ranks) * o.cycles);  // Comb's avg: over ranks and cycles
+        std::printf("result strategy=%s fields=%s", std::string(plan.strategy()).c_str(),
+                    apart ? "per_field" : "per_neighbor");
+        for (auto [prefix, v, scale] : {std::tuple{"", t.sum, mean}, std::tuple{"min_", t.min, 1e6}})
+          std::printf(" %sstart=%.3f %swait=%.3f %ssplit=%.3f %sblocking=%.3f %spack=%.3f", prefix, v[0] * scale,
+                      prefix, v[1] * scale, prefix, (v[0] + v[1]) * scale, prefix, v[2] * scale, prefix, v[3] * scale);
+        std::printf(" messages=%.1f bytes=%.0f check=%s\n", static_cast<double>(traffic[0]) / ranks,
+                    static_cast<double>(traffic[1]) / ranks, wrong ? "FAILED" : "ok");
+      }
     }
-  }
   if (grid.rank() == 0 && total_wrong)
     std::printf("check FAILED: %ld cells differ from the expectation\n", total_wrong);
   return total_wrong ? 1 : 0;

@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "error.hpp"
+#include "exchange/plan_options.hpp"
 #include "exchange/protocol.hpp"
 #include "grid/cartesian_grid.hpp"
 #include "grid/neighborhood.hpp"
@@ -54,6 +55,11 @@ struct auto_request {
   /// The user asked for it (plan_options::shared_memory = true): the plan takes it whatever Auto
   /// picks, so Auto ranks the candidates on it where the model prices it.
   bool shared_memory_asked = false;
+  /// Fields exchanged together (a field_bundle's; 1 otherwise): above 1, Auto prices one message
+  /// per neighbour and one per field, among those `messages` (plan_options::messages) allows.
+  int fields = 1;
+  /// The plan's plan_options::messages.
+  field_messages messages = field_messages::automatic;
 };
 
 /// What Auto chose: a registry entry and, for TeamShift, the team sizes; how messages travel.
@@ -67,6 +73,8 @@ struct strategy_choice {
   /// The model predicts the strategy faster with the shared-memory path inside nodes: the plan
   /// runs with plan_options::shared_memory = true.
   bool shared_memory = false;
+  /// Several fields: the model predicts one message per field faster (plan_options::messages).
+  bool per_field = false;
 };
 
 /// What the calls that take the strategy as a template argument accept: a

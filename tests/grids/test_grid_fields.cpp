@@ -120,8 +120,7 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
     plan.reverse(hs::make_field_view(a.data(), sh), hs::make_field_view(b.data(), sh), hs::take_max{});
     plan.reverse(hs::make_field_view(a_alone.data(), sh), hs::take_max{});
     plan.reverse(hs::make_field_view(b_alone.data(), sh), hs::take_max{});
-    if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";
-  }
+    if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";  }
   // Reverse: the filled view and a field copy of u, both combined with take_max (order-independent).
   hs::grid_field<double> field(u.grid(), sh.global, sh.ghost, sh.ghost_high);
   std::copy(u.storage().begin(), u.storage().end(), field.storage().begin());
@@ -187,7 +186,8 @@ std::string check_zero_copy(const hs::cartesian_grid& grid, const world& w, int 
 
 template <class Strategy>
 std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank, std::size_t& checked,
-                       std::optional<hs::field_plan>& plan, bool shared_memory = false) {
+                       std::optional<hs::field_plan>& plan, bool shared_memory = false,
+                       hs::field_messages messages = hs::field_messages::automatic) {
   std::ostringstream why;
   const hs::offset global{w.n[0], w.n[1], w.ndims > 2 ? w.n[2] : 1};
   const hs::offset ghost{w.ghost[0], w.ghost[1], w.ghost[2]},
@@ -204,7 +204,11 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
     both.get<0>().storage()[i] = p[0] * 7 + p[1] * 131 + p[2] * 9973;
     both.get<1>().storage()[i] = {p[2], value_at(p)};
   });
-  plan.emplace(hs::make_field_plan<Strategy>(u, {.pattern = w.pattern(), .shared_memory = shared_memory}));
+  plan.emplace(hs::make_field_plan<Strategy>(
+      u, {.pattern = w.pattern(), .shared_memory = shared_memory, .messages = messages}));
+  const bool per_field = messages == hs::field_messages::per_field;
+  if (plan->messages() != (per_field ? hs::field_messages::per_field : hs::field_messages::per_neighbor))
+    why << "the plan runs another field_messages than asked; ";
   for (int d = 0; d < w.ndims; ++d) {
     const int narrowest = w.n[d] / w.g.dims[d], wider = std::max(w.ghost[d], w.ghost_high[d]);
     const int k = (wider + narrowest - 1) / narrowest;
@@ -227,7 +231,7 @@ std::string check_fill(const hs::cartesian_grid& grid, const world& w, int rank,
       if (!w.interior(rank, p)) v.storage()[i] = sentinel;
     });
     // (Synchronous sends never take the shared-memory path: this is the flat path's result too.)
-    hs::make_field_plan<Strategy>(v, {.mode = hs::protocol::rendezvous}).forward(v);
+    hs::make_field_plan<Strategy>(v, {.mode = hs::protocol::rendezvous, .messages = messages}).forward(v);
     if (std::memcmp(u.data(), v.data(), u.storage().size_bytes()) != 0) why << "rendezvous differs; ";
   }
   {  // one plan serves every field of its shape; split phase, test() until done
@@ -325,9 +329,11 @@ std::string check_reverse(const hs::cartesian_grid& grid, const world& w, int ra
 const std::vector<std::vector<int>> node_size_cases{{}, {1}, {2, 1}, {3}};
 
 /// The sweep; `shared_memory`: through the shared-memory path inside pretend nodes instead
-/// (plan_options::shared_memory), on every third shape, each under the next of node_size_cases.
+/// (plan_options::shared_memory), on every third shape, each under the next of node_size_cases,
+/// every other one of those with one message per field. `messages`: how a bundle and two views
+/// travel (per field: every other shape, to keep the sweep short).
 template <class Strategy>
-void sweep_grids(bool shared_memory = false) {
+void sweep_grids(bool shared_memory = false, hs::field_messages messages = hs::field_messages::automatic) {
   int size = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -336,6 +342,11 @@ void sweep_grids(bool shared_memory = false) {
   for (const sweep::shape& s : sweep::shapes(size)) {
     const std::size_t nth = shape_index++;
     if (shared_memory && nth % 3 != 0) continue;
+    if (messages == hs::field_messages::per_field && nth % 2 != 0) continue;
+    const hs::field_messages asked =
+        shared_memory && nth / 3 % 2 == 1 && std::string(Strategy::name) != "NeighborAlltoall"
+            ? hs::field_messages::per_field
+            : messages;
     const std::vector<int> nodes = shared_memory ? node_size_cases[nth / 3 % node_size_cases.size()] : std::vector<int>{};
     hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = s.dims, .periodic = s.periodic, .node_sizes = nodes});
     world w;
@@ -355,9 +366,10 @@ void sweep_grids(bool shared_memory = false) {
       INFO(Strategy::name << " " << s.name() << " cells " << w.n[0] << "x" << w.n[1] << "x" << w.n[2] << " ghost "
                           << g.low[0] << "," << g.low[1] << "," << g.low[2] << " ghost_high " << g.high[0] << ","
                           << g.high[1] << "," << g.high[2] << " pattern dims " << g.pattern_dims
-                          << (shared_memory ? " shared memory" : "") << " node sizes " << nodes.size());
+                          << (shared_memory ? " shared memory" : "") << " node sizes " << nodes.size()
+                          << (asked == hs::field_messages::per_field ? " one message per field" : ""));
       std::optional<hs::field_plan> plan;
-      CHECK(check_fill<Strategy>(grid, w, rank, checked, plan, shared_memory) == "");
+      CHECK(check_fill<Strategy>(grid, w, rank, checked, plan, shared_memory, asked) == "");
       if (!sweep::reduced() || g == ghost_sets(w).front()) CHECK(check_reverse(grid, w, rank, size, *plan) == "");
       ++configurations;
     }
@@ -381,6 +393,13 @@ using grid_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs
 
 TEMPLATE_LIST_TEST_CASE("grid ghosts and reverse match the oracle", "[grids][oracle]", grid_strategies) {
   sweep_grids<TestType>();
+}
+
+using point_to_point_grid_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop>;
+
+TEMPLATE_LIST_TEST_CASE("several fields as one message per neighbour and field match the oracle",
+                        "[grids][oracle][per_field]", point_to_point_grid_strategies) {
+  sweep_grids<TestType>(false, hs::field_messages::per_field);
 }
 
 TEMPLATE_LIST_TEST_CASE("grid ghosts and reverse through the shared-memory path inside pretend nodes",
@@ -472,6 +491,17 @@ TEST_CASE("grid fields reject bad input on every rank", "[grids][errors]") {
     hs::grid_field<double> a(grid, global, 1);
     CHECK_THROWS_WITH(hs::make_field_plan<hs::NeighborAlltoall>(a, {.mode = hs::protocol::rendezvous}),
                       Catch::Contains("only protocol::overlapping"));
+  }
+  SECTION("one message per field with NeighborAlltoall, or an invalid field_messages") {
+    hs::grid_field<double> a(grid, global, 1);
+    CHECK_THROWS_WITH(hs::make_field_plan<hs::NeighborAlltoall>(a, {.messages = hs::field_messages::per_field}),
+                      Catch::Contains("NeighborAlltoall sends one message per neighbour by construction"));
+    CHECK_THROWS_WITH(hs::make_field_plan<hs::Shift>(a, {.messages = static_cast<hs::field_messages>(9)}),
+                      Catch::Contains("plan_options.messages: invalid field_messages value 9"));
+    // Differing across ranks: the same error on every rank, no hang.
+    const auto mine = grid.rank() % 2 ? hs::field_messages::per_field : hs::field_messages::per_neighbor;
+    if (grid.size() > 1)
+      CHECK_THROWS_WITH(hs::make_field_plan<hs::Shift>(a, {.messages = mine}), Catch::Contains("messages"));
   }
   SECTION("strategies that cannot select") {
     hs::grid_field<double> a(grid, global, 1);

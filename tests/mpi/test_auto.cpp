@@ -699,3 +699,48 @@ TEST_CASE("field and particle plans from Auto take the shared-memory path too", 
   CHECK(std::memcmp(chosen->positions().data(), shift.positions().data(), ids.size() * sizeof(hs::position)) == 0);
   done_with(path);
 }
+
+TEST_CASE("Auto sends several fields as one message per field where the model prices that cheaper",
+          "[auto][mpi][per_field]") {
+  hs::cartesian_grid grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}});
+  hs::field_bundle<double, double, double> bundle(grid, {12, 10, 8}, 1);
+  // Auto's block: the mean ghost bytes per imported box of all three fields; one field's is a third.
+  const auto [r, bytes] =
+      hs::detail::field_plan_builder::auto_sizing(grid, bundle.shape(), {}, 3 * sizeof(double));
+  hs::calibration c;
+  c.host = hs::detail::host_name();
+  c.mpi_library = hs::detail::mpi_library_version();
+  MPI_Comm_size(MPI_COMM_WORLD, &c.ranks);
+  // A handshake above half the block: the message of all three fields pays it, one field's does not.
+  const hs::hockney handshake = hs::hockney::piecewise(
+      {{0, 1e-6, 1e-10, 0.2e-6}, {bytes / 2, 1e-3, 1e-10, 1e-3}}, 0.2e-6);
+  for (const bool dear : {false, true}) {
+    c.cost = dear ? handshake : hs::hockney(1e-6, 1e-10, 1e-6);
+    const std::string path = use_calibration("");
+    if (world_rank() == 0) hs::save_calibration(c, path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto chosen = hs::make_field_plan<hs::Auto>(bundle);
+    // Where ranks exchange messages the handshake decides; with none (one rank) a tie keeps one per neighbour.
+    const bool expect_apart = dear && grid.size() > 1;
+    INFO("handshake " << dear << " ranks " << grid.size() << " chose " << chosen.strategy());
+    CHECK(chosen.messages() == (expect_apart ? hs::field_messages::per_field : hs::field_messages::per_neighbor));
+    CHECK(same_everywhere(std::string(chosen.strategy())));
+    // The user's choice stands whatever the model says.
+    auto told = hs::make_field_plan<hs::Auto>(bundle, {.messages = hs::field_messages::per_neighbor});
+    CHECK(told.messages() == hs::field_messages::per_neighbor);
+    // Bit for bit Shift's ghosts, one message per neighbour.
+    hs::field_bundle<double, double, double> mine(grid, {12, 10, 8}, 1), shift(grid, {12, 10, 8}, 1);
+    for (std::size_t i = 0; i < mine.get<0>().storage().size(); ++i)
+      for (auto* b : {&mine, &shift}) {
+        b->get<0>().storage()[i] = grid.rank() * 1e4 + static_cast<double>(i);
+        b->get<1>().storage()[i] = -(grid.rank() * 1e4 + static_cast<double>(i));
+        b->get<2>().storage()[i] = 0.5 * static_cast<double>(i);
+      }
+    chosen.forward(mine);
+    hs::make_field_plan<hs::Shift>(shift, {.messages = hs::field_messages::per_neighbor}).forward(shift);
+    CHECK(std::ranges::equal(mine.get<0>().storage(), shift.get<0>().storage()));
+    CHECK(std::ranges::equal(mine.get<1>().storage(), shift.get<1>().storage()));
+    CHECK(std::ranges::equal(mine.get<2>().storage(), shift.get<2>().storage()));
+    done_with(path);
+  }
+}

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../support/counting_mpi.hpp"
 #include "../support/counting_new.hpp"
 #include "../support/sweep.hpp"
 #include "../support/world.hpp"
@@ -149,6 +150,53 @@ TEMPLATE_LIST_TEST_CASE("particle and field plans allocate nothing per exchange"
       fields.forward(a);
       fields.start_forward(a, b).wait();
       fields.reverse(a, b, hs::take_min{});
+    }
+  });
+  CHECK(made == 0);
+}
+
+using point_to_point_selecting = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop>;
+
+TEMPLATE_LIST_TEST_CASE("one message per field: as many messages as fields, none allocated per exchange",
+                        "[split][allocation][per_field]", point_to_point_selecting) {
+  hs::cartesian_grid grid = mixed_grid();
+  hs::field_bundle<double, float, double> bundle(grid, {12, 10, 8}, 2);
+  hs::grid_field<double> u(grid, {12, 10, 8}, 2);
+  std::vector<double> a(u.shape().size(), 1.0);
+  std::vector<float> b(u.shape().size(), 2.0f);
+  const auto va = hs::make_field_view(a.data(), u.shape());
+  const auto vb = hs::make_field_view(b.data(), u.shape());
+  auto together = hs::make_field_plan<TestType>(u, {.messages = hs::field_messages::per_neighbor});
+  auto apart = hs::make_field_plan<TestType>(u, {.messages = hs::field_messages::per_field});
+  CHECK(apart.messages() == hs::field_messages::per_field);
+  CHECK(together.messages() == hs::field_messages::per_neighbor);
+  // MPI_Isend calls of `calls` on this rank (the plans' programs built before).
+  const auto sends_of = [](auto&& calls) {
+    const long before = collectives::sends();
+    calls();
+    return collectives::sends() - before;
+  };
+  for (auto* plan : {&together, &apart}) {  // the first calls build each layout's program
+    plan->forward(bundle);
+    plan->forward(va, vb);
+    plan->reverse(va, vb);
+  }
+  const long one = sends_of([&] { together.forward(u); });
+  CHECK(sends_of([&] { together.forward(bundle); }) == one);
+  CHECK(sends_of([&] { together.forward(va, vb); }) == one);
+  CHECK(sends_of([&] { apart.forward(u); }) == one);
+  CHECK(sends_of([&] { apart.forward(bundle); }) == 3 * one);
+  CHECK(sends_of([&] { apart.forward(va, vb); }) == 2 * one);
+  // Reverse sends what forward received (on a non-periodic dimension not as many): twice per neighbour's.
+  const long back = sends_of([&] { together.reverse(va, vb, hs::take_max{}); });
+  CHECK(sends_of([&] { apart.reverse(va, vb, hs::take_max{}); }) == 2 * back);
+  const long made = allocations_in([&] {
+    for (int i = 0; i < iterations(); ++i) {
+      apart.forward(bundle);
+      auto pending = apart.start_forward(va, vb);
+      pending.progress();
+      pending.wait();
+      apart.reverse(va, vb, hs::take_min{});
     }
   });
   CHECK(made == 0);

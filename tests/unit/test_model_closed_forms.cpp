@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <haloshift/auto.hpp>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -615,4 +616,54 @@ TEST_CASE("two levels: NodeAggregate's gather, exchange and scatter by hand on a
   // No layout: the one-level model prices the same schedule, every message alike.
   const auto flat = setup_for(hs::hockney(a_in, b_in, 0.2e-6).with_copy_beta(copy), hs::protocol::overlapping, m);
   CHECK(close(hs::detail::simulate(ring, s, flat).makespan, copy * m + 3 * a_in + 5 * b_in * m));
+}
+
+TEST_CASE("several fields: one message per neighbour or one per field, by hand on a ring", "[model][closed][fields]") {
+  // SingleHop on a periodic ring of 4, k = 1: each rank posts 2 messages (to its two neighbours) in
+  // one round, and the last of a burst of n messages of b bytes completes after
+  // (n - 1) (gamma + beta b) + alpha + beta b. Three fields of m bytes per block: one message per
+  // neighbour carries b = 3 m (n = 2); one per field, b = m (n = 6).
+  const hs::grid_shape ring({4}, {true});
+  const auto r = hs::make_range(ring, 1);
+  const double m = 1000;
+  const int fields = 3;
+  const auto rows_of = [&](const hs::hockney& h) {
+    const auto ranked = hs::explain(ring, r, fields * m, h, hs::protocol::overlapping, {"SingleHop"}, std::nullopt, 0,
+                                    fields);
+    REQUIRE(ranked.size() == 2);
+    std::map<std::string, double> by;
+    for (const hs::prediction& p : ranked) by[p.messages] = p.seconds;
+    REQUIRE(by.size() == 2);
+    return std::pair{by.at("per_neighbor"), by.at("per_field")};
+  };
+  const auto burst = [](double n, double alpha, double beta, double gamma, double b) {
+    return (n - 1) * (gamma + beta * b) + alpha + beta * b;
+  };
+  {  // One piece: the same bytes in more messages only add gaps; one message per neighbour wins.
+    const hs::hockney h(2e-6, 1e-9, 0.5e-6);
+    const auto [together, apart] = rows_of(h);
+    CHECK(close(together, burst(2, 2e-6, 1e-9, 0.5e-6, 3 * m)));  // 8.5 us
+    CHECK(close(apart, burst(6, 2e-6, 1e-9, 0.5e-6, m)));         // 10.5 us
+    CHECK(together < apart);
+  }
+  {  // Above 2 KiB a handshake (rendezvous): the message carrying all three fields pays it, one per field does not.
+    const hs::hockney h = hs::hockney::piecewise({{0, 1e-6, 1e-9, 0.2e-6}, {2048, 20e-6, 1e-9, 20e-6}}, 0.2e-6);
+    const auto [together, apart] = rows_of(h);
+    CHECK(close(together, burst(2, 20e-6, 1e-9, 20e-6, 3 * m)));  // 46 us
+    CHECK(close(apart, burst(6, 1e-6, 1e-9, 0.2e-6, m)));         // 8 us
+    CHECK(apart < together);
+  }
+  {  // Packing: a message of several fields is always packed (copy_beta c per byte, before it leaves and after
+     // the round's arrivals); SingleHop's one-block messages of a single field are not.
+    const double c = 0.5e-9;
+    const hs::hockney h = hs::hockney(2e-6, 1e-9, 0.5e-6).with_copy_beta(c);
+    const auto [together, apart] = rows_of(h);
+    const double b = 3 * m;
+    CHECK(close(together, c * b + (0.5e-6 + 1e-9 * b + c * b) + 2e-6 + 1e-9 * b + 2 * c * b));
+    CHECK(close(apart, burst(6, 2e-6, 1e-9, 0.5e-6, m)));
+  }
+  // One field: no rows per field; fields below 1 are refused.
+  for (const hs::prediction& p : hs::explain(ring, r, m, hs::hockney(2e-6, 1e-9))) CHECK(p.messages.empty());
+  CHECK_THROWS_WITH(hs::explain(ring, r, m, hs::hockney(2e-6, 1e-9), hs::protocol::overlapping, {}, std::nullopt, 0, 0),
+                    Catch::Contains("fields must be >= 1, got 0"));
 }

@@ -10,6 +10,21 @@
 
 namespace haloshift {
 
+/// How one exchange of several fields (a field_bundle, or several field views passed together)
+/// travels (docs/grids.md, "Several fields: one message per neighbour or one per field").
+enum class field_messages {
+  /// make_field_plan<Auto>: the cost model's choice for the fields it was told of (the
+  /// bundle's, or make_field_plan's `fields`); a strategy chosen by name: per_neighbor.
+  automatic,
+  /// One message per neighbour carrying every field's cells in turn: the fewest messages, each
+  /// packed (its cells lie in several arrays).
+  per_neighbor,
+  /// One message per neighbour and field, posted together: as many latencies as fields, each
+  /// message as contiguous as a single field's (sent in place where it is one run), none above
+  /// the size of one field's.
+  per_field,
+};
+
 /// Options of a plan; they must be equal on all ranks.
 struct plan_options {
   /// Point-to-point protocol: overlapping (MPI_Isend/MPI_Irecv) or rendezvous (MPI_Ssend).
@@ -35,6 +50,10 @@ struct plan_options {
   /// overlapping protocol; NeighborAlltoall, rendezvous and batched (device)
   /// exchanges stay on MPI.
   bool shared_memory = false;
+  /// Several fields in one exchange of a field plan: one message per neighbour, or one per
+  /// neighbour and field (field_messages). Point-to-point strategies; NeighborAlltoall sends one
+  /// message per neighbour by construction and refuses per_field. Ignored by block and particle plans.
+  field_messages messages = field_messages::automatic;
 };
 
 }  // namespace haloshift

@@ -265,21 +265,17 @@ class selective_plan : public detail::plan_base {
         {p, comm(), options_.mode, *resources_, detail::arrays<T>{{data}}, true, std::move(op), engine_.get()}, *resources_);
   }
 
-  /// The same with `p`, this plan's program in another layout (a field view's).
-  template <transferable... Ts>
-  arrays_forward_handle<Ts...> start_forward_arrays_with(const detail::program& p, Ts*... data) {
-    check_locally("start_forward");
-    return arrays_forward_handle<Ts...>(
-        {p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, false, {}, engine_.get()}, *resources_);
-  }
+  /// The handle of an exchange of `Data` (detail::arrays, detail::field_views) combining with `Op`.
+  template <class Data, class Op>
+  using data_handle = exchange_handle<detail::exchange_run<Data, Op, detail::selected_neighbor_engine>>;
 
-  /// The same with `p`, this plan's program in another layout.
-  template <class Op, transferable... Ts>
-  arrays_reverse_handle<Op, Ts...> start_reverse_arrays_with(const detail::program& p, Op op, Ts*... data) {
-    check_locally("start_reverse");
-    return arrays_reverse_handle<Op, Ts...>(
-        {p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, true, std::move(op), engine_.get()},
-        *resources_);
+  /// Starts `p` (this plan's program in another layout, or split per field) over `data`,
+  /// forwards or `backward` (combining with `op`), on the plan's own serial path.
+  template <class Data, class Op>
+  data_handle<Data, Op> start_data_with(const detail::program& p, const Data& data, bool backward, Op op) {
+    check_locally(backward ? "start_reverse" : "start_forward");
+    return data_handle<Data, Op>({p, comm(), options_.mode, *resources_, data, backward, std::move(op), engine_.get()},
+                                 *resources_);
   }
 
   /// The batch cache a field view in `Space` exchanges through: the space's executor for a
@@ -314,6 +310,14 @@ class selective_plan : public detail::plan_base {
   exchange_handle<detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine>, Then>
   start_batched_then(Then then, const detail::program& p, bool backward, Op op, detail::batch::batch_cache& batch,
                      detail::batch::batch_op bop, void* stream, Ts*... data) {
+    return start_batched_data(std::move(then), detail::arrays<Ts...>{{data...}}, p, backward, std::move(op), batch,
+                              bop, stream, data...);
+  }
+  /// start_batched_then with the arrays described as `described` (what the window's arrivals meet).
+  template <class Then, class Data, class Op, transferable... Ts>
+  exchange_handle<detail::exchange_run<Data, Op, detail::selected_neighbor_engine>, Then> start_batched_data(
+      Then then, const Data& described, const detail::program& p, bool backward, Op op,
+      detail::batch::batch_cache& batch, detail::batch::batch_op bop, void* stream, Ts*... data) {
     check_locally(backward ? "start_reverse" : "start_forward");
     const detail::batch::array_shape shapes[] = {{sizeof(Ts), alignof(Ts)}...};
     detail::batch::batch_run b = batch.prepare(p, backward, shapes, engine_ != nullptr, resources_->window != nullptr);
@@ -321,8 +325,9 @@ class selective_plan : public detail::plan_base {
     ((b.at.at[i] = reinterpret_cast<std::byte*>(data), b.kinds[i] = detail::batch::scalar_kind_of<Ts>(), ++i), ...);
     b.op = bop;
     b.stream = stream;
-    detail::exchange_run<detail::arrays<Ts...>, Op, detail::selected_neighbor_engine> run(
-        p, comm(), options_.mode, *resources_, detail::arrays<Ts...>{{data...}}, backward, std::move(op), engine_.get());
+    detail::exchange_run<Data, Op, detail::selected_neighbor_engine> run(p, comm(), options_.mode, *resources_,
+                                                                          described, backward, std::move(op),
+                                                                          engine_.get());
     run.batched(b);
     return {std::move(run), *resources_, std::move(then)};
   }

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -21,7 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/exchange/field_segments.hpp"
 #include "../detail/exchange/remap.hpp"
+#include "../detail/payload/field_programs.hpp"
 #include "../detail/payload/interior_partition.hpp"
 #include "../detail/op_last.hpp"
 #include "../error.hpp"
@@ -52,6 +53,11 @@ class field_plan {
 
   /// Name of the strategy the plan runs (for Auto: the one it chose); empty for an empty plan.
   std::string_view strategy() const noexcept { return name_; }
+  /// How several fields in one exchange travel (for field_messages::automatic: what Auto chose,
+  /// else per_neighbor); a single field is one message per neighbour either way.
+  field_messages messages() const noexcept {
+    return per_field_ ? field_messages::per_field : field_messages::per_neighbor;
+  }
   /// The shape the plan was built for; forward and reverse check that a field has it.
   const field_shape& shape() const {
     plan_.check_built("shape");
@@ -93,7 +99,8 @@ class field_plan {
     return start_views(memory::host{}, plan_.details(), detail::store_arrivals{}, f.storage().data());
   }
 
-  /// Fills the ghosts of every field of the bundle in one exchange.
+  /// Fills the ghosts of every field of the bundle in one exchange (one message per neighbour, or
+  /// one per neighbour and field: messages()).
   template <transferable... Ts>
   void forward(field_bundle<Ts...>& b) {
     start_forward(b).wait();
@@ -102,7 +109,7 @@ class field_plan {
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
     check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
-    return start_views(memory::host{}, bytes_program(b.parts()), detail::store_arrivals{}, b.base());
+    return start_views(memory::host{}, programs_.bundle(plan_.details(), b.parts(), per_field_), detail::store_arrivals{}, b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -139,12 +146,13 @@ class field_plan {
   template <transferable T, class Space>
   auto start_forward(const field_view<T, Space>& v) {
     check_call("start_forward", [&] { detail::checked_view(v, shape_, "forward"); }, {sizeof(T)});
-    return start_views(v.space, view_program(v.ghost, v.stride), detail::store_arrivals{}, v.data);
+    return start_views(v.space, programs_.view(plan_.details(), shape_, v.ghost, v.stride), detail::store_arrivals{}, v.data);
   }
   /// Fills the ghosts of several views in one exchange (one message per
-  /// neighbour carrying each view's cells in turn). The views may hold
-  /// different element types but must share their layout: ghost widths and
-  /// element strides.
+  /// neighbour carrying each view's cells in turn, or one per neighbour and
+  /// view: messages()). The views may hold different element types but must
+  /// share their layout: ghost widths and element strides. One message per
+  /// field takes views of host memory.
   template <class Space, transferable... Ts>
     requires(sizeof...(Ts) >= 2)
   void forward(const field_view<Ts, Space>&... views) {
@@ -156,8 +164,7 @@ class field_plan {
   auto start_forward(const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_forward", [&] { layout = shared_layout("forward", views...); }, {sizeof(Ts)...});
-    return start_views(first_space(views...), view_program(layout.first, layout.second), detail::store_arrivals{},
-                       views.data...);
+    return start_together(first_space(views...), layout, detail::store_arrivals{}, views.data...);
   }
   /// Combines the ghosts of several views onto their owners in one exchange:
   /// `reverse(u, v, op)`, each view combined with `op` (last, like the
@@ -189,7 +196,7 @@ class field_plan {
     requires(!std::is_same_v<Op, take_ghost_value>)
   auto start_reverse(const field_view<T, Space>& v, Op op = {}) {
     check_call("start_reverse", [&] { detail::checked_view(v, shape_, "reverse"); }, {sizeof(T)});
-    return start_views(v.space, view_program(v.ghost, v.stride), std::move(op), v.data);
+    return start_views(v.space, programs_.view(plan_.details(), shape_, v.ghost, v.stride), std::move(op), v.data);
   }
 
   /// Reverse with take_ghost_value (see haloshift::take_ghost_value).
@@ -217,39 +224,61 @@ class field_plan {
   auto start_reverse_views(Op op, const field_view<Ts, Space>&... views) {
     std::pair<offset, std::array<std::size_t, 3>> layout;
     check_call("start_reverse", [&] { layout = shared_layout("reverse", views...); }, {sizeof(Ts)...});
-    return start_views(first_space(views...), view_program(layout.first, layout.second), std::move(op), views.data...);
+    return start_together(first_space(views...), layout, std::move(op), views.data...);
   }
   /// The space of the first of several views (the exchange's stream, for a device).
   template <class First, class... Rest>
   static const auto& first_space(const First& first, const Rest&...) {
     return first.space;
   }
-  /// Starts program `p` of views in `Space` holding `data`: forwards (`Op` is store_arrivals) or
-  /// combining with `op`; batched through the space's executor (or host threads), else on the
-  /// plan's own serial path.
+  /// Starts program `p` of views in `Space` holding `data`.
   template <class Space, class Op, transferable... Ts>
   auto start_views(const Space& space, const detail::program& p, Op op, Ts*... data) {
+    return start_on(space, p, std::move(op), detail::arrays<Ts...>{{data...}}, data...);
+  }
+  /// Starts several views of one layout (`layout`: their ghost widths and strides) in one
+  /// exchange: one message per neighbour, or one per neighbour and view (per_field_), whose
+  /// program moves the views' bytes as one run (detail::field_segments).
+  template <class Space, class Op, transferable... Ts>
+  auto start_together(const Space& space, const std::pair<offset, std::array<std::size_t, 3>>& layout, Op op,
+                      Ts*... data) {
+    detail::field_views<Ts...> views{{{data...}}, {{reinterpret_cast<std::byte*>(data)...}, 0}, per_field_};
+    if (!per_field_) return start_on(space, programs_.view(plan_.details(), shape_, layout.first, layout.second), std::move(op), views, data...);
+    const std::size_t sizes[] = {sizeof(Ts)...};
+    views.apart.shift = detail::field_programs::segment_shift(shape_, layout.first, layout.second, sizes);
+    const detail::program& split =
+        programs_.views_apart(plan_.details(), shape_, layout.first, layout.second, sizes, views.apart.shift);
+    return start_on(space, split, std::move(op), views, data...);
+  }
+  /// Starts program `p` of views in `Space` holding `data`, described to the executor as
+  /// `described`: forwards (`Op` is store_arrivals) or combining with `op`; batched through the
+  /// space's executor (or host threads), else on the plan's own serial path. One message per
+  /// field runs on the serial path (its program moves bytes of several arrays).
+  template <class Space, class Op, class Data, transferable... Ts>
+  auto start_on(const Space& space, const detail::program& p, Op op, const Data& described, Ts*... data) {
     constexpr bool forwards = std::is_same_v<Op, detail::store_arrivals>;
     constexpr bool batchable = forwards || detail::batch::executor_combines<Op, Ts...>();
     static_assert(batchable || !detail::device_space<Space>,
                   "reverse of device memory combines arithmetic element types with std::plus<>, take_min or take_max");
-    detail::batch::batch_cache* batch = plan_.template batch_cache_for<Space>();
+    constexpr bool split = !std::is_same_v<Data, detail::arrays<Ts...>>;
+    detail::batch::batch_cache* batch =
+        split && per_field_ ? nullptr : plan_.template batch_cache_for<Space>();
     if constexpr (batchable) {
       detail::batch::batch_op bop = detail::batch::batch_op::copy;
       if constexpr (!forwards) bop = detail::batch::op_kind<Op>::value;
-      if (batch) return plan_.start_batched(p, !forwards, std::move(op), *batch, bop, detail::stream_of(space), data...);
+      if (batch)
+        return plan_.start_batched_data(detail::no_epilogue{}, described, p, !forwards, std::move(op), *batch, bop,
+                                        detail::stream_of(space), data...);
     }
     if constexpr (detail::device_space<Space>) {
       throw error("unreachable: a device space always has its executor");
-    } else if constexpr (forwards) {
-      return plan_.start_forward_arrays_with(p, data...);
     } else {
-      return plan_.start_reverse_arrays_with(p, std::move(op), data...);
+      return plan_.start_data_with(p, described, !forwards, std::move(op));
     }
   }
   friend struct detail::field_plan_builder;
-  field_plan(selective_plan p, const field_shape& s, const offset& reach)
-      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach) {}
+  field_plan(selective_plan p, const field_shape& s, const offset& reach, bool per_field)
+      : plan_(std::move(p)), name_(plan_.strategy()), shape_(s), reach_(reach), per_field_(per_field) {}
 
   template <class U, class Op>
   void combine(std::span<U> data, Op op) {
@@ -299,6 +328,11 @@ class field_plan {
                         std::to_string(v.stride[2]) + ", view 0 ghost " + to_string(first.ghost) + " and strides " +
                         std::to_string(first.stride[0]) + "," + std::to_string(first.stride[1]) + "," +
                         std::to_string(first.stride[2]) + ": views exchanged together must share their layout");
+          if (per_field_ && detail::device_space<Space>)
+            throw error(std::string(call) +
+                        ": one message per field (plan_options::messages) takes views of host memory; views of "
+                        "device memory go as one message per neighbour (build the plan with "
+                        "field_messages::per_neighbor)");
           if (detail::stream_of(v.space) != detail::stream_of(first.space))
             throw error(std::string(call) + ": view " + std::to_string(which) +
                         " is ordered on another stream than view 0: views exchanged together share one stream");
@@ -308,72 +342,12 @@ class field_plan {
     return {first.ghost, first.stride};
   }
 
-  /// The plan's cell program with every message's cells moved by
-  /// `place(cells, runs)` (which appends to `runs` where the message's runs of
-  /// cells, in storage indices of the plan's layout, go), kept among
-  /// `programs_` under `key`: built once per layout.
-  template <class Place>
-  const detail::program& derived_program(std::span<const std::size_t> key, Place&& place) {
-    for (const auto& [k, p] : programs_)
-      if (std::ranges::equal(k, key)) return p;
-    programs_.emplace_back(std::vector<std::size_t>(key.begin(), key.end()),
-                           detail::remapped(plan_.details(), std::forward<Place>(place)));
-    return programs_.back().second;
-  }
-
-  /// The cell program turned into bytes of a bundle's allocation: each
-  /// message carries its cells of every field in turn.
-  const detail::program& bytes_program(const std::vector<std::array<std::size_t, 2>>& parts) {
-    // 0: a bundle, then (start, size) of each field; in a buffer the plan keeps, so that an exchange
-    // of a layout seen before allocates nothing.
-    key_.assign(1, 0);
-    for (const auto& [start, size] : parts) key_.insert(key_.end(), {start, size});
-    return derived_program(key_, [&](const std::vector<detail::element_run>& cells,
-                                    std::vector<detail::element_run>& runs) {
-      for (const auto& [start, size] : parts)
-        for (const detail::element_run& c : cells) runs.push_back({start + c.first * size, c.count * size});
-    });
-  }
-
-  /// The cell program moved into the cells of a view with `ghost` layers below the interior and
-  /// `stride` (the layers above change no view cell's place: only the checks read them).
-  const detail::program& view_program(const offset& ghost, const std::array<std::size_t, 3>& stride) {
-    // Laid out as the plan's own fields: the plan's program itself, whose layout zero copy lends
-    // (a view of a shared_array). Any other layout derives one, which the shared-memory path's
-    // window carries too (packed into the slots: shared_window::serves).
-    const std::array<std::size_t, 3> own{shape_.stride[0], shape_.stride[1], shape_.stride[2]};
-    if (ghost == shape_.ghost && stride == own) return plan_.details();
-    const std::array<std::size_t, 7> key{1,
-                                       static_cast<std::size_t>(ghost[0]),
-                                       static_cast<std::size_t>(ghost[1]),
-                                       static_cast<std::size_t>(ghost[2]),
-                                       stride[0],
-                                       stride[1],
-                                       stride[2]};
-    return derived_program(key, [&](const std::vector<detail::element_run>& cells,
-                                    std::vector<detail::element_run>& runs) {
-      for (const detail::element_run& c : cells)
-        for (std::size_t cell = c.first; cell < c.first + c.count; ++cell) {
-          // Storage index in the plan's padded layout -> padded cell -> element of the view.
-          const std::size_t at[3] = {cell % shape_.stride[1], cell % shape_.stride[2] / shape_.stride[1],
-                                     cell / shape_.stride[2]};
-          std::size_t element = 0;
-          for (int d = 0; d < 3; ++d)
-            element += (at[d] + static_cast<std::size_t>(ghost[d]) - static_cast<std::size_t>(shape_.ghost[d])) *
-                       stride[d];
-          runs.push_back({element, 1});  // select_pieces merges neighbours into runs
-        }
-    });
-  }
-
   selective_plan plan_;
   std::string_view name_;
   field_shape shape_;
   offset reach_{0, 0, 0};
-  /// Programs for bundles and views, by layout. A deque: adding a layout leaves the programs of
-  /// exchanges in flight where they are.
-  std::deque<std::pair<std::vector<std::size_t>, detail::program>> programs_;
-  std::vector<std::size_t> key_;  ///< a bundle's key, built here to keep its capacity
+  detail::field_programs programs_;  ///< for bundles and views, by layout
+  bool per_field_ = false;        ///< several fields go as one message per field (messages())
 };
 
 }  // namespace haloshift

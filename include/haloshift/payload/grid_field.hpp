@@ -41,13 +41,16 @@ field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape,
 }
 
 /// The strategy named at run time (a registered name without regard to case,
-/// or "Auto" with <haloshift/auto.hpp>). `element_size` (bytes per cell) only
-/// informs Auto's cost model.
+/// or "Auto" with <haloshift/auto.hpp>). `element_size` (bytes per cell, of
+/// all fields exchanged together) and `fields` (how many fields one exchange
+/// moves: a bundle's, or views passed together) only inform Auto's cost model,
+/// which for several fields also picks plan_options::messages (where automatic).
 inline field_plan make_field_plan(const cartesian_grid& grid, std::string_view strategy, const field_shape& shape,
-                                  const plan_options& options = {}, std::size_t element_size = sizeof(double)) {
+                                  const plan_options& options = {}, std::size_t element_size = sizeof(double),
+                                  int fields = 1) {
   const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(strategy));
   if (detail::strategy_registry::same_name(strategy, Auto::name))
-    return detail::field_plan_builder::automatic(grid, checked, options, element_size);
+    return detail::field_plan_builder::automatic(grid, checked, options, element_size, false, fields);
   return detail::field_plan_builder::build(grid, checked, options, {strategy, std::nullopt});
 }
 /// The plan of strategy `S` (or Auto) for fields shaped like `f`.
@@ -62,7 +65,7 @@ field_plan make_field_plan(const grid_field<T>& f, const plan_options& options =
 template <detail::strategy_or_auto S, transferable... Ts>
 field_plan make_field_plan(const field_bundle<Ts...>& b, const plan_options& options = {}) {
   if constexpr (std::same_as<S, Auto>)
-    return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...));
+    return make_field_plan<S>(b.grid(), b.shape(), options, (sizeof(Ts) + ...), static_cast<int>(sizeof...(Ts)));
   else
     return make_field_plan<S>(b.grid(), b.shape(), options);
 }

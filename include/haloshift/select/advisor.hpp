@@ -38,6 +38,9 @@ struct advice_request {
   shell kind = shell::full;
   /// Ranks per node in consecutive blocks; > 1: two levels and the shared-memory rows (explain()).
   int ranks_per_node = 0;
+  /// Fields each block holds (a bundle's, or views exchanged together); > 1: every candidate also
+  /// with one message per field (prediction::messages, plan_options::messages).
+  int fields = 1;
 };
 
 namespace detail {
@@ -179,7 +182,9 @@ inline advice_map advise(const advice_request& request) {
     const range r = make_range(request.grid, k, request.kind);
     for (double m : request.sizes)
       map.cells.push_back(
-          {k, m, explain(request.grid, r, m, request.cost, request.mode, {}, std::nullopt, request.ranks_per_node)});
+          {k, m,
+           explain(request.grid, r, m, request.cost, request.mode, {}, std::nullopt, request.ranks_per_node,
+                   request.fields)});
   }
   double low = std::numeric_limits<double>::infinity(), high = 0;
   for (double m : request.sizes)

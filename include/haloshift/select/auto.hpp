@@ -52,6 +52,10 @@ struct prediction {
   /// How transfers inside a node travel: "" (flat: MPI messages, priced by the level they cross), or
   /// "shm" (the same strategy with the shared-memory path inside nodes; docs/node-aware.md).
   std::string inside_nodes;
+  /// Several fields in one exchange (explain()'s `fields` above 1): "per_neighbor" (one message per
+  /// neighbour, packed) or "per_field" (one per neighbour and field: plan_options::messages); empty
+  /// for one field.
+  std::string messages;
 };
 
 namespace detail {
@@ -105,6 +109,43 @@ inline prediction predict_on_device(const grid_shape& grid, const schedule& s, s
   return p;
 }
 
+/// `s` with each transfer repeated `parts` times in a row: what a field plan runs with one message
+/// per field (detail::split_per_part), for the simulator.
+inline schedule per_part(const schedule& s, int parts) {
+  schedule out;
+  for (const schedule_round& r : s.rounds) {
+    schedule_round& o = out.rounds.emplace_back();
+    for (const transfer& t : r.transfers)
+      for (int i = 0; i < parts; ++i) o.transfers.push_back(t);
+  }
+  return out;
+}
+
+/// Several fields (`fields` above 1) in one exchange of `s` under `setup` (blocks of all fields'
+/// bytes): `p` as one message per field, or nothing for a neighbourhood collective (one message per
+/// neighbour by construction); and `setup` made to price one message per neighbour: every such
+/// message is packed, its cells lying in several arrays.
+inline std::optional<prediction> price_field_messages(const grid_shape& grid, const schedule& s,
+                                                      simulation_setup& setup, int fields, bool collective,
+                                                      prediction& p) {
+  p.messages = "per_neighbor";
+  std::optional<prediction> split;
+  if (!collective) {
+    simulation_setup apart = setup;
+    const double bytes = setup.block_bytes(0) / fields;
+    apart.block_bytes = [bytes](int) { return bytes; };
+    if (setup.staging)  // each field's message packed as a single field's is
+      apart.staging = [one = setup.staging, fields](int rank, std::size_t round, std::size_t t) {
+        return one(rank, round, t / static_cast<std::size_t>(fields));
+      };
+    split = p;
+    split->messages = "per_field";
+    split->seconds = simulate(grid, per_part(s, fields), apart).makespan;
+  }
+  if (setup.staging) setup.staging = [](int, std::size_t, std::size_t) { return 3u; };
+  return split;
+}
+
 /// TeamShift's candidate teams: the same c along every dimension that it divides (1 elsewhere), c >= 2.
 inline std::vector<offset> team_sizes(const grid_shape& grid, const range& r) {
   std::vector<offset> out;
@@ -156,15 +197,21 @@ inline std::shared_ptr<const std::vector<int>> aggregating_nodes(const node_plac
 /// shared-memory path inside nodes (prediction::inside_nodes). Node-aware
 /// strategies (NodeAggregate) are candidates only where `nodes` has several
 /// nodes and some node holds several ranks, their schedule built on those nodes.
+/// `fields` above 1 (host data): `bytes` hold that many fields, and each
+/// candidate comes as one message per neighbour and as one per field
+/// (prediction::messages; the shared-memory rows only per neighbour, since one
+/// message per field goes by MPI).
 inline std::vector<prediction> rank_candidates(const grid_shape& grid, const range& r, double bytes,
                                                const hockney& cost, protocol mode, detail::payload_kind payload,
                                                const std::vector<std::string>& only,
                                                const char* where = "explain", const device_paths* device = nullptr,
-                                               const node_placement& nodes = {}, bool node_rows = false) {
+                                               const node_placement& nodes = {}, bool node_rows = false,
+                                               int fields = 1) {
   detail::check_range(where, grid, r);
   detail::check_bytes(where, "bytes", bytes);
   detail::check_protocol(where, mode);
   detail::check_node_placement(where, nodes, grid.size());
+  if (fields < 1) throw error(std::string(where) + ": fields must be >= 1, got " + std::to_string(fields));
   simulation_setup setup;
   setup.cost = cost;
   setup.mode = mode;
@@ -192,8 +239,11 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
       return;
     }
     if (cost.copy_beta() > 0) own.staging = detail::staging_of(grid, s, r, e.name);  // packing costs copies too
+    std::optional<prediction> per_field;
+    if (fields > 1) per_field = price_field_messages(grid, s, own, fields, e.neighbor_collective, p);
     p.seconds = simulate(grid, s, own).makespan;
     out.push_back(p);
+    if (per_field) out.push_back(std::move(*per_field));  // after: a tie keeps the fewer messages
     if (node_rows && nodes.two_levels()) {  // the strategy again, with the shared-memory path inside nodes
       own.shm = true;
       p.inside_nodes = "shm";
@@ -233,16 +283,20 @@ inline std::vector<prediction> rank_candidates(const grid_shape& grid, const ran
 /// candidate comes once more with the shared-memory path inside nodes
 /// (prediction::inside_nodes "shm"), NodeAggregate among them where there
 /// are several nodes (one message per node pair between nodes, flat and
-/// "shm"). 0 or 1: one level, as without nodes.
+/// "shm"). 0 or 1: one level, as without nodes. `fields` above 1 (host
+/// data): `bytes` hold that many fields exchanged together (a field_bundle,
+/// several views), and each candidate comes twice, as one message per neighbour
+/// and as one per neighbour and field (prediction::messages,
+/// plan_options::messages; docs/grids.md, "Several fields").
 inline std::vector<prediction> explain(const grid_shape& grid, const range& r, double bytes, const hockney& cost,
                                        protocol mode = protocol::overlapping,
                                        const std::vector<std::string>& only = {},
                                        std::optional<memory::mpi_path> device_mpi = std::nullopt,
-                                       int ranks_per_node = 0) {
+                                       int ranks_per_node = 0, int fields = 1) {
   const detail::node_placement nodes{ranks_per_node};
   if (!device_mpi)
     return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", nullptr,
-                                   nodes, true);
+                                   nodes, true, fields);
   const detail::device_paths ways = detail::allowed_paths(*device_mpi);
   return detail::rank_candidates(grid, r, bytes, cost, mode, detail::payload_kind::block, only, "explain", &ways,
                                  nodes);

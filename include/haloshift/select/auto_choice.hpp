@@ -36,13 +36,19 @@ inline bool prices_shared_memory(const hockney& model, const auto_request& reque
 
 /// The rows of `ranked` a plan can run as priced, in order: Auto runs the first. A shared-memory row
 /// of a neighbourhood collective cannot be (it keeps MPI); where the user asked for the path, the plan
-/// takes it whatever Auto picks, so the flat rows go when the ranking holds shared-memory rows.
-inline std::vector<prediction> runnable_rows(std::vector<prediction> ranked, bool shared_memory_asked) {
+/// takes it whatever Auto picks, so the flat rows go when the ranking holds shared-memory rows. Where
+/// the user chose how several fields travel (`messages`), only its rows stay.
+inline std::vector<prediction> runnable_rows(std::vector<prediction> ranked, bool shared_memory_asked,
+                                             field_messages messages = field_messages::automatic) {
   const auto shm = [](const prediction& p) {
     return p.inside_nodes == "shm" && !strategy_registry::instance().find(p.strategy).neighbor_collective;
   };
   const bool only_shm = shared_memory_asked && std::any_of(ranked.begin(), ranked.end(), shm);
   std::erase_if(ranked, [&](const prediction& p) { return p.inside_nodes.empty() ? only_shm : !shm(p); });
+  if (messages != field_messages::automatic)
+    std::erase_if(ranked, [&](const prediction& p) {
+      return !p.messages.empty() && (p.messages == "per_field") != (messages == field_messages::per_field);
+    });
   return ranked;
 }
 
@@ -61,7 +67,7 @@ inline node_placement auto_placement(const cartesian_grid& grid, const hockney& 
 struct auto_pick {
   std::string name;
   offset team{0, 0, 0};
-  int failed = 0, staging = static_cast<int>(memory::mpi_path::detect), shared_memory = 0;
+  int failed = 0, staging = static_cast<int>(memory::mpi_path::detect), shared_memory = 0, per_field = 0;
 };
 
 /// Rank 0 ranks the candidates for `request` with `model` on `nodes` (the shared-memory rows where
@@ -76,17 +82,18 @@ inline auto_pick pick_on_rank0(const hockney& model, const auto_request& request
     const device_paths ways = device ? allowed_paths(request.device_mpi) : device_paths{};
     const std::vector<prediction> ranked =
         runnable_rows(rank_candidates(request.grid, request.r, request.bytes, model, request.mode, request.payload, {},
-                                      "Auto", device ? &ways : nullptr, nodes, shm),
-                      request.shared_memory_asked);
+                                      "Auto", device ? &ways : nullptr, nodes, shm, request.device ? 1 : request.fields),
+                      request.shared_memory_asked, request.messages);
     if (ranked.empty()) return out;
     const prediction* p = &ranked.front();
     out.name = p->strategy;
     out.team = p->team;
     out.shared_memory = p->inside_nodes == "shm";
+    out.per_field = p->messages == "per_field";
     if (device) out.staging = static_cast<int>(p->staging == "direct" ? memory::mpi_path::direct : memory::mpi_path::staged);
     log_message(log_level::info,
                 "Auto chose " + out.name + (out.name == TeamShift::name ? " team " + to_string(out.team) : "") +
-                    (out.shared_memory ? " +shm" : "") +
+                    (out.shared_memory ? " +shm" : "") + (out.per_field ? ", one message per field" : "") +
                     (request.payload == detail::payload_kind::selective ? " (particles or fields)" : "") +
                     ", predicted " + std::to_string(p->seconds * 1e6) + " us" +
                     (device ? ", messages " + p->staging + " (" + p->staging_why + "), device " +
@@ -109,9 +116,9 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
   const node_placement nodes = auto_placement(grid, model);
   auto_pick pick;
   if (grid.rank() == 0) pick = pick_on_rank0(model, request, nodes, prices_shared_memory(model, request));
-  int head[7] = {static_cast<int>(pick.name.size()), pick.team[0], pick.team[1], pick.team[2], pick.failed,
-                 pick.staging, pick.shared_memory};
-  mpi::check(MPI_Bcast(head, 7, MPI_INT, 0, grid.comm()), "MPI_Bcast");
+  int head[8] = {static_cast<int>(pick.name.size()), pick.team[0], pick.team[1], pick.team[2], pick.failed,
+                 pick.staging, pick.shared_memory, pick.per_field};
+  mpi::check(MPI_Bcast(head, 8, MPI_INT, 0, grid.comm()), "MPI_Bcast");
   std::string& name = pick.name;
   name.resize(static_cast<std::size_t>(head[0]));
   mpi::check(MPI_Bcast(name.data(), head[0], MPI_CHAR, 0, grid.comm()), "MPI_Bcast");
@@ -124,6 +131,7 @@ inline detail::strategy_choice choose_by_model(const cartesian_grid& grid, const
   choice.team = {head[1], head[2], head[3]};
   choice.staging = static_cast<memory::mpi_path>(head[5]);
   choice.shared_memory = head[6] != 0;
+  choice.per_field = head[7] != 0;
   return choice;
 }
 
@@ -174,17 +182,20 @@ particle_plan make_particle_plan(const cartesian_grid& grid, const domain& dom, 
 /// device space (make_field_plan<Auto, memory::device>) it picks how the
 /// messages reach MPI too, among the ways plan_options::device_mpi and the
 /// detection allow, where the model knows the device's costs (a calibration
-/// that measured it); the plan runs with that choice as its device_mpi.
+/// that measured it); the plan runs with that choice as its device_mpi. For
+/// host data and `fields` above 1 (the fields one exchange moves, whose cells
+/// take `element_size` bytes together) it also picks plan_options::messages,
+/// where that is automatic.
 template <class S, class Space = memory::host>
   requires std::same_as<S, Auto>
 field_plan make_field_plan(const cartesian_grid& grid, const field_shape& shape, const plan_options& options = {},
-                           std::size_t element_size = sizeof(double)) {
+                           std::size_t element_size = sizeof(double), int fields = 1) {
   detail::install_auto_chooser();
   if constexpr (detail::device_space<Space>) {
     const field_shape checked = detail::agreed_shape(grid, shape, {}, detail::strategy_value(Auto::name));
     return detail::field_plan_builder::automatic(grid, checked, options, element_size, true);
   } else {
-    return make_field_plan(grid, Auto::name, shape, options, element_size);
+    return make_field_plan(grid, Auto::name, shape, options, element_size, fields);
   }
 }
 

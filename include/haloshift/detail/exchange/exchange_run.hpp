@@ -207,7 +207,14 @@ class exchange_run {
           else
             data_.copy(a, b, count);
         },
-        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); });
+        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); }, whole_runs());
+  }
+  /// Whether the arrays copy a short run to the rank itself whole (field_segments: in bytes).
+  bool whole_runs() const noexcept {
+    if constexpr (requires { data_.whole_runs(); })
+      return data_.whole_runs();
+    else
+      return false;
   }
 
   void post() {

@@ -165,7 +165,7 @@ inline bool alike_groups(const message& from, const message& to) {
 /// `prefetch(a, b)` asks for elements a few single-cell copies ahead.
 template <class One, class Runs, class Prefetch>
 void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
-                  Prefetch&& prefetch) {
+                  Prefetch&& prefetch, bool whole_runs = false) {
   // A send list on either side (a particle transfer to the rank itself): element by element in
   // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
   if (!from.list.empty() || !to.list.empty()) {
@@ -183,7 +183,8 @@ void copy_to_self(const block_layout& layout, const message& from, const message
   // TLB) miss, so the run `ahead` rows on is asked for while this one copies, cell by cell (a memcpy
   // call of a few bytes costs more than the copy).
   if (alike_groups(from, to)) {
-    constexpr std::size_t ahead = 8, short_run = 4;
+    constexpr std::size_t ahead = 8;
+    const std::size_t short_run = whole_runs ? 32 : 4;  // elements, or bytes
     for (std::size_t g = 0; g < from.strided.size(); ++g) {
       const strided_run &a = from.strided[g], &b = to.strided[g];
       for (std::size_t r = 0; r < a.repeat; ++r) {
@@ -193,7 +194,10 @@ void copy_to_self(const block_layout& layout, const message& from, const message
           continue;
         }
         if (r + ahead < a.repeat) prefetch(x + ahead * a.stride, y + ahead * b.stride);
-        for (std::size_t e = 0; e < a.count; ++e) one(x + e, y + e);
+        if (whole_runs)  // data in bytes (field_segments): a short run is one value, copied whole
+          runs(x, y, a.count);
+        else
+          for (std::size_t e = 0; e < a.count; ++e) one(x + e, y + e);
       }
     }
     return;

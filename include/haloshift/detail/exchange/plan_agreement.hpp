@@ -59,6 +59,11 @@ inline void check_plan_options(const plan_options& options) {
   check_argument_checks(options.checks);
   batch::check_pack_threads(options.pack_threads);
   batch::check_mpi_path(options.device_mpi);
+  if (options.messages != field_messages::automatic && options.messages != field_messages::per_neighbor &&
+      options.messages != field_messages::per_field)
+    throw error("plan_options.messages: invalid field_messages value " +
+                std::to_string(static_cast<long long>(options.messages)) +
+                " (use field_messages::automatic, field_messages::per_neighbor or field_messages::per_field)");
 }
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
@@ -76,7 +81,8 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"team[1]", options.team[1]},
           {"team[2]", options.team[2]},
           {"checks", resolved_checks(options.checks)},
-          {"shared_memory", static_cast<std::int64_t>(options.shared_memory)}};
+          {"shared_memory", static_cast<std::int64_t>(options.shared_memory)},
+          {"messages", static_cast<std::int64_t>(options.messages)}};
 }
 
 }  // namespace haloshift::detail

@@ -34,6 +34,36 @@ void remap(program& p, Place&& place) {
   assign_staging(p);
 }
 
+/// `p` with each transfer split into `parts` transfers in a row, the `i`-th carrying what
+/// `place(i, cells, runs)` appends to `runs` for the message's `cells` (see remap): several fields
+/// with one message per field (plan_options::messages). The parts keep the transfer's tag and
+/// peers; both ends post them in the same order, so MPI's non-overtaking order matches them as it
+/// keeps a plan's rounds apart (detail/mpi/tags.hpp). Its transfers are no longer the plan's own,
+/// one for one: the shared-memory window does not carry it (lineage 0), its messages go by MPI.
+template <class Place>
+program split_per_part(const program& p, std::size_t parts, Place&& place) {
+  program out;
+  out.layout = p.layout;
+  out.rounds.resize(p.rounds.size());
+  std::vector<element_run> cells, runs;
+  for (std::size_t r = 0; r < p.rounds.size(); ++r)
+    for (const transfer_program& t : p.rounds[r].transfers)
+      for (std::size_t i = 0; i < parts; ++i) {
+        transfer_program& part = out.rounds[r].transfers.emplace_back(t);
+        for (message* m : {&part.send, &part.recv}) {
+          if (!m->exists()) continue;
+          cells.clear();
+          runs.clear();
+          for_each_run(p.layout, *m, [&](std::size_t first, std::size_t count) { cells.push_back({first, count}); });
+          place(i, cells, runs);
+          select_pieces(*m, runs);
+        }
+      }
+  assign_staging(out);
+  out.lineage = 0;
+  return out;
+}
+
 /// A copy of `p` moved by `place` (see remap).
 template <class Place>
 program remapped(const program& p, Place&& place) {

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "../../error.hpp"
 #include "../../exchange/selection.hpp"
 #include "../../grid/cartesian_grid.hpp"
+#include "../../strategy_registry.hpp"
 #include "../../payload/field_plan.hpp"
 #include "../../payload/field_shape.hpp"
 #include "../mpi/check.hpp"
@@ -46,7 +48,13 @@ struct field_plan_builder {
         place[e] = shape.index_of_global(u);
       }
     plan.relocate(place, shape.size());
-    return field_plan(std::move(plan), shape, k);
+    // The options and the strategy were agreed in the build's first check: the same on every rank.
+    const bool per_field = options.messages == field_messages::per_field;
+    if (per_field && strategy_registry::instance().find(plan.strategy()).neighbor_collective)
+      throw error("make_field_plan: " + std::string(plan.strategy()) +
+                  " sends one message per neighbour by construction: plan_options::messages = "
+                  "field_messages::per_field needs a point-to-point strategy (Shift, SingleHop, TtlMultiHop)");
+    return field_plan(std::move(plan), shape, k, per_field);
   }
 
   /// The ghost cells a plan of `pattern` fills: per set of dimensions along which a ghost region
@@ -82,8 +90,9 @@ struct field_plan_builder {
     return {r, static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size())};
   }
 
+  /// `fields`: how many fields the `element_size` bytes per cell hold (a bundle's).
   static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                              std::size_t element_size, bool device = false) {
+                              std::size_t element_size, bool device = false, int fields = 1) {
     const auto [r, bytes] = auto_sizing(grid, shape, options, element_size);
     const detail::strategy_choice choice =
         detail::choose_automatically(grid, {.grid = grid.shape(),
@@ -94,10 +103,14 @@ struct field_plan_builder {
                                             .device = device,
                                             .device_mpi = options.device_mpi,
                                             .shared_memory_possible = options.pack_threads <= 1,  // else one thread
-                                            .shared_memory_asked = options.shared_memory});
+                                            .shared_memory_asked = options.shared_memory,
+                                            .fields = fields,
+                                            .messages = options.messages});
     plan_options picked = options;
     if (choice.staging != memory::mpi_path::detect) picked.device_mpi = choice.staging;
     picked.shared_memory = options.shared_memory || choice.shared_memory;
+    if (options.messages == field_messages::automatic)
+      picked.messages = choice.per_field ? field_messages::per_field : field_messages::per_neighbor;
     return build(grid, shape, picked, {choice.entry.name, choice.entry});
   }
 };
