@@ -653,13 +653,10 @@ TEST_CASE("several fields: one message per neighbour or one per field, by hand o
     CHECK(close(apart, burst(6, 1e-6, 1e-9, 0.2e-6, m)));         // 8 us
     CHECK(apart < together);
   }
-  {  // Packing: a message of several fields is always packed (copy_beta c per byte, before it leaves and after
-     // the round's arrivals); SingleHop's one-block messages of a single field are not.
-    const double c = 0.5e-9;
-    const hs::hockney h = hs::hockney(2e-6, 1e-9, 0.5e-6).with_copy_beta(c);
+  {  // Packing is charged alike: as a single field's message packs (SingleHop's one-block messages: not at all).
+    const hs::hockney h = hs::hockney(2e-6, 1e-9, 0.5e-6).with_copy_beta(0.5e-9);
     const auto [together, apart] = rows_of(h);
-    const double b = 3 * m;
-    CHECK(close(together, c * b + (0.5e-6 + 1e-9 * b + c * b) + 2e-6 + 1e-9 * b + 2 * c * b));
+    CHECK(close(together, burst(2, 2e-6, 1e-9, 0.5e-6, 3 * m)));
     CHECK(close(apart, burst(6, 2e-6, 1e-9, 0.5e-6, m)));
   }
   // One field: no rows per field; fields below 1 are refused.

@@ -123,26 +123,24 @@ inline schedule per_part(const schedule& s, int parts) {
 
 /// Several fields (`fields` above 1) in one exchange of `s` under `setup` (blocks of all fields'
 /// bytes): `p` as one message per field, or nothing for a neighbourhood collective (one message per
-/// neighbour by construction); and `setup` made to price one message per neighbour: every such
-/// message is packed, its cells lying in several arrays.
+/// neighbour by construction). Both ways pack what a single field's message packs (`setup.staging`,
+/// per transfer): a field's face is strided whether it travels alone or with the others', so the
+/// two differ by the messages' number and size (latencies, bursts, protocol pieces), not by copies.
 inline std::optional<prediction> price_field_messages(const grid_shape& grid, const schedule& s,
-                                                      simulation_setup& setup, int fields, bool collective,
+                                                      const simulation_setup& setup, int fields, bool collective,
                                                       prediction& p) {
   p.messages = "per_neighbor";
-  std::optional<prediction> split;
-  if (!collective) {
-    simulation_setup apart = setup;
-    const double bytes = setup.block_bytes(0) / fields;
-    apart.block_bytes = [bytes](int) { return bytes; };
-    if (setup.staging)  // each field's message packed as a single field's is
-      apart.staging = [one = setup.staging, fields](int rank, std::size_t round, std::size_t t) {
-        return one(rank, round, t / static_cast<std::size_t>(fields));
-      };
-    split = p;
-    split->messages = "per_field";
-    split->seconds = simulate(grid, per_part(s, fields), apart).makespan;
-  }
-  if (setup.staging) setup.staging = [](int, std::size_t, std::size_t) { return 3u; };
+  if (collective) return std::nullopt;
+  simulation_setup apart = setup;
+  const double bytes = setup.block_bytes(0) / fields;
+  apart.block_bytes = [bytes](int) { return bytes; };
+  if (setup.staging)
+    apart.staging = [one = setup.staging, fields](int rank, std::size_t round, std::size_t t) {
+      return one(rank, round, t / static_cast<std::size_t>(fields));
+    };
+  prediction split = p;
+  split.messages = "per_field";
+  split.seconds = simulate(grid, per_part(s, fields), apart).makespan;
   return split;
 }
 
