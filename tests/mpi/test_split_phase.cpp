@@ -190,6 +190,19 @@ TEMPLATE_LIST_TEST_CASE("one message per field: as many messages as fields, none
   // Reverse sends what forward received (on a non-periodic dimension not as many): twice per neighbour's.
   const long back = sends_of([&] { together.reverse(va, vb, hs::take_max{}); });
   CHECK(sends_of([&] { apart.reverse(va, vb, hs::take_max{}); }) == 2 * back);
+  // Host threads (pack_threads) leave one message per field to the serial path: the same messages and ghosts.
+  auto threaded = hs::make_field_plan<TestType>(u, {.pack_threads = 2, .messages = hs::field_messages::per_field});
+  hs::field_bundle<double, float, double> again(grid, {12, 10, 8}, 2);
+  for (std::size_t i = 0; i < u.shape().size(); ++i) {
+    bundle.get<0>().storage()[i] = again.get<0>().storage()[i] = grid.rank() * 1e5 + static_cast<double>(i);
+    bundle.get<1>().storage()[i] = again.get<1>().storage()[i] = static_cast<float>(i % 1000) - grid.rank();
+    bundle.get<2>().storage()[i] = again.get<2>().storage()[i] = -static_cast<double>(i);
+  }
+  apart.forward(bundle);
+  CHECK(sends_of([&] { threaded.forward(again); }) == 3 * one);
+  CHECK(std::ranges::equal(bundle.get<0>().storage(), again.get<0>().storage()));
+  CHECK(std::ranges::equal(bundle.get<1>().storage(), again.get<1>().storage()));
+  CHECK(std::ranges::equal(bundle.get<2>().storage(), again.get<2>().storage()));
   const long made = allocations_in([&] {
     for (int i = 0; i < iterations(); ++i) {
       apart.forward(bundle);

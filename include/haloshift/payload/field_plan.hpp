@@ -109,7 +109,9 @@ class field_plan {
   template <transferable... Ts>
   auto start_forward(field_bundle<Ts...>& b) {
     check_call("start_forward", [&] { check(b.shape(), b.base(), "forward"); }, {sizeof(Ts)...});
-    return start_views(memory::host{}, programs_.bundle(plan_.details(), b.parts(), per_field_), detail::store_arrivals{}, b.base());
+    const bool apart = per_field_ && b.parts().size() > 1;
+    return start_on(memory::host{}, programs_.bundle(plan_.details(), b.parts(), per_field_), detail::store_arrivals{},
+                    apart, detail::arrays<std::byte>{{b.base()}}, b.base());
   }
 
   /// Combines every ghost cell's value onto its owner: owner = owner op
@@ -234,7 +236,7 @@ class field_plan {
   /// Starts program `p` of views in `Space` holding `data`.
   template <class Space, class Op, transferable... Ts>
   auto start_views(const Space& space, const detail::program& p, Op op, Ts*... data) {
-    return start_on(space, p, std::move(op), detail::arrays<Ts...>{{data...}}, data...);
+    return start_on(space, p, std::move(op), false, detail::arrays<Ts...>{{data...}}, data...);
   }
   /// Starts several views of one layout (`layout`: their ghost widths and strides) in one
   /// exchange: one message per neighbour, or one per neighbour and view (per_field_), whose
@@ -243,26 +245,26 @@ class field_plan {
   auto start_together(const Space& space, const std::pair<offset, std::array<std::size_t, 3>>& layout, Op op,
                       Ts*... data) {
     detail::field_views<Ts...> views{{{data...}}, {{reinterpret_cast<std::byte*>(data)...}, 0}, per_field_};
-    if (!per_field_) return start_on(space, programs_.view(plan_.details(), shape_, layout.first, layout.second), std::move(op), views, data...);
+    if (!per_field_)
+      return start_on(space, programs_.view(plan_.details(), shape_, layout.first, layout.second), std::move(op), false,
+                      views, data...);
     const std::size_t sizes[] = {sizeof(Ts)...};
     views.apart.shift = detail::field_programs::segment_shift(shape_, layout.first, layout.second, sizes);
     const detail::program& split =
         programs_.views_apart(plan_.details(), shape_, layout.first, layout.second, sizes, views.apart.shift);
-    return start_on(space, split, std::move(op), views, data...);
+    return start_on(space, split, std::move(op), true, views, data...);
   }
   /// Starts program `p` of views in `Space` holding `data`, described to the executor as
   /// `described`: forwards (`Op` is store_arrivals) or combining with `op`; batched through the
   /// space's executor (or host threads), else on the plan's own serial path. One message per
-  /// field runs on the serial path (its program moves bytes of several arrays).
+  /// field (`apart`: `p` split per field) runs on the serial path, host memory only (checked).
   template <class Space, class Op, class Data, transferable... Ts>
-  auto start_on(const Space& space, const detail::program& p, Op op, const Data& described, Ts*... data) {
+  auto start_on(const Space& space, const detail::program& p, Op op, bool apart, const Data& described, Ts*... data) {
     constexpr bool forwards = std::is_same_v<Op, detail::store_arrivals>;
     constexpr bool batchable = forwards || detail::batch::executor_combines<Op, Ts...>();
     static_assert(batchable || !detail::device_space<Space>,
                   "reverse of device memory combines arithmetic element types with std::plus<>, take_min or take_max");
-    constexpr bool split = !std::is_same_v<Data, detail::arrays<Ts...>>;
-    detail::batch::batch_cache* batch =
-        split && per_field_ ? nullptr : plan_.template batch_cache_for<Space>();
+    detail::batch::batch_cache* batch = apart ? nullptr : plan_.template batch_cache_for<Space>();
     if constexpr (batchable) {
       detail::batch::batch_op bop = detail::batch::batch_op::copy;
       if constexpr (!forwards) bop = detail::batch::op_kind<Op>::value;
