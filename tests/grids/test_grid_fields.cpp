@@ -101,26 +101,39 @@ std::string check_views(const hs::grid_field<double>& u, hs::field_plan& plan, i
     view_check::compare(v, u, sentinel, x_fastest ? "x-fastest" : "z-fastest", why);
     if (!x_fastest) z_fastest_copy = a, z_fastest_view = v, z_fastest_view.data = z_fastest_copy.data();
   }
-  // Two views of different element types in one exchange: the same cells as each exchanged alone.
-  {
-    std::vector<double> a(sh.size(), sentinel), a_alone(sh.size(), sentinel);
-    std::vector<float> b(sh.size(), -1.0f), b_alone(sh.size(), -1.0f);
+  // Two views of different element types in one exchange, laid out as the plan's fields, and z fastest
+  // with padding and a ghost layer more below: the same cells as each exchanged alone.
+  for (const bool own_layout : {true, false}) {
+    hs::offset low = sh.ghost, padding{0, 0, 0};
+    std::size_t n = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (!own_layout && d < ndims) low[d] += 1, padding[d] = d + 1;
+      n *= static_cast<std::size_t>(low[d] + sh.interior[d] + sh.ghost_high[d] + padding[d]);
+    }
+    const auto view_of = [&](auto* p) {
+      return own_layout ? hs::make_field_view(p, sh)
+                        : hs::make_field_view(p, sh.interior, low, sh.ghost_high, hs::storage_order::z_fastest, padding);
+    };
+    std::vector<double> a(n, sentinel), a_alone(n, sentinel);
+    std::vector<float> b(n, -1.0f), b_alone(n, -1.0f);
     for (int k = 0; k < sh.interior[2]; ++k)
       for (int j = 0; j < sh.interior[1]; ++j)
         for (int i = 0; i < sh.interior[0]; ++i) {
-          const std::size_t at = sh.index(i, j, k);
-          a[at] = a_alone[at] = u(i, j, k);
-          b[at] = b_alone[at] = static_cast<float>(u(i, j, k)) * 0.5f;
+          view_check::cell_of(view_of(a.data()), i, j, k) = view_check::cell_of(view_of(a_alone.data()), i, j, k) =
+              u(i, j, k);
+          view_check::cell_of(view_of(b.data()), i, j, k) = view_check::cell_of(view_of(b_alone.data()), i, j, k) =
+              static_cast<float>(u(i, j, k)) * 0.5f;
         }
-    auto pending = plan.start_forward(hs::make_field_view(a.data(), sh), hs::make_field_view(b.data(), sh));
+    auto pending = plan.start_forward(view_of(a.data()), view_of(b.data()));
     pending.wait();
-    plan.forward(hs::make_field_view(a_alone.data(), sh));
-    plan.forward(hs::make_field_view(b_alone.data(), sh));
+    plan.forward(view_of(a_alone.data()));
+    plan.forward(view_of(b_alone.data()));
     if (a != a_alone || b != b_alone) why << "two views in one exchange differ from one at a time; ";
-    plan.reverse(hs::make_field_view(a.data(), sh), hs::make_field_view(b.data(), sh), hs::take_max{});
-    plan.reverse(hs::make_field_view(a_alone.data(), sh), hs::take_max{});
-    plan.reverse(hs::make_field_view(b_alone.data(), sh), hs::take_max{});
-    if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";  }
+    plan.reverse(view_of(a.data()), view_of(b.data()), hs::take_max{});
+    plan.reverse(view_of(a_alone.data()), hs::take_max{});
+    plan.reverse(view_of(b_alone.data()), hs::take_max{});
+    if (a != a_alone || b != b_alone) why << "two views reversed together differ from one at a time; ";
+  }
   // Reverse: the filled view and a field copy of u, both combined with take_max (order-independent).
   hs::grid_field<double> field(u.grid(), sh.global, sh.ghost, sh.ghost_high);
   std::copy(u.storage().begin(), u.storage().end(), field.storage().begin());
