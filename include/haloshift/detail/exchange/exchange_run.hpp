@@ -207,7 +207,14 @@ class exchange_run {
           else
             data_.copy(a, b, count);
         },
-        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); }, whole_runs());
+        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); },
+        [&](const strided_run& a, const strided_run& b) {
+          if constexpr (!combines && requires { data_.copy_group(a, b); })
+            return data_.copy_group(a, b);
+          else
+            return false;
+        },
+        whole_runs());
   }
   /// Whether the arrays copy a short run to the rank itself whole (field_segments: in bytes).
   bool whole_runs() const noexcept {

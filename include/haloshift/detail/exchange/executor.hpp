@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -162,10 +163,12 @@ inline bool alike_groups(const message& from, const message& to) {
 }
 
 /// A transfer to the rank itself: element `a` to `b` by `one(a, b)`, a run by `runs(a, b, count)`;
-/// `prefetch(a, b)` asks for elements a few single-cell copies ahead.
-template <class One, class Runs, class Prefetch>
+/// `prefetch(a, b)` asks for elements a few single-cell copies ahead. `groups(from group, to group)`,
+/// where it returns true, has copied two alike strided groups whole (data in bytes, field_segments:
+/// one call per group, not per cell); `whole_runs`: the data copies a short run as one run.
+template <class One, class Runs, class Prefetch, class Groups>
 void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
-                  Prefetch&& prefetch, bool whole_runs = false) {
+                  Prefetch&& prefetch, Groups&& groups, bool whole_runs) {
   // A send list on either side (a particle transfer to the rank itself): element by element in
   // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
   if (!from.list.empty() || !to.list.empty()) {
@@ -187,6 +190,7 @@ void copy_to_self(const block_layout& layout, const message& from, const message
     const std::size_t short_run = whole_runs ? 32 : 4;  // elements, or bytes
     for (std::size_t g = 0; g < from.strided.size(); ++g) {
       const strided_run &a = from.strided[g], &b = to.strided[g];
+      if (groups(a, b)) continue;
       for (std::size_t r = 0; r < a.repeat; ++r) {
         const std::size_t x = a.first + r * a.stride, y = b.first + r * b.stride;
         if (a.count > short_run) {
@@ -203,6 +207,15 @@ void copy_to_self(const block_layout& layout, const message& from, const message
     return;
   }
   pair_blocks(layout, from, to, [&](const block_slot& a, const block_slot& b) { runs(a.first, b.first, a.count); });
+}
+
+/// copy_to_self of data that copies element by element (every caller but the exchange's own).
+template <class One, class Runs, class Prefetch>
+void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
+                  Prefetch&& prefetch) {
+  copy_to_self(
+      layout, from, to, std::forward<One>(one), std::forward<Runs>(runs), std::forward<Prefetch>(prefetch),
+      [](const strided_run&, const strided_run&) { return false; }, false);
 }
 
 }  // namespace haloshift::detail

@@ -94,6 +94,13 @@ struct field_segments {
       default: std::memcpy(t, f, count);
     }
   }
+  /// A strided group copied to the rank itself whole: its rows of fixed size, far rows prefetched
+  /// (copy_strided_rows), one call per group and not per cell.
+  bool copy_group(const strided_run& from, const strided_run& to) const {
+    copy_strided_rows(byte(to.first), byte(from.first), from.count, from.repeat,
+                      static_cast<std::ptrdiff_t>(to.stride), static_cast<std::ptrdiff_t>(from.stride));
+    return true;
+  }
   /// Byte by byte, as copy_to_self walks a short run (see combine_values).
   template <class Op>
   void combine_one(std::size_t from, std::size_t to, Op& op) const {
@@ -182,6 +189,9 @@ struct field_views {
     per_field ? apart.prefetch(from, to) : together.prefetch(from, to);
   }
   bool whole_runs() const noexcept { return per_field; }
+  bool copy_group(const strided_run& from, const strided_run& to) const {
+    return per_field && apart.copy_group(from, to);
+  }
 };
 
 }  // namespace haloshift::detail
