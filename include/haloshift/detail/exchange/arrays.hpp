@@ -275,4 +275,22 @@ struct arrays {
   }
 };
 
+/// Whether `data` copies a short run to the rank itself as one run (field_segments: data in bytes).
+template <class Data>
+bool whole_runs_of(const Data& data) noexcept {
+  if constexpr (requires { data.whole_runs(); })
+    return data.whole_runs();
+  else
+    return false;
+}
+/// Copies strided group `from` onto `to` of a transfer to the rank itself in one call, where `data`
+/// can (field_segments); false: copy_to_self walks the group itself.
+template <class Data>
+bool copy_group_of(const Data& data, const strided_run& from, const strided_run& to) {
+  if constexpr (requires { data.copy_group(from, to); })
+    return data.copy_group(from, to);
+  else
+    return false;
+}
+
 }  // namespace haloshift::detail

@@ -208,20 +208,8 @@ class exchange_run {
             data_.copy(a, b, count);
         },
         [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); },
-        [&](const strided_run& a, const strided_run& b) {
-          if constexpr (!combines && requires { data_.copy_group(a, b); })
-            return data_.copy_group(a, b);
-          else
-            return false;
-        },
-        whole_runs());
-  }
-  /// Whether the arrays copy a short run to the rank itself whole (field_segments: in bytes).
-  bool whole_runs() const noexcept {
-    if constexpr (requires { data_.whole_runs(); })
-      return data_.whole_runs();
-    else
-      return false;
+        [&](const strided_run& a, const strided_run& b) { return !combines && copy_group_of(data_, a, b); },
+        whole_runs_of(data_));
   }
 
   void post() {
