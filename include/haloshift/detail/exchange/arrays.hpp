@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <tuple>
 #include <type_traits>
@@ -67,6 +68,13 @@ template <class F>
 template <class S, class F>
 void each_packed(const block_layout& layout, const message& m, const strided_column<S>& c, std::size_t n,
                  std::byte* packed, F&& f) {
+  if (!m.list.empty()) {  // a send list (particles): one loop, its pointers in registers
+    std::byte* const base = c.base;
+    const std::size_t stride = c.stride, count = m.list.size();
+    const std::uint32_t* const list = m.list.data();
+    for (std::size_t k = 0; k < count; ++k) f(base + list[k] * stride, packed + k * n);
+    return;
+  }
   for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
     std::byte* e = c.at(first);
     for (std::size_t k = 0; k < count; ++k, e += c.stride, packed += n) f(e, packed);
@@ -177,23 +185,31 @@ struct arrays {
     each([&](const auto& a) {
       if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
         using T = std::remove_pointer_t<std::remove_cvref_t<decltype(a)>>;
-        for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
-          T* acc = a + first;
-          for (std::size_t e = 0; e < count; ++e, in += sizeof(T)) {
-            std::array<std::byte, sizeof(T)> raw;
-            std::memcpy(raw.data(), in, sizeof(T));
-            acc[e] = op(acc[e], std::bit_cast<T>(raw));
-          }
-        });
+        T* const p = a;
+        const auto combine_at = [p, &op](std::size_t e, const std::byte* v) {
+          std::array<std::byte, sizeof(T)> raw;
+          std::memcpy(raw.data(), v, sizeof(T));
+          p[e] = op(p[e], std::bit_cast<T>(raw));
+        };
+        if (!m.list.empty()) {  // a send list (particles): one loop, its pointers in registers
+          const std::uint32_t* const list = m.list.data();
+          for (std::size_t k = 0, count = m.list.size(); k < count; ++k) combine_at(list[k], in + k * sizeof(T));
+        } else {
+          const std::byte* v = in;
+          for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
+            for (std::size_t e = 0; e < count; ++e, v += sizeof(T)) combine_at(first + e, v);
+          });
+        }
+        in += m.count * sizeof(T);
       } else {
         using S = typename std::remove_cvref_t<decltype(a)>::scalar;
         with_width(a.width, [&](auto w) {
           const std::size_t width = w() ? w() : a.width;  // a constant in the loop below, where it can be
-          for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
-            for (std::size_t e = first; e < first + count; ++e)
-              for (std::size_t j = 0; j < width; ++j, in += sizeof(S)) combine_value<S>(a.at(e) + j * sizeof(S), in, op);
+          each_packed(layout, m, a, width * sizeof(S), const_cast<std::byte*>(in), [&](std::byte* e, std::byte* v) {
+            for (std::size_t j = 0; j < width; ++j) combine_value<S>(e + j * sizeof(S), v + j * sizeof(S), op);
           });
         });
+        in += m.count * a.bytes();
       }
     });
   }
@@ -227,6 +243,49 @@ struct arrays {
         a[to] = op(a[to], a[from]);
       else
         combine_element(a, a.at(to), a.at(from), op);
+    });
+  }
+  /// A run of a transfer to the rank itself against a send list (each_listed), array by array:
+  /// each array's loop holds its pointer and stride in locals, as a hand-written one does (the
+  /// byte copies could alias anything a callback reached through a reference).
+  void copy_listed(const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count) const {
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
+        auto* const p = a;
+        each_listed(list, listed_from, first, count, [p](std::size_t f, std::size_t t) { p[t] = p[f]; });
+      } else {
+        using S = typename std::remove_cvref_t<decltype(a)>::scalar;
+        with_width(a.width, [&](auto w) {
+          std::byte* const base = a.base;
+          const std::size_t stride = a.stride, bytes = a.bytes();
+          each_listed(list, listed_from, first, count, [base, stride, bytes](std::size_t f, std::size_t t) {
+            constexpr std::size_t fixed = decltype(w)::value * sizeof(S);
+            std::memcpy(base + t * stride, base + f * stride, fixed ? fixed : bytes);
+          });
+        });
+      }
+    });
+  }
+  /// The same, combined into the receiving elements with `op`.
+  template <class Op>
+  void combine_listed(const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count,
+                      Op& op) const {
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
+        auto* const p = a;
+        each_listed(list, listed_from, first, count, [p, &op](std::size_t f, std::size_t t) { p[t] = op(p[t], p[f]); });
+      } else {
+        using S = typename std::remove_cvref_t<decltype(a)>::scalar;
+        with_width(a.width, [&](auto w) {
+          std::byte* const base = a.base;
+          const std::size_t stride = a.stride, width = a.width;
+          each_listed(list, listed_from, first, count, [base, stride, width, &op](std::size_t f, std::size_t t) {
+            constexpr std::size_t fixed = decltype(w)::value;
+            for (std::size_t j = 0; j < (fixed ? fixed : width); ++j)
+              combine_value<S>(base + t * stride + j * sizeof(S), base + f * stride + j * sizeof(S), op);
+          });
+        });
+      }
     });
   }
   /// A transfer to the rank itself: `count` elements from `from` to `to` in every array.
@@ -282,6 +341,20 @@ bool whole_runs_of(const Data& data) noexcept {
     return data.whole_runs();
   else
     return false;
+}
+/// Copies (or, `combines`, combines with `op`) a run of a transfer to the rank itself against a
+/// send list through `data`'s own loop where it has one, else element by element.
+template <bool combines, class Data, class Op>
+void listed_of(const Data& data, const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count,
+               Op& op) {
+  if constexpr (combines && requires { data.combine_listed(list, listed_from, first, count, op); })
+    data.combine_listed(list, listed_from, first, count, op);
+  else if constexpr (combines)
+    each_listed(list, listed_from, first, count, [&](std::size_t f, std::size_t t) { data.combine_one(f, t, op); });
+  else if constexpr (requires { data.copy_listed(list, listed_from, first, count); })
+    data.copy_listed(list, listed_from, first, count);
+  else
+    each_listed(list, listed_from, first, count, [&](std::size_t f, std::size_t t) { data.copy_one(f, t); });
 }
 /// Copies strided group `from` onto `to` of a transfer to the rank itself in one call, where `data`
 /// can (field_segments); false: copy_to_self walks the group itself.

@@ -209,7 +209,9 @@ class exchange_run {
         },
         [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); },
         [&](const strided_run& a, const strided_run& b) { return !combines && copy_group_of(data_, a, b); },
-        whole_runs_of(data_));
+        whole_runs_of(data_), [&](const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count) {
+          listed_of<combines>(data_, list, listed_from, first, count, op_);
+        });
   }
 
   void post() {

@@ -162,21 +162,34 @@ inline bool alike_groups(const message& from, const message& to) {
   return true;
 }
 
+/// `count` elements of a transfer to the rank itself, listed on one side: element `list[k]` to
+/// `first + k` (`listed_from`), or `first + k` to `list[k]`, each by `one(a, b)`.
+template <class One>
+void each_listed(const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count, One&& one) {
+  if (listed_from)
+    for (std::size_t k = 0; k < count; ++k) one(list[k], first + k);
+  else
+    for (std::size_t k = 0; k < count; ++k) one(first + k, list[k]);
+}
+
 /// A transfer to the rank itself: element `a` to `b` by `one(a, b)`, a run by `runs(a, b, count)`;
 /// `prefetch(a, b)` asks for elements a few single-cell copies ahead. `groups(from group, to group)`,
 /// where it returns true, has copied two alike strided groups whole (data in bytes, field_segments:
 /// one call per group, not per cell); `whole_runs`: the data copies a short run as one run.
-template <class One, class Runs, class Prefetch, class Groups>
+/// `listed(list, listed_from, first, count)` copies a run against a send list (each_listed).
+template <class One, class Runs, class Prefetch, class Groups, class Listed>
 void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
-                  Prefetch&& prefetch, Groups&& groups, bool whole_runs) {
+                  Prefetch&& prefetch, Groups&& groups, bool whole_runs, Listed&& listed) {
   // A send list on either side (a particle transfer to the rank itself): element by element in
-  // one pass, as LAMMPS copies its own periodic images, the other side walked run by run.
+  // one pass, as LAMMPS copies its own periodic images, the other side walked run by run, each
+  // run one call (the data's own loop keeps its pointers in registers: its byte copies could
+  // alias a counter kept across calls).
   if (!from.list.empty() || !to.list.empty()) {
     const bool listed_from = !from.list.empty();
-    std::size_t i = 0;
+    const std::uint32_t* list = listed_from ? from.list.data() : to.list.data();
     for_each_run(layout, listed_from ? to : from, [&](std::size_t first, std::size_t count) {
-      for (std::size_t k = 0; k < count; ++k, ++i)
-        listed_from ? one(from.list[i], first + k) : one(first + k, to.list[i]);
+      listed(list, listed_from, first, count);
+      list += count;
     });
     return;
   }
@@ -214,8 +227,11 @@ template <class One, class Runs, class Prefetch>
 void copy_to_self(const block_layout& layout, const message& from, const message& to, One&& one, Runs&& runs,
                   Prefetch&& prefetch) {
   copy_to_self(
-      layout, from, to, std::forward<One>(one), std::forward<Runs>(runs), std::forward<Prefetch>(prefetch),
-      [](const strided_run&, const strided_run&) { return false; }, false);
+      layout, from, to, one, std::forward<Runs>(runs), std::forward<Prefetch>(prefetch),
+      [](const strided_run&, const strided_run&) { return false; }, false,
+      [&](const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count) {
+        each_listed(list, listed_from, first, count, one);
+      });
 }
 
 }  // namespace haloshift::detail

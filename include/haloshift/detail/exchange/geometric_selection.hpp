@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -57,10 +58,7 @@ struct axis_reach {
   template <class Key>
   std::size_t class_of(const Key& key) const noexcept {
     const auto x = key[static_cast<std::size_t>(d)];
-    if (near_) {  // one box each way at most (a cutoff within a box): two comparisons, no loop
-      const std::size_t u = x >= up1_ ? 1 : 0, w = x < down1_ ? 1 : 0;
-      return w * up_width_ + u;
-    }
+    if (near_) return near_test().class_of(x);  // one box each way at most: two comparisons, no loop
     std::size_t u = 0, w = 0;
     for (const T& bound : up) u += x >= bound ? 1 : 0;
     for (const T& bound : down) w += x < bound ? 1 : 0;
@@ -68,6 +66,16 @@ struct axis_reach {
   }
   /// The intervals of a prepared selector `per_dim` for keys from the source at `source`,
   /// `boxes_up` up and `boxes_down` down.
+  /// At most one box up and one down (a cutoff within a box): the class is two comparisons.
+  bool near() const noexcept { return near_; }
+  /// The two comparisons of a near axis, as values a loop keeps in registers.
+  struct near_classes {
+    std::size_t d;
+    T up1, down1;
+    std::size_t up_width;
+    std::size_t class_of(T x) const noexcept { return (x < down1 ? up_width : 0) + (x >= up1 ? 1 : 0); }
+  };
+  near_classes near_test() const noexcept { return {static_cast<std::size_t>(d), up1_, down1_, up_width_}; }
   template <class Prepared>
   axis_reach(const Prepared& per_dim, int dim, int source, int boxes_up, int boxes_down) : d(dim) {
     for (int j = 1; j <= boxes_up; ++j) up.push_back(per_dim.interval(d, source, j).lo);
@@ -108,10 +116,20 @@ inline void count_needed(const Prepared& per_dim, const offset& coords, const de
   // Four interleaved histograms: most keys fall in one bin (deep inside), and consecutive
   // increments of one counter would wait on each other.
   std::vector<std::uint64_t> binned(4 * bins, 0);
-  for (std::size_t i = 0; i < own.size(); ++i) {
-    std::size_t bin = 0;
-    for (int d = 0; d < ndims; ++d) bin += axes[static_cast<std::size_t>(d)].class_of(own[i]) * stride[d];
-    ++binned[(i % 4) * bins + bin];
+  const bool near = std::all_of(axes.begin(), axes.end(), [](const auto& a) { return a.near(); });
+  if (near && ndims == 3) {  // the usual case, its six thresholds in registers
+    const auto x = axes[0].near_test(), y = axes[1].near_test(), z = axes[2].near_test();
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      const Key& k = own[i];
+      const std::size_t bin = x.class_of(k[0]) + y.class_of(k[1]) * stride[1] + z.class_of(k[2]) * stride[2];
+      ++binned[(i % 4) * bins + bin];
+    }
+  } else {
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      std::size_t bin = 0;
+      for (int d = 0; d < ndims; ++d) bin += axes[static_cast<std::size_t>(d)].class_of(own[i]) * stride[d];
+      ++binned[(i % 4) * bins + bin];
+    }
   }
   for (std::size_t bin = 0; bin < bins; ++bin) {
     const std::uint64_t keys = binned[bin] + binned[bins + bin] + binned[2 * bins + bin] + binned[3 * bins + bin];
@@ -145,6 +163,45 @@ struct send_part {
   }
 };
 
+/// A key some transfers of a round take: its element and the transfers' bits.
+struct taker_hit {
+  std::size_t element;
+  std::uint64_t take;
+};
+
+/// The keys `[first, first + count)` that any transfer takes, with the transfers (a bit each, per
+/// class and axis in `takers`), into `hits`; returns how many. No call in the loop: the picks,
+/// which allocate, come after, for the few keys near a face.
+template <class Key, class T>
+std::size_t mark_takers(std::span<const Key> keys, std::size_t first, std::size_t count,
+                        const std::vector<axis_reach<T>>& axes, const std::vector<std::uint64_t>* takers,
+                        taker_hit* out) {
+  const std::size_t moved = axes.size();
+  std::size_t found = 0;
+  if (std::all_of(axes.begin(), axes.end(), [](const axis_reach<T>& a) { return a.near(); })) {
+    typename axis_reach<T>::near_classes test[max_dims];
+    const std::uint64_t* take_of[max_dims];
+    for (std::size_t i = 0; i < moved; ++i) {
+      test[i] = axes[i].near_test();
+      take_of[i] = takers[i].data();
+    }
+    for (std::size_t e = first; e < first + count; ++e) {
+      std::uint64_t take = ~std::uint64_t{0};
+      for (std::size_t i = 0; i < moved; ++i) take &= take_of[i][test[i].class_of(keys[e][test[i].d])];
+      out[found] = {e, take};
+      found += take != 0 ? 1 : 0;
+    }
+    return found;
+  }
+  for (std::size_t e = first; e < first + count; ++e) {
+    std::uint64_t take = ~std::uint64_t{0};
+    for (std::size_t i = 0; i < moved; ++i) take &= takers[i][axes[i].class_of(keys[e])];
+    out[found] = {e, take};
+    found += take != 0 ? 1 : 0;
+  }
+  return found;
+}
+
 /// A geometric selector's picks for one round, one pass over each block however many transfers
 /// send it (SingleHop sends the own block to every neighbour). This rank holds every key of a
 /// block, so its own position `-off` needed it along every dimension; along the dimensions a
@@ -158,6 +215,13 @@ inline void select_geometric(std::vector<send_part>& parts, const std::vector<bl
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parts[a].slot < parts[b].slot; });
   std::vector<axis_reach<bound_type<Prepared>>> axes;
   std::vector<std::uint64_t> takers[max_dims];
+  // Room for the largest block's hits, not zeroed (written before read).
+  std::size_t largest = 0;
+  for (send_part& part : parts) {
+    largest = std::max(largest, slots[static_cast<std::size_t>(part.slot)].count);
+    part.runs.reserve(part.expected);  // never more (pick): no growth while picking
+  }
+  const std::unique_ptr<taker_hit[]> hits = std::make_unique_for_overwrite<taker_hit[]>(largest);
   // A group: up to 64 parts (transfers) sending the same block, one bit each.
   for (std::size_t g = 0, end = 0; g < order.size(); g = end) {
     for (end = g; end < order.size() && end - g < 64 && parts[order[end]].slot == parts[order[g]].slot; ++end) {}
@@ -183,12 +247,10 @@ inline void select_geometric(std::vector<send_part>& parts, const std::vector<bl
             if (r <= u && -r <= w) take[static_cast<std::size_t>(w * (up + 1) + u)] |= std::uint64_t{1} << (m - g);
           }
     }
-    const std::size_t moved = axes.size();
-    for (std::size_t e = b.first; e < b.first + b.count; ++e) {
-      std::uint64_t take = ~std::uint64_t{0};
-      for (std::size_t i = 0; i < moved; ++i) take &= takers[i][axes[i].class_of(keys[e])];
-      for (; take != 0; take &= take - 1) parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(e);
-    }
+    const std::size_t found = mark_takers(keys, b.first, b.count, axes, takers, hits.get());
+    for (std::size_t h = 0; h < found; ++h)
+      for (std::uint64_t take = hits[h].take; take != 0; take &= take - 1)
+        parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(hits[h].element);
   }
 }
 

@@ -67,21 +67,41 @@ struct message {
 
 /// Groups ordered, disjoint runs into strided runs: a run joins the previous
 /// group when it has the group's length and lies the group's stride after it.
-inline std::vector<strided_run> group_runs(const std::vector<element_run>& runs) {
-  std::vector<strided_run> out;
-  for (const element_run& r : runs) {
-    if (!out.empty()) {
-      strided_run& g = out.back();
-      const std::size_t last = g.first + (g.repeat - 1) * g.stride;
-      if (r.count == g.count && r.first > last && (g.repeat == 1 || r.first - last == g.stride)) {
-        g.stride = r.first - last;
-        ++g.repeat;
-        continue;
+/// `add` returns whether the run started a new group (then `group` is it).
+struct run_grouper {
+  strided_run group{};
+  bool any = false;
+  bool add(const element_run& r) noexcept {
+    if (any) {
+      const std::size_t last = group.first + (group.repeat - 1) * group.stride;
+      if (r.count == group.count && r.first > last && (group.repeat == 1 || r.first - last == group.stride)) {
+        group.stride = r.first - last;
+        ++group.repeat;
+        return false;
       }
     }
-    out.push_back({r.first, r.count, 0, 1});
+    any = true;
+    group = {r.first, r.count, 0, 1};
+    return true;
+  }
+};
+inline std::vector<strided_run> group_runs(const std::vector<element_run>& runs) {
+  std::vector<strided_run> out;
+  run_grouper g;
+  for (const element_run& r : runs) {
+    if (g.add(r))
+      out.push_back(g.group);
+    else
+      out.back() = g.group;
   }
   return out;
+}
+/// How many strided runs group_runs makes of `runs`, without making them.
+inline std::size_t count_groups(const std::vector<element_run>& runs) noexcept {
+  run_grouper g;
+  std::size_t n = 0;
+  for (const element_run& r : runs) n += g.add(r) ? 1 : 0;
+  return n;
 }
 
 /// Makes `m` carry exactly `runs` (merged where adjacent); a single run needs no packing.
@@ -100,15 +120,21 @@ inline void select_pieces(message& m, const std::vector<element_run>& runs) {
   m.contiguous = m.pieces.size() <= 1;
   m.first = m.pieces.empty() ? 0 : m.pieces.front().first;
   if (m.contiguous) m.pieces.clear();
-  m.strided = group_runs(m.pieces);
+  m.strided.clear();
   m.list.clear();
-  // Short runs at irregular places (particles; a grid face's cells group into a few strided runs).
+  // Short runs at irregular places (particles; a grid face's cells group into a few strided runs):
+  // a send list, and no groups (every user of a message reads its list first).
   const bool scattered = !m.pieces.empty() && m.count < 16 * m.pieces.size() &&
-                         4 * m.strided.size() > m.pieces.size() &&
+                         4 * count_groups(m.pieces) > m.pieces.size() &&
                          m.pieces.back().first + m.pieces.back().count <= std::numeric_limits<std::uint32_t>::max();
-  if (scattered)
-    for (const element_run& r : m.pieces)
-      for (std::size_t e = r.first; e < r.first + r.count; ++e) m.list.push_back(static_cast<std::uint32_t>(e));
+  if (!scattered) {
+    m.strided = group_runs(m.pieces);
+    return;
+  }
+  m.list.resize(m.count);
+  std::uint32_t* at = m.list.data();
+  for (const element_run& r : m.pieces)
+    for (std::size_t e = r.first; e < r.first + r.count; ++e) *at++ = static_cast<std::uint32_t>(e);
 }
 
 /// One transfer of a round: what this rank sends and what it receives.
