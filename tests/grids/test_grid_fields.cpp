@@ -565,9 +565,11 @@ TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
     for (const auto& r : runs)
       for (std::size_t e = 0; e < r.count; ++e) cells.push_back(r.first + e);
     REQUIRE(m.count == cells.size());
+    // Strided groups, or (short runs at irregular places) a send list of every cell instead.
     std::size_t grouped = 0;
     for (const auto& g : m.strided) grouped += g.count * g.repeat;
-    CHECK(grouped == (m.contiguous ? 0 : cells.size()));
+    CHECK(grouped == (m.contiguous || !m.list.empty() ? 0 : cells.size()));
+    if (!m.list.empty()) CHECK(std::vector<std::size_t>(m.list.begin(), m.list.end()) == cells);
     if (m.contiguous) continue;
     std::vector<double> buffer(64), packed(m.count), back(64, -1);
     for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = 0.5 + static_cast<double>(i);
@@ -578,11 +580,16 @@ TEST_CASE("strided packing equals a copy cell by cell", "[grids][pack]") {
     for (std::size_t i = 0; i < back.size(); ++i)
       CHECK(back[i] == (std::find(cells.begin(), cells.end(), i) != cells.end() ? buffer[i] : -1.0));
   }
-  // The x-face pattern is one group of single cells.
+  // The x-face pattern groups into single cells 7 apart (4, then 2); so few cells per group go as
+  // a send list.
+  CHECK(hs::detail::group_runs(patterns[0]) ==
+        std::vector<hs::detail::strided_run>{{5, 1, 7, 4}, {40, 1, 7, 2}});
+  CHECK(hs::detail::count_groups(patterns[0]) == 2);
   hs::detail::message face;
   face.peer = 0;
   hs::detail::select_pieces(face, patterns[0]);
-  CHECK(face.strided.front() == hs::detail::strided_run{5, 1, 7, 4});
+  CHECK(face.list == std::vector<std::uint32_t>{5, 12, 19, 26, 40, 47});
+  CHECK(face.strided.empty());
 }
 
 namespace {
