@@ -185,6 +185,15 @@ std::size_t mark_takers(std::span<const Key> keys, std::size_t first, std::size_
       test[i] = axes[i].near_test();
       take_of[i] = takers[i].data();
     }
+    if (moved == 1) {  // a round along one dimension (every Shift round): one lookup per key
+      const auto along = test[0];
+      const std::uint64_t* const take = take_of[0];
+      for (std::size_t e = first; e < first + count; ++e) {
+        out[found] = {e, take[along.class_of(keys[e][along.d])]};
+        found += out[found].take != 0 ? 1 : 0;
+      }
+      return found;
+    }
     for (std::size_t e = first; e < first + count; ++e) {
       std::uint64_t take = ~std::uint64_t{0};
       for (std::size_t i = 0; i < moved; ++i) take &= take_of[i][test[i].class_of(keys[e][test[i].d])];
