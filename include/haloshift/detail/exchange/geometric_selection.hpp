@@ -237,15 +237,19 @@ inline void select_geometric(std::vector<send_part>& parts, const std::vector<bl
     const block_slot& b = slots[static_cast<std::size_t>(parts[order[g]].slot)];
     const offset source = shape.coords_of(b.source.rank);
     // Per dimension moved: how far up and down the transfers reach, and per class the
-    // transfers that take a key of that class.
+    // transfers that take a key of that class. A dimension along which every transfer's receiver
+    // lies where this rank does (rel == -off: a block of an earlier round, sent on along another
+    // dimension) is not tested: every key of the block passed that very test to come here.
     axes.clear();
     for (int d = 0; d < shape.ndims(); ++d) {
       int up = 0, down = 0;
+      bool as_here = true;
       for (std::size_t m = g; m < end; ++m) {
         up = std::max(up, parts[order[m]].rel[d]);
         down = std::max(down, -parts[order[m]].rel[d]);
+        as_here = as_here && parts[order[m]].rel[d] == -b.off[d];
       }
-      if (up == 0 && down == 0) continue;
+      if ((up == 0 && down == 0) || as_here) continue;
       const axis_reach<bound_type<Prepared>>& axis = axes.emplace_back(per_dim, d, source[d], up, down);
       std::vector<std::uint64_t>& take = takers[axes.size() - 1];
       take.assign(axis.classes(), 0);

@@ -108,6 +108,7 @@ inline std::size_t count_groups(const std::vector<element_run>& runs) noexcept {
 inline void select_pieces(message& m, const std::vector<element_run>& runs) {
   m.selected = true;
   m.pieces.clear();
+  m.pieces.reserve(runs.size());
   m.count = 0;
   for (const element_run& r : runs) {
     if (r.count == 0) continue;

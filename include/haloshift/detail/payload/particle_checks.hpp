@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,22 @@ template <position_source V>
 void check_in_box(const grid_shape& shape, const offset& coords, const domain& dom, const V& x) {
   const auto [lo, hi] = dom.box(shape, coords);
   const std::size_t n = x.size();
+  // A dimension the grid lacks accepts everything; the scan takes no branch per particle (a
+  // re-neighbouring runs it on every atom) and the error looks for the first offender after.
+  position low = lo, high = hi;
+  for (int d = shape.ndims(); d < max_dims; ++d) {
+    low[d] = -std::numeric_limits<double>::infinity();
+    high[d] = std::numeric_limits<double>::infinity();
+  }
+  const auto within = [](double v, double a, double b) {
+    return static_cast<unsigned>(v >= a) & static_cast<unsigned>(v < b);
+  };
+  unsigned inside = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const position p = x[i];
+    inside &= within(p[0], low[0], high[0]) & within(p[1], low[1], high[1]) & within(p[2], low[2], high[2]);
+  }
+  if (inside) return;
   for (std::size_t i = 0; i < n; ++i) {
     const position p = x[i];
     for (int d = 0; d < shape.ndims(); ++d)
