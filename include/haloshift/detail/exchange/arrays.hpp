@@ -75,9 +75,12 @@ void each_packed(const block_layout& layout, const message& m, const strided_col
     for (std::size_t k = 0; k < count; ++k) f(base + list[k] * stride, packed + k * n);
     return;
   }
+  const std::size_t stride = c.stride;
   for_each_run(layout, m, [&](std::size_t first, std::size_t count) {
     std::byte* e = c.at(first);
-    for (std::size_t k = 0; k < count; ++k, e += c.stride, packed += n) f(e, packed);
+    std::byte* p = packed;  // a local: the copies could alias what the lambda refers to
+    for (std::size_t k = 0; k < count; ++k, e += stride, p += n) f(e, p);
+    packed = p;
   });
 }
 
@@ -268,8 +271,7 @@ struct arrays {
   }
   /// The same, combined into the receiving elements with `op`.
   template <class Op>
-  void combine_listed(const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count,
-                      Op& op) const {
+  void combine_listed(const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count, Op& op) const {
     each([&](const auto& a) {
       if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
         auto* const p = a;
@@ -296,13 +298,35 @@ struct arrays {
         else if (a.stride == a.bytes())
           std::memcpy(a.at(to), a.at(from), count * a.bytes());
         else
-          for (std::size_t e = 0; e < count; ++e) std::memcpy(a.at(to + e), a.at(from + e), a.bytes());
+          with_width(a.width, [&](auto w) {  // fixed-size moves, pointers in locals (see copy_listed)
+            const std::size_t stride = a.stride,
+                              bytes = w() ? w() * sizeof(typename std::remove_cvref_t<decltype(a)>::scalar) : a.bytes(),
+                              n = count;
+            std::byte* at = a.at(to);
+            const std::byte* in = a.at(from);
+            for (std::size_t e = 0; e < n; ++e, at += stride, in += stride) std::memcpy(at, in, bytes);
+          });
       });
   }
   /// The same, combined into `to` with `op`.
   template <class Op>
   void combine(std::size_t from, std::size_t to, std::size_t count, Op& op) const {
-    for (std::size_t e = 0; e < count; ++e) combine_one(from + e, to + e, op);
+    each([&](const auto& a) {
+      if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(a)>>) {
+        auto* const p = a;
+        for (std::size_t e = 0; e < count; ++e) p[to + e] = op(p[to + e], p[from + e]);
+      } else {  // value by value, the column's pointer, stride and width in locals (see copy_listed)
+        using S = typename std::remove_cvref_t<decltype(a)>::scalar;
+        with_width(a.width, [&](auto w) {
+          std::byte* const base = a.base;
+          const std::size_t stride = a.stride, values = w() ? w() : a.width, n = count;
+          std::byte* at = base + to * stride;
+          const std::byte* in = base + from * stride;
+          for (std::size_t e = 0; e < n; ++e, at += stride, in += stride)
+            for (std::size_t j = 0; j < values; ++j) combine_value<S>(at + j * sizeof(S), in + j * sizeof(S), op);
+        });
+      }
+    });
   }
 
  private:
