@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include "../detail/compiled.hpp"
 #include "../error.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/check.hpp"
@@ -193,12 +194,7 @@ private:
 
   /// Validates `options` on every rank of `comm` and agrees dims and periodic
   /// (one MPI_Allreduce on the user's communicator, nothing before it).
-  static grid_shape agreed_shape(MPI_Comm comm, const grid_options& options) {
-    const int size = checked_size(comm);
-    grid_shape shape;
-    mpi::agree(comm, [&] { shape = shape_of(size, options); }, agreed_options(options));
-    return shape;
-  }
+  HALOSHIFT_BUILDER static grid_shape agreed_shape(MPI_Comm comm, const grid_options& options);
 
   /// The ranks of `comm`, after the local checks that need no communication
   /// (the same on every rank that can run them).
@@ -297,5 +293,14 @@ private:
   grid_shape shape_;
   offset coords_{0, 0, 0};
 };
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER grid_shape cartesian_grid::agreed_shape(MPI_Comm comm, const grid_options& options) {
+  const int size = checked_size(comm);
+  grid_shape shape;
+  mpi::agree(comm, [&] { shape = shape_of(size, options); }, agreed_options(options));
+  return shape;
+}
+#endif
 
 }  // namespace haloshift

@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include "../detail/compiled.hpp"
 #include "../error.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/check.hpp"
@@ -93,7 +94,9 @@ inline int pretend_group(const std::vector<int>& sizes, int local) {
 /// Computes the node layout of `context`'s communicator (collective over it).
 /// Raises the same haloshift::error on every rank when the requested node
 /// sizes are malformed on some rank or differ across ranks.
-inline node_layout compute_node_layout(grid_context& context) {
+HALOSHIFT_BUILDER node_layout compute_node_layout(grid_context& context);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER node_layout compute_node_layout(grid_context& context) {
   MPI_Comm comm = context.comm.get();
   // The values are read before agree() runs its function: the sizes are parsed first, and a
   // rank that failed to parse them raises inside the agreement, so every rank raises its error.
@@ -138,6 +141,7 @@ inline node_layout compute_node_layout(grid_context& context) {
   layout.node_of = std::move(node_of);
   return layout;
 }
+#endif
 
 /// The node layout of the grid behind `context`, computed on first use
 /// (collective then: call it where every rank does, in the same order, as a plan build).

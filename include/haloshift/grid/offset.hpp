@@ -6,6 +6,8 @@
 #include <array>
 #include <string>
 
+#include "../detail/compiled.hpp"
+
 namespace haloshift {
 
 /// Number of grid dimensions haloshift works in internally; 1D and 2D grids
@@ -61,8 +63,11 @@ struct canonical_order {
 }  // namespace detail
 
 /// "(dx,dy,dz)" for messages.
-inline std::string to_string(const offset& o) {
+HALOSHIFT_BUILDER std::string to_string(const offset& o);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::string to_string(const offset& o) {
   return "(" + std::to_string(o[0]) + "," + std::to_string(o[1]) + "," + std::to_string(o[2]) + ")";
 }
+#endif
 
 }  // namespace haloshift

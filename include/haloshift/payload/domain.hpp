@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../detail/arithmetic.hpp"
 #include "../detail/hash.hpp"
 #include "../error.hpp"
@@ -170,34 +171,7 @@ struct domain {
   /// Throws haloshift::error unless `lo < hi` along each of the grid's
   /// dimensions and every dimension's cuts are empty or `P_d + 1` finite,
   /// nondecreasing edges from `lo[d]` to `hi[d]` (none beyond the grid's dimensions).
-  void validate(const grid_shape& grid) const {
-    for (int d = 0; d < grid.ndims(); ++d)
-      if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d]))
-        throw error("domain: lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]) + " must be below hi[" +
-                    std::to_string(d) + "] = " + detail::number_text(hi[d]));
-    for (int d = 0; d < max_dims; ++d) {
-      const std::vector<double>& c = cuts[static_cast<std::size_t>(d)];
-      if (c.empty()) continue;
-      const std::string name = "domain.cuts[" + std::to_string(d) + "]";
-      if (d >= grid.ndims())
-        throw error(name + " has " + std::to_string(c.size()) + " values but the grid has only " +
-                    std::to_string(grid.ndims()) + " dimension(s): leave it empty");
-      const std::size_t edges = static_cast<std::size_t>(grid.dim(d)) + 1;
-      if (c.size() != edges)
-        throw error(name + " must have P_" + std::to_string(d) + " + 1 = " + std::to_string(edges) +
-                    " values (the edges of the boxes along dimension " + std::to_string(d) + "), got " +
-                    std::to_string(c.size()));
-      auto at = [&](std::size_t i) { return name + "[" + std::to_string(i) + "] = " + detail::number_text(c[i]); };
-      for (std::size_t i = 0; i < edges; ++i)
-        if (!std::isfinite(c[i])) throw error(at(i) + " must be finite");
-      if (c.front() != lo[d])
-        throw error(at(0) + " must equal lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]));
-      if (c.back() != hi[d])
-        throw error(at(edges - 1) + " must equal hi[" + std::to_string(d) + "] = " + detail::number_text(hi[d]));
-      for (std::size_t i = 1; i < edges; ++i)
-        if (c[i] < c[i - 1]) throw error(at(i) + " is below " + at(i - 1) + ": cuts must be nondecreasing");
-    }
-  }
+  HALOSHIFT_BUILDER void validate(const grid_shape& grid) const;
 
   /// Whether the boxes along `d` lie at the cuts (else the even split; cuts of the wrong size, which
   /// validate() rejects, are never read).
@@ -223,5 +197,37 @@ struct domain {
     return std::min(hi[d], lo[d] + length(d) * i / n);
   }
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void domain::validate(const grid_shape& grid) const {
+  for (int d = 0; d < grid.ndims(); ++d)
+    if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && lo[d] < hi[d]))
+      throw error("domain: lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]) + " must be below hi[" +
+                  std::to_string(d) + "] = " + detail::number_text(hi[d]));
+  for (int d = 0; d < max_dims; ++d) {
+    const std::vector<double>& c = cuts[static_cast<std::size_t>(d)];
+    if (c.empty()) continue;
+    const std::string name = "domain.cuts[" + std::to_string(d) + "]";
+    if (d >= grid.ndims())
+      throw error(name + " has " + std::to_string(c.size()) + " values but the grid has only " +
+                  std::to_string(grid.ndims()) + " dimension(s): leave it empty");
+    const std::size_t edges = static_cast<std::size_t>(grid.dim(d)) + 1;
+    if (c.size() != edges)
+      throw error(name + " must have P_" + std::to_string(d) + " + 1 = " + std::to_string(edges) +
+                  " values (the edges of the boxes along dimension " + std::to_string(d) + "), got " +
+                  std::to_string(c.size()));
+    auto at = [&](std::size_t i) { return name + "[" + std::to_string(i) + "] = " + detail::number_text(c[i]); };
+    for (std::size_t i = 0; i < edges; ++i)
+      if (!std::isfinite(c[i])) throw error(at(i) + " must be finite");
+    if (c.front() != lo[d])
+      throw error(at(0) + " must equal lo[" + std::to_string(d) + "] = " + detail::number_text(lo[d]));
+    if (c.back() != hi[d])
+      throw error(at(edges - 1) + " must equal hi[" + std::to_string(d) + "] = " + detail::number_text(hi[d]));
+    for (std::size_t i = 1; i < edges; ++i)
+      if (c[i] < c[i - 1]) throw error(at(i) + " is below " + at(i - 1) + ": cuts must be nondecreasing");
+  }
+}
+#endif
 
 }  // namespace haloshift

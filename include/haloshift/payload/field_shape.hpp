@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../detail/arithmetic.hpp"
 #include "../detail/hash.hpp"
 #include "../error.hpp"
@@ -52,7 +53,9 @@ inline std::int64_t cuts_hash(const std::vector<int>& cuts) noexcept {
 }
 
 /// "0,3,10,64", or "0,3,10,...,64 (17 values)" when long.
-inline std::string cuts_text(const std::vector<int>& cuts) {
+HALOSHIFT_BUILDER std::string cuts_text(const std::vector<int>& cuts);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::string cuts_text(const std::vector<int>& cuts) {
   std::string s;
   for (std::size_t i = 0; i < cuts.size(); ++i) {
     if (cuts.size() > 8 && i == 3) {
@@ -65,6 +68,7 @@ inline std::string cuts_text(const std::vector<int>& cuts) {
   }
   return cuts.size() > 8 ? s + " (" + std::to_string(cuts.size()) + " values)" : s;
 }
+#endif
 }  // namespace detail
 
 /// One rank's part of a global grid of `global[d]` cells split among the
@@ -195,49 +199,8 @@ struct field_shape {
 
  private:
   /// Sets every member from checked arguments; `width` is {ghost below, ghost above}.
-  void init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
-            const std::array<offset, 2>& width, bool cuts_required) {
-    static constexpr const char* side[2] = {"ghost", "ghost_high"};
-    remainder = grid.remainder();
-    for (int d = 0; d < max_dims; ++d) {
-      const std::string at = "[" + std::to_string(d) + "]";
-      const std::vector<int>& c = given[d];
-      if (d >= grid.ndims()) {
-        for (int s = 0; s < 2; ++s)
-          if (global_cells[d] > 1 || width[s][d] != 0)
-            throw error("global" + at + " = " + std::to_string(global_cells[d]) + ", " + side[s] + at + " = " +
-                        std::to_string(width[s][d]) + " but the grid has only " + std::to_string(grid.ndims()) +
-                        " dimension(s) (use 0 or 1 cells and no ghosts there)");
-        if (!c.empty())
-          throw error("cuts" + at + " must be empty: the grid has only " + std::to_string(grid.ndims()) +
-                      " dimension(s), got " + std::to_string(c.size()) + " values");
-        continue;
-      }
-      if (!c.empty() || cuts_required) check_cuts(grid, d, c, global_cells[d], cuts_required);
-      if (global_cells[d] < 1) throw error("global" + at + " must be >= 1, got " + std::to_string(global_cells[d]));
-      for (int s = 0; s < 2; ++s)
-        if (width[s][d] < 0)
-          throw error(std::string(side[s]) + at + " must be >= 0, got " + std::to_string(width[s][d]));
-      global[d] = global_cells[d];
-      ghost[d] = width[0][d];
-      ghost_high[d] = width[1][d];
-      cuts[d] = c;
-      lo[d] = static_cast<int>(first_cell(grid, d, coords[d]));
-      interior[d] = static_cast<int>(first_cell(grid, d, coords[d] + 1)) - lo[d];
-      const std::int64_t wide = std::int64_t{ghost[d]} + interior[d] + ghost_high[d];
-      if (wide > INT_MAX)
-        throw error("ghost" + at + " = " + std::to_string(ghost[d]) +
-                    (ghost_high[d] == ghost[d] ? "" : ", ghost_high" + at + " = " + std::to_string(ghost_high[d])) +
-                    " makes the padded extent " + std::to_string(ghost[d]) + " + " +
-                    std::to_string(interior[d]) + " + " + std::to_string(ghost_high[d]) + " = " +
-                    std::to_string(wide) + " cells, more than INT_MAX");
-      padded[d] = static_cast<int>(wide);
-    }
-    const std::string what = "field " + to_string_short() + ": padded cells";
-    stride[1] = static_cast<std::size_t>(padded[0]);
-    stride[2] = detail::checked_mul(stride[1], static_cast<std::size_t>(padded[1]), what);
-    detail::checked_mul(stride[2], static_cast<std::size_t>(padded[2]), what);
-  }
+  HALOSHIFT_BUILDER void init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
+            const std::array<offset, 2>& width, bool cuts_required);
 
   /// The cuts along grid dimension `d`: `P_d + 1` values, from 0, nondecreasing, ending at `n`.
   static void check_cuts(const grid_shape& grid, int d, const std::vector<int>& c, int n, bool alone) {
@@ -291,22 +254,74 @@ struct field_shape {
     return static_cast<int>(std::min<std::int64_t>(k, INT_MAX));
   }
 
-  std::string to_string_short() const {
-    return "global " + to_string(global) + " ghost " + to_string(ghost) +
-           (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high)) +
-           (remainder == grid_shape::remainder_cells::spread ? "" : std::string(" remainder ") +
-                                                                     detail::name_of(remainder));
-  }
+  HALOSHIFT_BUILDER std::string to_string_short() const;
   friend std::string to_string(const field_shape& s);
 };
 
 /// "global (gx,gy,gz) ghost (wx,wy,wz)" (then " ghost_high (..)" where the widths above differ),
 /// then " cuts[d] 0,3,..." for each dimension with cuts, for messages.
-inline std::string to_string(const field_shape& s) {
+HALOSHIFT_BUILDER std::string to_string(const field_shape& s);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::string to_string(const field_shape& s) {
   std::string text = s.to_string_short();
   for (int d = 0; d < max_dims; ++d)
     if (!s.cuts[d].empty()) text += " cuts[" + std::to_string(d) + "] " + detail::cuts_text(s.cuts[d]);
   return text;
 }
+#endif
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
+          const std::array<offset, 2>& width, bool cuts_required) {
+  static constexpr const char* side[2] = {"ghost", "ghost_high"};
+  remainder = grid.remainder();
+  for (int d = 0; d < max_dims; ++d) {
+    const std::string at = "[" + std::to_string(d) + "]";
+    const std::vector<int>& c = given[d];
+    if (d >= grid.ndims()) {
+      for (int s = 0; s < 2; ++s)
+        if (global_cells[d] > 1 || width[s][d] != 0)
+          throw error("global" + at + " = " + std::to_string(global_cells[d]) + ", " + side[s] + at + " = " +
+                      std::to_string(width[s][d]) + " but the grid has only " + std::to_string(grid.ndims()) +
+                      " dimension(s) (use 0 or 1 cells and no ghosts there)");
+      if (!c.empty())
+        throw error("cuts" + at + " must be empty: the grid has only " + std::to_string(grid.ndims()) +
+                    " dimension(s), got " + std::to_string(c.size()) + " values");
+      continue;
+    }
+    if (!c.empty() || cuts_required) check_cuts(grid, d, c, global_cells[d], cuts_required);
+    if (global_cells[d] < 1) throw error("global" + at + " must be >= 1, got " + std::to_string(global_cells[d]));
+    for (int s = 0; s < 2; ++s)
+      if (width[s][d] < 0)
+        throw error(std::string(side[s]) + at + " must be >= 0, got " + std::to_string(width[s][d]));
+    global[d] = global_cells[d];
+    ghost[d] = width[0][d];
+    ghost_high[d] = width[1][d];
+    cuts[d] = c;
+    lo[d] = static_cast<int>(first_cell(grid, d, coords[d]));
+    interior[d] = static_cast<int>(first_cell(grid, d, coords[d] + 1)) - lo[d];
+    const std::int64_t wide = std::int64_t{ghost[d]} + interior[d] + ghost_high[d];
+    if (wide > INT_MAX)
+      throw error("ghost" + at + " = " + std::to_string(ghost[d]) +
+                  (ghost_high[d] == ghost[d] ? "" : ", ghost_high" + at + " = " + std::to_string(ghost_high[d])) +
+                  " makes the padded extent " + std::to_string(ghost[d]) + " + " +
+                  std::to_string(interior[d]) + " + " + std::to_string(ghost_high[d]) + " = " +
+                  std::to_string(wide) + " cells, more than INT_MAX");
+    padded[d] = static_cast<int>(wide);
+  }
+  const std::string what = "field " + to_string_short() + ": padded cells";
+  stride[1] = static_cast<std::size_t>(padded[0]);
+  stride[2] = detail::checked_mul(stride[1], static_cast<std::size_t>(padded[1]), what);
+  detail::checked_mul(stride[2], static_cast<std::size_t>(padded[2]), what);
+}
+
+HALOSHIFT_BUILDER std::string field_shape::to_string_short() const {
+  return "global " + to_string(global) + " ghost " + to_string(ghost) +
+         (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high)) +
+         (remainder == grid_shape::remainder_cells::spread ? "" : std::string(" remainder ") +
+                                                                   detail::name_of(remainder));
+}
+#endif
 
 }  // namespace haloshift

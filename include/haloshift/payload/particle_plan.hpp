@@ -349,16 +349,7 @@ class particle_plan {
   /// agreement (the positions lie in their boxes, no exchange is in flight, on every rank), the
   /// count exchange and the rounds that move the ghosts' positions.
   template <detail::position_source V>
-  void rebuild(const V& x) {
-    detail::check_not_moved(recipe_ != nullptr, "rebuild");
-    mpi::agree(plan_.comm(), [&] {
-      detail::check_idle(plan_.busy(), "rebuild");
-      detail::check_components(x, recipe_->shape.ndims());
-      detail::check_in_box(recipe_->shape, recipe_->coords, dom_, x);
-    });
-    detail::selective_builder::fill(plan_, *recipe_, x, positions_);
-    adopt_blocks();
-  }
+  void rebuild(const V& x);
 
  private:
   friend struct detail::particle_builder;

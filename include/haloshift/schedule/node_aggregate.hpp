@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../detail/schedule/node_routes.hpp"
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
@@ -45,17 +46,7 @@ struct NodeAggregate {
   static constexpr bool node_aware = true;
 
   /// The rounds for `r` on `grid` with the nodes `p.node_of` (required).
-  static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
-    if (!p.node_of)
-      throw error("NodeAggregate needs the grid's node layout (strategy_parameters::node_of, which plans fill)");
-    detail::node_pairs nodes(grid, *p.node_of);
-    const std::vector<detail::wanted_block> wanted = wanted_blocks(grid, r);
-    for (const detail::wanted_block& w : wanted)
-      if (nodes.node(w.from) != nodes.node(w.to)) nodes.link(nodes.node(w.from), nodes.node(w.to));
-    detail::aggregated_rounds rounds(grid, 4);
-    for (const detail::wanted_block& w : wanted) route(rounds, nodes, w);
-    return rounds.build();
-  }
+  HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p);
 
  private:
   /// Every block every rank wants, in rank order, then the range's offset order.
@@ -91,5 +82,20 @@ struct NodeAggregate {
     if (receiver != w.to) rounds.send(3, receiver, w.to, held);
   }
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule NodeAggregate::make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
+  if (!p.node_of)
+    throw error("NodeAggregate needs the grid's node layout (strategy_parameters::node_of, which plans fill)");
+  detail::node_pairs nodes(grid, *p.node_of);
+  const std::vector<detail::wanted_block> wanted = wanted_blocks(grid, r);
+  for (const detail::wanted_block& w : wanted)
+    if (nodes.node(w.from) != nodes.node(w.to)) nodes.link(nodes.node(w.from), nodes.node(w.to));
+  detail::aggregated_rounds rounds(grid, 4);
+  for (const detail::wanted_block& w : wanted) route(rounds, nodes, w);
+  return rounds.build();
+}
+#endif
 
 }  // namespace haloshift

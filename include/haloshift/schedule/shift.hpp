@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "schedule.hpp"
@@ -71,17 +72,22 @@ struct Shift {
   static constexpr std::string_view name = "Shift";
 
   /// Shift's rounds for range `r` (the same on every grid).
-  static schedule make_schedule(const grid_shape&, const range& r) {
-    schedule out;
-    std::vector<offset> held{zero_offset};
-    for (int d = 0; d < max_dims; ++d) {
-      if (r.k[d] == 0) continue;
-      held = detail::forwardable(std::move(held), r.pattern);
-      detail::shift_phase(out, held, d, r);
-      held = detail::grown(held, d, r);
-    }
-    return out;
-  }
+  HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape&, const range& r);
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule Shift::make_schedule(const grid_shape&, const range& r) {
+  schedule out;
+  std::vector<offset> held{zero_offset};
+  for (int d = 0; d < max_dims; ++d) {
+    if (r.k[d] == 0) continue;
+    held = detail::forwardable(std::move(held), r.pattern);
+    detail::shift_phase(out, held, d, r);
+    held = detail::grown(held, d, r);
+  }
+  return out;
+}
+#endif
 
 }  // namespace haloshift

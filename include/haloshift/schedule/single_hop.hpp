@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "../detail/compiled.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../detail/schedule/colouring.hpp"
@@ -22,12 +23,17 @@ struct SingleHop {
   static constexpr std::string_view name = "SingleHop";
 
   /// One round of one transfer per offset of `r`.
-  static schedule make_schedule(const grid_shape& grid, const range& r) {
-    schedule_round only;
-    for (const offset& o : offsets(r)) only.transfers.push_back({-o, {zero_offset}});
-    detail::order_by_colour(grid, only.transfers);
-    return {{only}};
-  }
+  HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r);
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule SingleHop::make_schedule(const grid_shape& grid, const range& r) {
+  schedule_round only;
+  for (const offset& o : offsets(r)) only.transfers.push_back({-o, {zero_offset}});
+  detail::order_by_colour(grid, only.transfers);
+  return {{only}};
+}
+#endif
 
 }  // namespace haloshift

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
@@ -64,21 +65,7 @@ struct TeamShift {
   }
 
   /// TeamShift's rounds with the team sizes team_sizes(grid, r, p.team).
-  static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
-    const offset c = team_sizes(grid, r, p.team);
-    schedule out;
-    std::vector<offset> held{zero_offset};
-    for (int d = 0; d < max_dims; ++d) {
-      if (r.k[d] == 0) continue;
-      held = detail::forwardable(std::move(held), r.pattern);
-      if (c[d] == 1)
-        detail::shift_phase(out, held, d, r);
-      else
-        team_phase(out, held, d, c[d], r);
-      held = detail::grown(held, d, r);
-    }
-    return out;
-  }
+  HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p);
 
  private:
   static int default_team(int n, int k) {
@@ -150,5 +137,24 @@ struct TeamShift {
     });
   }
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule TeamShift::make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
+  const offset c = team_sizes(grid, r, p.team);
+  schedule out;
+  std::vector<offset> held{zero_offset};
+  for (int d = 0; d < max_dims; ++d) {
+    if (r.k[d] == 0) continue;
+    held = detail::forwardable(std::move(held), r.pattern);
+    if (c[d] == 1)
+      detail::shift_phase(out, held, d, r);
+    else
+      team_phase(out, held, d, c[d], r);
+    held = detail::grown(held, d, r);
+  }
+  return out;
+}
+#endif
 
 }  // namespace haloshift

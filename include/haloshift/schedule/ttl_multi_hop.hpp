@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "../detail/compiled.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
@@ -28,29 +29,34 @@ struct TtlMultiHop {
   static constexpr std::string_view name = "TtlMultiHop";
 
   /// `max(k)` rounds over the direct neighbours of `grid`.
-  static schedule make_schedule(const grid_shape& grid, const range& r) {
-    schedule out;
-    const int rounds = std::max({r.k[0], r.k[1], r.k[2]});
-    const std::vector<offset> all = offsets(r);
-    auto chebyshev = [](const offset& o) { return std::max({std::abs(o[0]), std::abs(o[1]), std::abs(o[2])}); };
-    for (int h = 1; h <= rounds; ++h) {
-      schedule_round step;
-      for (const offset& w : detail::ttl::neighbor_directions(grid.ndims())) {
-        transfer t{w, {}};
-        if (h == 1) {
-          if (detail::contains(r, -w)) t.blocks.push_back(zero_offset);
-        } else {
-          for (const offset& o : all)
-            if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && detail::contains(r, o - w))
-              t.blocks.push_back(o);
-        }
-        if (!t.blocks.empty()) step.transfers.push_back(std::move(t));
-      }
-      detail::order_by_colour(grid, step.transfers);
-      out.rounds.push_back(std::move(step));
-    }
-    return out;
-  }
+  HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r);
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule TtlMultiHop::make_schedule(const grid_shape& grid, const range& r) {
+  schedule out;
+  const int rounds = std::max({r.k[0], r.k[1], r.k[2]});
+  const std::vector<offset> all = offsets(r);
+  auto chebyshev = [](const offset& o) { return std::max({std::abs(o[0]), std::abs(o[1]), std::abs(o[2])}); };
+  for (int h = 1; h <= rounds; ++h) {
+    schedule_round step;
+    for (const offset& w : detail::ttl::neighbor_directions(grid.ndims())) {
+      transfer t{w, {}};
+      if (h == 1) {
+        if (detail::contains(r, -w)) t.blocks.push_back(zero_offset);
+      } else {
+        for (const offset& o : all)
+          if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && detail::contains(r, o - w))
+            t.blocks.push_back(o);
+      }
+      if (!t.blocks.empty()) step.transfers.push_back(std::move(t));
+    }
+    detail::order_by_colour(grid, step.transfers);
+    out.rounds.push_back(std::move(step));
+  }
+  return out;
+}
+#endif
 
 }  // namespace haloshift

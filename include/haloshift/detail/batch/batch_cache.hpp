@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "compile.hpp"
 #include "segment.hpp"
 
@@ -153,21 +154,7 @@ class batch_cache {
     std::size_t table_bytes = 0;
   };
 
-  entry& compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
-    entry& e = entries_.emplace_back();
-    e.p = &p;
-    e.backward = backward;
-    e.collective = collective;
-    e.arrays.assign(arrays.begin(), arrays.end());
-    e.compiled = program_compiler(p, backward, e.arrays, collective).run();
-    e.table_bytes = e.compiled.table.size() * sizeof(segment);
-    if (e.table_bytes) {
-      e.table = static_cast<segment*>(exec_->allocate(e.table_bytes));
-      exec_->upload(e.table, e.compiled.table.data(), e.table_bytes);
-    }
-    reserve(e.compiled.staging);
-    return e;
-  }
+  HALOSHIFT_BUILDER entry& compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective);
 
   void reserve(std::size_t bytes) {
     if (bytes <= staging_bytes_) return;
@@ -195,5 +182,24 @@ class batch_cache {
   std::byte* pinned_ = nullptr;
   std::size_t staging_bytes_ = 0;
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER batch_cache::entry& batch_cache::compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
+  entry& e = entries_.emplace_back();
+  e.p = &p;
+  e.backward = backward;
+  e.collective = collective;
+  e.arrays.assign(arrays.begin(), arrays.end());
+  e.compiled = program_compiler(p, backward, e.arrays, collective).run();
+  e.table_bytes = e.compiled.table.size() * sizeof(segment);
+  if (e.table_bytes) {
+    e.table = static_cast<segment*>(exec_->allocate(e.table_bytes));
+    exec_->upload(e.table, e.compiled.table.data(), e.table_bytes);
+  }
+  reserve(e.compiled.staging);
+  return e;
+}
+#endif
 
 }  // namespace haloshift::detail::batch

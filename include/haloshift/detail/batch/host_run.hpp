@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../compiled.hpp"
 #include "../exchange/strided_rows.hpp"
 #include "segment.hpp"
 
@@ -40,7 +41,10 @@ inline void combine_element(std::byte* to, const std::byte* from, batch_op op) {
 /// Combines `repeat` rows of `bytes` bytes of elements of kind `k` (strides as in
 /// copy_strided_rows): the element type is picked once, not per row (an x face's rows are one
 /// element each).
-inline void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
+HALOSHIFT_BUILDER void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
+                         std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
                          std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op) {
   auto each = [&]<class T>(T*) {
     for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride)
@@ -60,6 +64,7 @@ inline void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes
     case scalar_kind::none: return copy_strided_rows(to, from, bytes, repeat, to_stride, from_stride);
   }
 }
+#endif
 
 /// Rows `[r, r + repeat)` of segment `g`, from byte `at` of each row on, `bytes` bytes of each.
 inline void run_rows(const segment& g, const launch& l, const bases& b, std::uint64_t r, std::uint64_t repeat,
@@ -85,7 +90,10 @@ inline std::size_t segment_of(const segment* table, const launch& l, std::uint64
 /// Runs words `[begin, end)` of launch `l` over `table` (host memory): per segment, the part of
 /// a row the range starts in, the whole rows as one strided copy (copy_strided_rows: fixed-size
 /// moves, prefetching rows far apart), the part of a row it ends in.
-inline void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
+HALOSHIFT_BUILDER void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
+                      std::uint64_t end);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
                       std::uint64_t end) {
   if (begin >= end) return;
   const std::uint64_t wb = l.word_bytes;
@@ -109,6 +117,7 @@ inline void run_words(const segment* table, const launch& l, const bases& b, std
     begin = g.first_word + hi / wb;
   }
 }
+#endif
 
 /// Runs the whole launch.
 inline void run_all(const segment* table, const launch& l, const bases& b) { run_words(table, l, b, 0, l.words); }

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../batch/batched_round.hpp"
 #include "shared_window.hpp"
 #include "zero_copy.hpp"
@@ -63,16 +64,7 @@ class batched_rounds {
   /// Posts batched round `i`'s messages (program round `r`, packed by now): by MPI, or through
   /// the window, at once where a departure's slot is free, else once it is (take()). Returns how
   /// many receives lead `requests`.
-  std::size_t post(std::size_t i, std::size_t r, MPI_Comm comm, std::vector<MPI_Request>& requests) {
-    const batch::batched_round& br = round(i);
-    const std::size_t receives = batch::post_round(b_, br, comm, requests, windowed(r));
-    if (!window_) return receives;
-    for (const batch::staged_post& c : br.receives)
-      if (route(r, c, false)) window_->expect(c.transfer);
-    for (const batch::staged_post& c : br.sends)
-      if (const shared_route* s = route(r, c, true); s && !window_->defer(c.transfer, *s)) depart(c, *s);
-    return receives;
-  }
+  HALOSHIFT_BUILDER std::size_t post(std::size_t i, std::size_t r, MPI_Comm comm, std::vector<MPI_Request>& requests);
 
   /// Moves round `i`'s messages through the window that can go (`block`: all); whether all did.
   template <class Data, class Op>
@@ -123,5 +115,19 @@ class batched_rounds {
   shared_window* window_ = nullptr;
   bool backward_ = false;
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::size_t batched_rounds::post(std::size_t i, std::size_t r, MPI_Comm comm, std::vector<MPI_Request>& requests) {
+  const batch::batched_round& br = round(i);
+  const std::size_t receives = batch::post_round(b_, br, comm, requests, windowed(r));
+  if (!window_) return receives;
+  for (const batch::staged_post& c : br.receives)
+    if (route(r, c, false)) window_->expect(c.transfer);
+  for (const batch::staged_post& c : br.sends)
+    if (const shared_route* s = route(r, c, true); s && !window_->defer(c.transfer, *s)) depart(c, *s);
+  return receives;
+}
+#endif
 
 }  // namespace haloshift::detail

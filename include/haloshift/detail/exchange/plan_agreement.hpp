@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../exchange/argument_checks.hpp"
 #include "../../exchange/plan_options.hpp"
@@ -67,7 +68,10 @@ inline void check_plan_options(const plan_options& options) {
 }
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
-inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
+HALOSHIFT_BUILDER std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
+                                                         std::string_view strategy, std::size_t element_size);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
                                                          std::string_view strategy, std::size_t element_size) {
   return {{"k[0]", k[0]},
           {"k[1]", k[1]},
@@ -84,5 +88,6 @@ inline std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const 
           {"shared_memory", static_cast<std::int64_t>(options.shared_memory)},
           {"messages", static_cast<std::int64_t>(options.messages)}};
 }
+#endif
 
 }  // namespace haloshift::detail

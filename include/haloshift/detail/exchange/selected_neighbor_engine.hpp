@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../../log.hpp"
 #include "neighbor_collective.hpp"
 #include "program.hpp"
@@ -138,23 +139,29 @@ class selected_neighbor_engine {
 
  private:
   /// Sizes the graph's counts for elements of `element_bytes` and starts the collective.
-  void start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
-             std::byte* recv, std::vector<MPI_Request>& requests) {
-    for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
-    std::size_t out_bytes = 0, in_bytes = 0;
-    for_each_edge(p, [&](const message& m, bool out) {
-      const bool leaves = out == forwards;
-      std::size_t& at = leaves ? out_bytes : in_bytes;
-      (leaves ? g.send_displs : g.recv_displs).push_back(checked_int(at, "a staging area"));
-      (leaves ? g.send_counts : g.recv_counts).push_back(checked_int(m.count * element_bytes, "a message"));
-      at += m.count * element_bytes;
-    });
-    for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
-    g.start(send, recv, requests);
-  }
+  HALOSHIFT_BUILDER void start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
+             std::byte* recv, std::vector<MPI_Request>& requests);
 
   std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in bytes
   neighbor_graph forward_, backward_;
 };
+
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void selected_neighbor_engine::start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
+           std::byte* recv, std::vector<MPI_Request>& requests) {
+  for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
+  std::size_t out_bytes = 0, in_bytes = 0;
+  for_each_edge(p, [&](const message& m, bool out) {
+    const bool leaves = out == forwards;
+    std::size_t& at = leaves ? out_bytes : in_bytes;
+    (leaves ? g.send_displs : g.recv_displs).push_back(checked_int(at, "a staging area"));
+    (leaves ? g.send_counts : g.recv_counts).push_back(checked_int(m.count * element_bytes, "a message"));
+    at += m.count * element_bytes;
+  });
+  for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->push_back(0);
+  g.start(send, recv, requests);
+}
+#endif
 
 }  // namespace haloshift::detail

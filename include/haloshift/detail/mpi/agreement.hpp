@@ -19,6 +19,7 @@
 #include <mpi.h>
 
 #include "../../error.hpp"
+#include "../compiled.hpp"
 #include "../hash.hpp"
 #include "check.hpp"
 
@@ -143,6 +144,13 @@ struct spread {
   std::int64_t high = 0;
 };
 
+namespace detail {
+/// agree() after `local` ran: `failure` is this rank's error text, if it raised.
+/// Not a template, so that the many agree() instantiations (one per check) stay small.
+HALOSHIFT_BUILDER void settle_agreement(MPI_Comm comm, const std::optional<std::string>& failure,
+                                        const std::vector<agreed_value>& values, std::span<spread> spreads);
+}  // namespace detail
+
 /// Runs `local` on every rank, then (one MPI_Allreduce) checks that no rank
 /// failed and that all `values` agree. If some rank's `local` threw
 /// haloshift::error, every rank throws the message of the lowest such rank;
@@ -153,15 +161,21 @@ struct spread {
 template <class Local>
 void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values = {},
            std::span<spread> spreads = {}) {
-  int rank = 0, size = 0;
-  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   std::optional<std::string> failure;
   try {
     std::invoke(std::forward<Local>(local));
   } catch (const error& e) {
     failure = std::string(e.what()).substr(std::string("haloshift: ").size());
   }
+  detail::settle_agreement(comm, failure, values, spreads);
+}
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void detail::settle_agreement(MPI_Comm comm, const std::optional<std::string>& failure,
+                                               const std::vector<agreed_value>& values, std::span<spread> spreads) {
+  int rank = 0, size = 0;
+  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   // One reduction finds the first failing rank and each value's min and max (as the min of the
   // complement of an order-preserving key: exact for every value, no negation overflow). The keys
   // travel as signed MPI_INT64_T (the key with its top bit flipped orders the same way signed):
@@ -207,5 +221,6 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
     spreads[i].high = ~packed[first_spread + spreads.size() + i];
   }
 }
+#endif
 
 }  // namespace haloshift::mpi

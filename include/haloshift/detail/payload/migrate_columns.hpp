@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../../payload/position_views.hpp"
@@ -320,7 +321,10 @@ inline arrivals exchange_records(const cartesian_grid& grid, const departures& w
 }
 
 /// Sends the departures from host memory, receives the arrivals (exchange_records), and closes the holes.
-inline arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
+HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
+                                std::span<const byte_column> columns);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
                                 std::span<const byte_column> columns) {
   std::size_t record = 0;
   for (const byte_column& c : columns) record += c.bytes;
@@ -330,5 +334,6 @@ inline arrivals send_departures(const cartesian_grid& grid, const departures& wh
   close_holes(where, columns, how.keep_order);
   return got;
 }
+#endif
 
 }  // namespace haloshift::detail

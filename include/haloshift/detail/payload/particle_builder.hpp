@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../exchange/selection.hpp"
+#include "../compiled.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../../payload/domain.hpp"
 #include "../../payload/particle_plan.hpp"
@@ -25,19 +26,28 @@ struct particle_builder {
   /// options agree, every particle lies in its rank's box) and starts the build.
   template <detail::position_source V>
   static particle_plan build(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
-                             const plan_options& options, const strategy_request& request) {
-    offset reach{0, 0, 0};
-    auto rc = std::make_unique<particle_plan::recipe>(selective_builder::prepare(
-        grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
-        particle_agreement(grid.shape(), dom, cutoff, options, request.name),
-        within_cutoff{&grid.shape(), dom, cutoff}, options, request));
-    rc->needs.grid = &rc->shape;  // the plan may outlive the grid
-    selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options);
-    std::vector<position> keys;
-    selective_builder::fill(plan, *rc, x, keys);
-    return particle_plan(std::move(plan), std::move(keys), dom, reach, std::move(rc));
-  }
+                             const plan_options& options, const strategy_request& request);
 };
+
+template <detail::position_source V>
+particle_plan particle_builder::build(const cartesian_grid& grid, const domain& dom, const position& cutoff, const V& x,
+                                      const plan_options& options, const strategy_request& request) {
+  offset reach{0, 0, 0};
+  auto rc = std::make_unique<particle_plan::recipe>(selective_builder::prepare(
+      grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
+      particle_agreement(grid.shape(), dom, cutoff, options, request.name),
+      within_cutoff{&grid.shape(), dom, cutoff}, options, request));
+  rc->needs.grid = &rc->shape;  // the plan may outlive the grid
+  selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options);
+  std::vector<position> keys;
+  selective_builder::fill(plan, *rc, x, keys);
+  return particle_plan(std::move(plan), std::move(keys), dom, reach, std::move(rc));
+}
+#if HALOSHIFT_SHARES_INSTANCES
+HALOSHIFT_INSTANCE particle_plan particle_builder::build(const cartesian_grid&, const domain&, const position&,
+                                                         const std::span<const position>&, const plan_options&,
+                                                         const strategy_request&);
+#endif
 
 /// How Auto sizes a particle exchange: the boxes the cutoff reaches and the
 /// bytes of the slab of a box within the cutoff of a face neighbour (the
@@ -66,3 +76,23 @@ inline particle_sizing size_particle_blocks(const grid_shape& grid, const domain
 }
 
 }  // namespace haloshift::detail
+
+namespace haloshift {
+
+/// particle_plan::rebuild: the build again, from the plan's recipe.
+template <detail::position_source V>
+void particle_plan::rebuild(const V& x) {
+  detail::check_not_moved(recipe_ != nullptr, "rebuild");
+  mpi::agree(plan_.comm(), [&] {
+    detail::check_idle(plan_.busy(), "rebuild");
+    detail::check_components(x, recipe_->shape.ndims());
+    detail::check_in_box(recipe_->shape, recipe_->coords, dom_, x);
+  });
+  detail::selective_builder::fill(plan_, *recipe_, x, positions_);
+  adopt_blocks();
+}
+#if HALOSHIFT_SHARES_INSTANCES
+HALOSHIFT_INSTANCE void particle_plan::rebuild(const std::span<const position>&);
+#endif
+
+}  // namespace haloshift

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../mpi/check.hpp"
@@ -36,7 +37,10 @@ inline int checked_count(std::size_t bytes, int rank) {
 /// completes once every send was matched. O(messages) work and no O(P)
 /// memory, for any distance. Fills `in` with the arrivals, ordered by source
 /// rank. `tag`: see migration_tag.
-inline void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
+HALOSHIFT_BUILDER void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
+                            std::vector<std::byte>& in, std::vector<rank_bytes>& from);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
                             std::vector<std::byte>& in, std::vector<rank_bytes>& from) {
   std::vector<MPI_Request> sends;
   for (const rank_bytes& m : to) {
@@ -78,6 +82,7 @@ inline void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const 
   // One message per source (each rank sends one per destination): arrival order is timing, rank order is not.
   std::sort(from.begin(), from.end(), [](const rank_bytes& a, const rank_bytes& b) { return a.rank < b.rank; });
 }
+#endif
 
 /// The exchange when every rank sends only to the boxes around it (particles
 /// move less than a box between re-neighbourings, the usual case): one
@@ -85,7 +90,11 @@ inline void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const 
 /// LAMMPS's exchange does with its six swaps. The receiver learns a message's
 /// size from the message itself (a matched probe), so sizes and bytes take one
 /// round, not two. `near` and `to` are sorted by rank; so are the arrivals.
-inline void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
+HALOSHIFT_BUILDER void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
+                               const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
+                               std::vector<rank_bytes>& from);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
                                const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
                                std::vector<rank_bytes>& from) {
   std::vector<MPI_Request> sends(near.size());
@@ -115,10 +124,13 @@ inline void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& n
   mpi::check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   std::erase_if(from, [](const rank_bytes& m) { return m.size == 0; });
 }
+#endif
 
 /// The ranks of the boxes around this one (offsets of at most one box along
 /// each dimension, periodic images included), without this rank, sorted.
-inline std::vector<int> neighbour_ranks(const cartesian_grid& grid) {
+HALOSHIFT_BUILDER std::vector<int> neighbour_ranks(const cartesian_grid& grid);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::vector<int> neighbour_ranks(const cartesian_grid& grid) {
   std::vector<int> ranks;
   const int nd = grid.ndims();
   for (int z = nd > 2 ? -1 : 0; z <= (nd > 2 ? 1 : 0); ++z)
@@ -130,5 +142,6 @@ inline std::vector<int> neighbour_ranks(const cartesian_grid& grid) {
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   return ranks;
 }
+#endif
 
 }  // namespace haloshift::detail
