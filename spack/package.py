@@ -10,7 +10,7 @@ from spack.package import *
 
 
 class Haloshift(CMakePackage):
-    """Header-only C++20 MPI library of halo and neighbourhood exchange
+    """C++20 MPI library (headers, and libhaloshift for faster builds) of halo and neighbourhood exchange
     strategies for codes on Cartesian grids of boxes (molecular dynamics,
     stencils): Shift, TeamShift, SingleHop, TTL multi-hop and neighbourhood
     collectives, for blocks, particles and grid fields. The optional model
@@ -32,6 +32,12 @@ class Haloshift(CMakePackage):
         default=True,
         description="Model layer haloshift::auto: cost model, calibration files, Auto "
         "(needs nlohmann-json)",
+    )
+    variant(
+        "compiled",
+        default=True,
+        description="libhaloshift, target haloshift::compiled: the builders compiled once, so code using "
+        "the library compiles in half the time",
     )
     variant("tests", default=False, description="Build the tests (run by --test=root)")
     variant(
@@ -75,6 +81,7 @@ class Haloshift(CMakePackage):
         spec = self.spec
         args = [
             self.define_from_variant("HALOSHIFT_AUTO", "auto"),
+            self.define_from_variant("HALOSHIFT_COMPILED", "compiled"),
             self.define_from_variant("HALOSHIFT_BUILD_TESTS", "tests"),
             self.define_from_variant("HALOSHIFT_BUILD_EXAMPLES", "examples"),
             self.define_from_variant("HALOSHIFT_C", "c"),

@@ -182,8 +182,8 @@ def main():
           "every version has a tag, commit, branch or checksum")
 
     variants = {a[0]: k for a, k in calls("variant")}
-    check(set(variants) == {"auto", "tests", "examples", "c", "fortran", "python"},
-          f"variants auto, tests, examples, c, fortran, python ({sorted(variants)})")
+    check(set(variants) == {"auto", "compiled", "tests", "examples", "c", "fortran", "python"},
+          f"variants auto, compiled, tests, examples, c, fortran, python ({sorted(variants)})")
     check(variants.get("auto", {}).get("default") is True, "variant auto defaults to True")
     check(all(isinstance(k.get("default"), bool) and k.get("description") for k in variants.values()),
           "every variant is boolean and described")
@@ -200,8 +200,8 @@ def main():
           f'depends_on("cmake@{cmake_min and cmake_min.group(1)}:", type="build") matches cmake_minimum_required')
 
     # cmake_args: every HALOSHIFT_ name is a real option, every variant maps to its option, both ways.
-    expected = {"auto": "HALOSHIFT_AUTO", "tests": "HALOSHIFT_BUILD_TESTS", "examples": "HALOSHIFT_BUILD_EXAMPLES",
-                "c": "HALOSHIFT_C", "fortran": "HALOSHIFT_FORTRAN", "python": "HALOSHIFT_PYTHON"}
+    expected = {"auto": "HALOSHIFT_AUTO", "compiled": "HALOSHIFT_COMPILED", "tests": "HALOSHIFT_BUILD_TESTS",
+                "examples": "HALOSHIFT_BUILD_EXAMPLES", "c": "HALOSHIFT_C", "fortran": "HALOSHIFT_FORTRAN", "python": "HALOSHIFT_PYTHON"}
     known_outside = {"MPI_CXX_COMPILER", "MPI_C_COMPILER", "MPI_Fortran_COMPILER"}  # FindMPI's
     mpi = types.SimpleNamespace(mpicxx="/spack/mpi/bin/mpicxx", mpicc="/spack/mpi/bin/mpicc",
                                 mpifc="/spack/mpi/bin/mpif90", prefix=Prefix("/spack/mpi"))

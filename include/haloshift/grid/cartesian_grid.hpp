@@ -3,24 +3,24 @@
 /// @file cartesian_grid.hpp
 /// @brief A Cartesian grid of boxes, one per rank, over a communicator.
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <mpi.h>
-
 #include "../detail/compiled.hpp"
-#include "../error.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/check.hpp"
 #include "../detail/mpi/communicator.hpp"
 #include "../detail/mpi/tags.hpp"
+#include "../error.hpp"
 #include "grid_shape.hpp"
 
 namespace haloshift {
@@ -298,7 +298,8 @@ private:
 HALOSHIFT_BUILDER grid_shape cartesian_grid::agreed_shape(MPI_Comm comm, const grid_options& options) {
   const int size = checked_size(comm);
   grid_shape shape;
-  mpi::agree(comm, [&] { shape = shape_of(size, options); }, agreed_options(options));
+  mpi::agree(
+      comm, [&] { shape = shape_of(size, options); }, agreed_options(options));
   return shape;
 }
 #endif

@@ -6,6 +6,8 @@
 /// pretend nodes (grid_options::node_sizes, HALOSHIFT_NODE_SIZE) so that the
 /// node-aware paths can be tested and measured on one machine.
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -14,13 +16,11 @@
 #include <string>
 #include <vector>
 
-#include <mpi.h>
-
 #include "../detail/compiled.hpp"
-#include "../error.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/check.hpp"
 #include "../detail/mpi/communicator.hpp"
+#include "../error.hpp"
 #include "cartesian_grid.hpp"
 
 namespace haloshift::detail {

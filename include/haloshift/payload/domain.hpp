@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "../detail/compiled.hpp"
 #include "../detail/arithmetic.hpp"
+#include "../detail/compiled.hpp"
 #include "../detail/hash.hpp"
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
@@ -197,7 +197,6 @@ struct domain {
     return std::min(hi[d], lo[d] + length(d) * i / n);
   }
 };
-
 
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void domain::validate(const grid_shape& grid) const {

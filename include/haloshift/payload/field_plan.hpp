@@ -20,16 +20,17 @@
 #include <utility>
 #include <vector>
 
+#include "../auto_hook.hpp"
+#include "../detail/compiled.hpp"
 #include "../detail/exchange/field_segments.hpp"
 #include "../detail/exchange/remap.hpp"
+#include "../detail/mpi/agreement.hpp"
+#include "../detail/op_last.hpp"
 #include "../detail/payload/field_programs.hpp"
 #include "../detail/payload/interior_partition.hpp"
-#include "../detail/op_last.hpp"
 #include "../error.hpp"
 #include "../exchange/selection.hpp"
 #include "../grid/cartesian_grid.hpp"
-#include "../detail/mpi/agreement.hpp"
-#include "../auto_hook.hpp"
 #include "../strategy_registry.hpp"
 #include "field_shape.hpp"
 #include "field_storage.hpp"
@@ -302,18 +303,7 @@ class field_plan {
   }
 
   /// Raises unless a field (or bundle) of shape `s` whose storage starts at `data` fits the plan.
-  void check(const field_shape& s, const void* data, const char* what) const {
-    if (!data) throw error(std::string(what) + ": the field was moved from (use the field it was moved to)");
-    if (s.global == shape_.global && s.ghost == shape_.ghost && s.ghost_high == shape_.ghost_high &&
-        s.lo == shape_.lo && s.interior == shape_.interior)
-      return;
-    std::string field = to_string(s), planned = to_string(shape_);
-    if (field == planned) {  // another split of the same size: this rank's cells tell them apart
-      field += ", this rank's cells " + to_string(s.lo) + " + " + to_string(s.interior);
-      planned += ", this rank's cells " + to_string(shape_.lo) + " + " + to_string(shape_.interior);
-    }
-    throw error(std::string(what) + ": the field has " + field + " but the plan was built for " + planned);
-  }
+  HALOSHIFT_BUILDER void check(const field_shape& s, const void* data, const char* what) const;
 
   /// Checks several views (each against the plan, all of one layout) and returns their layout.
   template <class Space, class First, class... Rest>
@@ -351,5 +341,20 @@ class field_plan {
   detail::field_programs programs_;  ///< for bundles and views, by layout
   bool per_field_ = false;        ///< several fields go as one message per field (messages())
 };
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void field_plan::check(const field_shape& s, const void* data, const char* what) const {
+  if (!data) throw error(std::string(what) + ": the field was moved from (use the field it was moved to)");
+  if (s.global == shape_.global && s.ghost == shape_.ghost && s.ghost_high == shape_.ghost_high && s.lo == shape_.lo &&
+      s.interior == shape_.interior)
+    return;
+  std::string field = to_string(s), planned = to_string(shape_);
+  if (field == planned) {  // another split of the same size: this rank's cells tell them apart
+    field += ", this rank's cells " + to_string(s.lo) + " + " + to_string(s.interior);
+    planned += ", this rank's cells " + to_string(shape_.lo) + " + " + to_string(shape_.interior);
+  }
+  throw error(std::string(what) + ": the field has " + field + " but the plan was built for " + planned);
+}
+#endif
 
 }  // namespace haloshift

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "../detail/compiled.hpp"
 #include "../detail/arithmetic.hpp"
+#include "../detail/checked_size.hpp"
+#include "../detail/compiled.hpp"
 #include "../detail/hash.hpp"
 #include "../error.hpp"
-#include "../detail/checked_size.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/offset.hpp"
 
@@ -199,8 +199,8 @@ struct field_shape {
 
  private:
   /// Sets every member from checked arguments; `width` is {ghost below, ghost above}.
-  HALOSHIFT_BUILDER void init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
-            const std::array<offset, 2>& width, bool cuts_required);
+  HALOSHIFT_BUILDER void init(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                              const cell_cuts& given, const std::array<offset, 2>& width, bool cuts_required);
 
   /// The cuts along grid dimension `d`: `P_d + 1` values, from 0, nondecreasing, ending at `n`.
   static void check_cuts(const grid_shape& grid, int d, const std::vector<int>& c, int n, bool alone) {
@@ -270,10 +270,10 @@ HALOSHIFT_BUILDER std::string to_string(const field_shape& s) {
 }
 #endif
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& coords, const offset& global_cells, const cell_cuts& given,
-          const std::array<offset, 2>& width, bool cuts_required) {
+HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& coords, const offset& global_cells,
+                                         const cell_cuts& given, const std::array<offset, 2>& width,
+                                         bool cuts_required) {
   static constexpr const char* side[2] = {"ghost", "ghost_high"};
   remainder = grid.remainder();
   for (int d = 0; d < max_dims; ++d) {
@@ -293,8 +293,7 @@ HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& c
     if (!c.empty() || cuts_required) check_cuts(grid, d, c, global_cells[d], cuts_required);
     if (global_cells[d] < 1) throw error("global" + at + " must be >= 1, got " + std::to_string(global_cells[d]));
     for (int s = 0; s < 2; ++s)
-      if (width[s][d] < 0)
-        throw error(std::string(side[s]) + at + " must be >= 0, got " + std::to_string(width[s][d]));
+      if (width[s][d] < 0) throw error(std::string(side[s]) + at + " must be >= 0, got " + std::to_string(width[s][d]));
     global[d] = global_cells[d];
     ghost[d] = width[0][d];
     ghost_high[d] = width[1][d];
@@ -305,9 +304,8 @@ HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& c
     if (wide > INT_MAX)
       throw error("ghost" + at + " = " + std::to_string(ghost[d]) +
                   (ghost_high[d] == ghost[d] ? "" : ", ghost_high" + at + " = " + std::to_string(ghost_high[d])) +
-                  " makes the padded extent " + std::to_string(ghost[d]) + " + " +
-                  std::to_string(interior[d]) + " + " + std::to_string(ghost_high[d]) + " = " +
-                  std::to_string(wide) + " cells, more than INT_MAX");
+                  " makes the padded extent " + std::to_string(ghost[d]) + " + " + std::to_string(interior[d]) + " + " +
+                  std::to_string(ghost_high[d]) + " = " + std::to_string(wide) + " cells, more than INT_MAX");
     padded[d] = static_cast<int>(wide);
   }
   const std::string what = "field " + to_string_short() + ": padded cells";
@@ -319,8 +317,8 @@ HALOSHIFT_BUILDER void field_shape::init(const grid_shape& grid, const offset& c
 HALOSHIFT_BUILDER std::string field_shape::to_string_short() const {
   return "global " + to_string(global) + " ghost " + to_string(ghost) +
          (ghost_high == ghost ? "" : " ghost_high " + to_string(ghost_high)) +
-         (remainder == grid_shape::remainder_cells::spread ? "" : std::string(" remainder ") +
-                                                                   detail::name_of(remainder));
+         (remainder == grid_shape::remainder_cells::spread ? ""
+                                                           : std::string(" remainder ") + detail::name_of(remainder));
 }
 #endif
 

@@ -83,9 +83,9 @@ struct NodeAggregate {
   }
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER schedule NodeAggregate::make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
+HALOSHIFT_BUILDER schedule NodeAggregate::make_schedule(const grid_shape& grid, const range& r,
+                                                        const strategy_parameters& p) {
   if (!p.node_of)
     throw error("NodeAggregate needs the grid's node layout (strategy_parameters::node_of, which plans fill)");
   detail::node_pairs nodes(grid, *p.node_of);

@@ -75,7 +75,6 @@ struct Shift {
   HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape&, const range& r);
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER schedule Shift::make_schedule(const grid_shape&, const range& r) {
   schedule out;

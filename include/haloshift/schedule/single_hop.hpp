@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "../detail/compiled.hpp"
+#include "../detail/schedule/colouring.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
-#include "../detail/schedule/colouring.hpp"
 #include "schedule.hpp"
 
 namespace haloshift {
@@ -25,7 +25,6 @@ struct SingleHop {
   /// One round of one transfer per offset of `r`.
   HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r);
 };
-
 
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER schedule SingleHop::make_schedule(const grid_shape& grid, const range& r) {

@@ -138,9 +138,9 @@ struct TeamShift {
   }
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER schedule TeamShift::make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p) {
+HALOSHIFT_BUILDER schedule TeamShift::make_schedule(const grid_shape& grid, const range& r,
+                                                    const strategy_parameters& p) {
   const offset c = team_sizes(grid, r, p.team);
   schedule out;
   std::vector<offset> held{zero_offset};

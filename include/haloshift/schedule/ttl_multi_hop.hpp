@@ -8,12 +8,12 @@
 #include <string_view>
 
 #include "../detail/compiled.hpp"
+#include "../detail/schedule/colouring.hpp"
+#include "../detail/schedule/ttl_forwarding.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../grid/offset.hpp"
-#include "../detail/schedule/colouring.hpp"
 #include "schedule.hpp"
-#include "../detail/schedule/ttl_forwarding.hpp"
 
 namespace haloshift {
 
@@ -32,7 +32,6 @@ struct TtlMultiHop {
   HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r);
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER schedule TtlMultiHop::make_schedule(const grid_shape& grid, const range& r) {
   schedule out;
@@ -47,7 +46,8 @@ HALOSHIFT_BUILDER schedule TtlMultiHop::make_schedule(const grid_shape& grid, co
         if (detail::contains(r, -w)) t.blocks.push_back(zero_offset);
       } else {
         for (const offset& o : all)
-          if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) && detail::contains(r, o - w))
+          if (chebyshev(o) == h - 1 && detail::ttl::forwards(detail::ttl::last_hop(o, h - 1), w) &&
+              detail::contains(r, o - w))
             t.blocks.push_back(o);
       }
       if (!t.blocks.empty()) step.transfers.push_back(std::move(t));

@@ -154,7 +154,8 @@ class batch_cache {
     std::size_t table_bytes = 0;
   };
 
-  HALOSHIFT_BUILDER entry& compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective);
+  HALOSHIFT_BUILDER entry& compile(const program& p, bool backward, std::span<const array_shape> arrays,
+                                   bool collective);
 
   void reserve(std::size_t bytes) {
     if (bytes <= staging_bytes_) return;
@@ -183,9 +184,9 @@ class batch_cache {
   std::size_t staging_bytes_ = 0;
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER batch_cache::entry& batch_cache::compile(const program& p, bool backward, std::span<const array_shape> arrays, bool collective) {
+HALOSHIFT_BUILDER batch_cache::entry& batch_cache::compile(const program& p, bool backward,
+                                                           std::span<const array_shape> arrays, bool collective) {
   entry& e = entries_.emplace_back();
   e.p = &p;
   e.backward = backward;

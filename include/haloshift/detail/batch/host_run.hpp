@@ -42,10 +42,10 @@ inline void combine_element(std::byte* to, const std::byte* from, batch_op op) {
 /// copy_strided_rows): the element type is picked once, not per row (an x face's rows are one
 /// element each).
 HALOSHIFT_BUILDER void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
-                         std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op);
+                                    std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op);
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void combine_rows(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t repeat,
-                         std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op) {
+                                    std::ptrdiff_t to_stride, std::ptrdiff_t from_stride, scalar_kind k, batch_op op) {
   auto each = [&]<class T>(T*) {
     for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride)
       for (std::size_t b = 0; b < bytes; b += sizeof(T)) combine_element<T>(to + b, from + b, op);
@@ -91,10 +91,10 @@ inline std::size_t segment_of(const segment* table, const launch& l, std::uint64
 /// a row the range starts in, the whole rows as one strided copy (copy_strided_rows: fixed-size
 /// moves, prefetching rows far apart), the part of a row it ends in.
 HALOSHIFT_BUILDER void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
-                      std::uint64_t end);
+                                 std::uint64_t end);
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void run_words(const segment* table, const launch& l, const bases& b, std::uint64_t begin,
-                      std::uint64_t end) {
+                                 std::uint64_t end) {
   if (begin >= end) return;
   const std::uint64_t wb = l.word_bytes;
   for (std::size_t s = segment_of(table, l, begin); s < l.first + l.count && begin < end; ++s) {

@@ -21,8 +21,8 @@
 #include <cstring>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../batch/batched_round.hpp"
+#include "../compiled.hpp"
 #include "shared_window.hpp"
 #include "zero_copy.hpp"
 
@@ -116,9 +116,9 @@ class batched_rounds {
   bool backward_ = false;
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER std::size_t batched_rounds::post(std::size_t i, std::size_t r, MPI_Comm comm, std::vector<MPI_Request>& requests) {
+HALOSHIFT_BUILDER std::size_t batched_rounds::post(std::size_t i, std::size_t r, MPI_Comm comm,
+                                                   std::vector<MPI_Request>& requests) {
   const batch::batched_round& br = round(i);
   const std::size_t receives = batch::post_round(b_, br, comm, requests, windowed(r));
   if (!window_) return receives;

@@ -11,13 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../exchange/argument_checks.hpp"
 #include "../../exchange/plan_options.hpp"
+#include "../../strategy_registry.hpp"
 #include "../batch/gpu_aware.hpp"
 #include "../batch/host_threads.hpp"
-#include "../../strategy_registry.hpp"
+#include "../compiled.hpp"
 #include "../mpi/agreement.hpp"
 
 namespace haloshift::detail {
@@ -69,10 +69,12 @@ inline void check_plan_options(const plan_options& options) {
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.
 HALOSHIFT_BUILDER std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
-                                                         std::string_view strategy, std::size_t element_size);
+                                                                    std::string_view strategy,
+                                                                    std::size_t element_size);
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER std::vector<mpi::agreed_value> agreed_plan_values(const offset& k, const plan_options& options,
-                                                         std::string_view strategy, std::size_t element_size) {
+                                                                    std::string_view strategy,
+                                                                    std::size_t element_size) {
   return {{"k[0]", k[0]},
           {"k[1]", k[1]},
           {"k[2]", k[2]},

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../../log.hpp"
+#include "../compiled.hpp"
 #include "neighbor_collective.hpp"
 #include "program.hpp"
 
@@ -139,17 +139,17 @@ class selected_neighbor_engine {
 
  private:
   /// Sizes the graph's counts for elements of `element_bytes` and starts the collective.
-  HALOSHIFT_BUILDER void start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
-             std::byte* recv, std::vector<MPI_Request>& requests);
+  HALOSHIFT_BUILDER void start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes,
+                               const std::byte* send, std::byte* recv, std::vector<MPI_Request>& requests);
 
   std::size_t arrivals_at_ = 0;  ///< where the current pass's arrivals start in the staging, in bytes
   neighbor_graph forward_, backward_;
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER void selected_neighbor_engine::start(const program& p, neighbor_graph& g, bool forwards, std::size_t element_bytes, const std::byte* send,
-           std::byte* recv, std::vector<MPI_Request>& requests) {
+HALOSHIFT_BUILDER void selected_neighbor_engine::start(const program& p, neighbor_graph& g, bool forwards,
+                                                       std::size_t element_bytes, const std::byte* send,
+                                                       std::byte* recv, std::vector<MPI_Request>& requests) {
   for (auto* v : {&g.send_counts, &g.send_displs, &g.recv_counts, &g.recv_displs}) v->clear();
   std::size_t out_bytes = 0, in_bytes = 0;
   for_each_edge(p, [&](const message& m, bool out) {

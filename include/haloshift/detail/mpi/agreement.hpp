@@ -4,6 +4,8 @@
 /// @brief Collective argument checks: every rank raises the same error, so a
 /// mistake on one rank never leaves the others waiting in a later call.
 
+#include <mpi.h>
+
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -15,8 +17,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <mpi.h>
 
 #include "../../error.hpp"
 #include "../compiled.hpp"
@@ -172,7 +172,7 @@ void agree(MPI_Comm comm, Local&& local, const std::vector<agreed_value>& values
 
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void detail::settle_agreement(MPI_Comm comm, const std::optional<std::string>& failure,
-                                               const std::vector<agreed_value>& values, std::span<spread> spreads) {
+                                                const std::vector<agreed_value>& values, std::span<spread> spreads) {
   int rank = 0, size = 0;
   check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check(MPI_Comm_size(comm, &size), "MPI_Comm_size");

@@ -13,22 +13,22 @@
 #include <utility>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../../auto_hook.hpp"
 #include "../../error.hpp"
 #include "../../exchange/selection.hpp"
 #include "../../grid/cartesian_grid.hpp"
-#include "../../strategy_registry.hpp"
 #include "../../payload/field_plan.hpp"
 #include "../../payload/field_shape.hpp"
+#include "../../strategy_registry.hpp"
+#include "../compiled.hpp"
 #include "../mpi/check.hpp"
 #include "field_selection.hpp"
 
 namespace haloshift::detail {
 
 struct field_plan_builder {
-  HALOSHIFT_BUILDER static field_plan build(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                          const strategy_request& request);
+  HALOSHIFT_BUILDER static field_plan build(const cartesian_grid& grid, const field_shape& shape,
+                                            const plan_options& options, const strategy_request& request);
 
   /// The ghost cells a plan of `pattern` fills: per set of dimensions along which a ghost region
   /// lies outside the interior (a face, an edge, a corner region), no more than the pattern allows,
@@ -54,17 +54,17 @@ struct field_plan_builder {
   /// What Auto ranks the strategies for (collective): the plan's range and the block size, the mean
   /// ghost bytes per imported box of the largest box. The C interface's hs_explain_field ranks the same.
   HALOSHIFT_BUILDER static std::pair<range, double> auto_sizing(const cartesian_grid& grid, const field_shape& shape,
-                                              const plan_options& options, std::size_t element_size);
+                                                                const plan_options& options, std::size_t element_size);
 
   /// `fields`: how many fields the `element_size` bytes per cell hold (a bundle's).
-  HALOSHIFT_BUILDER static field_plan automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                              std::size_t element_size, bool device = false, int fields = 1);
+  HALOSHIFT_BUILDER static field_plan automatic(const cartesian_grid& grid, const field_shape& shape,
+                                                const plan_options& options, std::size_t element_size,
+                                                bool device = false, int fields = 1);
 };
 
-
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER field_plan field_plan_builder::build(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                        const strategy_request& request) {
+HALOSHIFT_BUILDER field_plan field_plan_builder::build(const cartesian_grid& grid, const field_shape& shape,
+                                                       const plan_options& options, const strategy_request& request) {
   const grid_shape& g = grid.shape();
   offset k = shape.reach(g);
   // No ghosts at all still makes a (selecting nothing) plan, so the calls stay collective and uniform.
@@ -94,8 +94,10 @@ HALOSHIFT_BUILDER field_plan field_plan_builder::build(const cartesian_grid& gri
   return field_plan(std::move(plan), shape, k, per_field);
 }
 
-HALOSHIFT_BUILDER std::pair<range, double> field_plan_builder::auto_sizing(const cartesian_grid& grid, const field_shape& shape,
-                                            const plan_options& options, std::size_t element_size) {
+HALOSHIFT_BUILDER std::pair<range, double> field_plan_builder::auto_sizing(const cartesian_grid& grid,
+                                                                           const field_shape& shape,
+                                                                           const plan_options& options,
+                                                                           std::size_t element_size) {
   offset k = shape.reach(grid.shape());
   if (k == zero_offset) k = along_grid(grid, 1);
   const range r = make_range(grid.shape(), k, options.kind, options.pattern);
@@ -104,8 +106,9 @@ HALOSHIFT_BUILDER std::pair<range, double> field_plan_builder::auto_sizing(const
   return {r, static_cast<double>(ghosts * element_size) / static_cast<double>(offsets(r).size())};
 }
 
-HALOSHIFT_BUILDER field_plan field_plan_builder::automatic(const cartesian_grid& grid, const field_shape& shape, const plan_options& options,
-                            std::size_t element_size, bool device, int fields) {
+HALOSHIFT_BUILDER field_plan field_plan_builder::automatic(const cartesian_grid& grid, const field_shape& shape,
+                                                           const plan_options& options, std::size_t element_size,
+                                                           bool device, int fields) {
   const auto [r, bytes] = auto_sizing(grid, shape, options, element_size);
   const detail::strategy_choice choice =
       detail::choose_automatically(grid, {.grid = grid.shape(),

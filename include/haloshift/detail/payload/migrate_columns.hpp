@@ -19,10 +19,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../../payload/position_views.hpp"
+#include "../compiled.hpp"
 #include "../mpi/agreement.hpp"
 #include "sparse_exchange.hpp"
 
@@ -321,11 +321,11 @@ inline arrivals exchange_records(const cartesian_grid& grid, const departures& w
 }
 
 /// Sends the departures from host memory, receives the arrivals (exchange_records), and closes the holes.
-HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
-                                std::span<const byte_column> columns);
+HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where,
+                                           const migrate_options& how, std::span<const byte_column> columns);
 #if HALOSHIFT_DEFINE_BUILDERS
-HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where, const migrate_options& how,
-                                std::span<const byte_column> columns) {
+HALOSHIFT_BUILDER arrivals send_departures(const cartesian_grid& grid, const departures& where,
+                                           const migrate_options& how, std::span<const byte_column> columns) {
   std::size_t record = 0;
   for (const byte_column& c : columns) record += c.bytes;
   std::vector<rank_bytes> to;

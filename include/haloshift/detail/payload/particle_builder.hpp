@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "../../exchange/selection.hpp"
-#include "../compiled.hpp"
 #include "../../grid/cartesian_grid.hpp"
 #include "../../payload/domain.hpp"
 #include "../../payload/particle_plan.hpp"
 #include "../../payload/position_views.hpp"
+#include "../compiled.hpp"
 #include "cutoff_selection.hpp"
 #include "particle_checks.hpp"
 
@@ -35,8 +35,8 @@ particle_plan particle_builder::build(const cartesian_grid& grid, const domain& 
   offset reach{0, 0, 0};
   auto rc = std::make_unique<particle_plan::recipe>(selective_builder::prepare(
       grid, [&] { return reach = checked_particle_reach(grid, dom, cutoff, x); },
-      particle_agreement(grid.shape(), dom, cutoff, options, request.name),
-      within_cutoff{&grid.shape(), dom, cutoff}, options, request));
+      particle_agreement(grid.shape(), dom, cutoff, options, request.name), within_cutoff{&grid.shape(), dom, cutoff},
+      options, request));
   rc->needs.grid = &rc->shape;  // the plan may outlive the grid
   selective_plan plan = selective_builder::new_plan(grid, rc->strategy.name, options);
   std::vector<position> keys;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../compiled.hpp"
 #include "../../error.hpp"
 #include "../../grid/cartesian_grid.hpp"
+#include "../compiled.hpp"
 #include "../mpi/check.hpp"
 
 namespace haloshift::detail {
@@ -38,10 +38,10 @@ inline int checked_count(std::size_t bytes, int rank) {
 /// memory, for any distance. Fills `in` with the arrivals, ordered by source
 /// rank. `tag`: see migration_tag.
 HALOSHIFT_BUILDER void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
-                            std::vector<std::byte>& in, std::vector<rank_bytes>& from);
+                                       std::vector<std::byte>& in, std::vector<rank_bytes>& from);
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void sparse_exchange(MPI_Comm comm, int tag, const std::byte* out, const std::vector<rank_bytes>& to,
-                            std::vector<std::byte>& in, std::vector<rank_bytes>& from) {
+                                       std::vector<std::byte>& in, std::vector<rank_bytes>& from) {
   std::vector<MPI_Request> sends;
   for (const rank_bytes& m : to) {
     sends.emplace_back();
@@ -91,12 +91,12 @@ HALOSHIFT_BUILDER void sparse_exchange(MPI_Comm comm, int tag, const std::byte* 
 /// size from the message itself (a matched probe), so sizes and bytes take one
 /// round, not two. `near` and `to` are sorted by rank; so are the arrivals.
 HALOSHIFT_BUILDER void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
-                               const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
-                               std::vector<rank_bytes>& from);
+                                          const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
+                                          std::vector<rank_bytes>& from);
 #if HALOSHIFT_DEFINE_BUILDERS
 HALOSHIFT_BUILDER void neighbour_exchange(MPI_Comm comm, int tag, const std::vector<int>& near, const std::byte* out,
-                               const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
-                               std::vector<rank_bytes>& from) {
+                                          const std::vector<rank_bytes>& to, std::vector<std::byte>& in,
+                                          std::vector<rank_bytes>& from) {
   std::vector<MPI_Request> sends(near.size());
   std::size_t next = 0;  // the next message of `to`: every destination is in `near`
   for (std::size_t i = 0; i < near.size(); ++i) {
