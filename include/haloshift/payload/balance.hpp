@@ -19,13 +19,14 @@
 #include <utility>
 #include <vector>
 
-#include "../error.hpp"
-#include "../grid/cartesian_grid.hpp"
+#include "../detail/compiled.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/mpi/check.hpp"
 #include "../detail/payload/balance_cuts.hpp"
-#include "domain.hpp"
 #include "../detail/payload/domain_agreement.hpp"
+#include "../error.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "domain.hpp"
 #include "field_shape.hpp"
 #include "position_views.hpp"
 
@@ -225,8 +226,11 @@ edges_per_dim balance_from_work(const cartesian_grid& grid, const edges_per_dim&
 /// (measured) and after (predicted with the work spread evenly inside each
 /// old box: measure again after the next steps; repeated calls converge
 /// where the work is not even inside the boxes). Work O(P) per rank.
-inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
-                                const detail::balance_options& options = {}) {
+HALOSHIFT_BUILDER balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
+                                           const detail::balance_options& options = {});
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER balance_report rebalance(const cartesian_grid& grid, domain& dom, double work,
+                                           const detail::balance_options& options) {
   const grid_shape& shape = grid.shape();
   detail::agree_on_balance(grid, dom, options, [&] { detail::check_work(work); });
   detail::edges_per_dim old;
@@ -238,6 +242,7 @@ inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double 
       dom.cuts[static_cast<std::size_t>(d)] = next[static_cast<std::size_t>(d)];
   return report;
 }
+#endif
 
 /// Rebalances a grid field's split of `global_cells` from each rank's
 /// measured `work`, as the domain version above: `cuts` holds the current
@@ -246,8 +251,11 @@ inline balance_report rebalance(const cartesian_grid& grid, domain& dom, double 
 /// nearest cell; a box may end up with none). Collective; the cuts and cell
 /// counts are agreed on every rank. Build the fields of the new split from
 /// `cuts` (field_shape, grid_field) and copy the data over.
-inline balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, const offset& global_cells, double work,
-                                const detail::balance_options& options = {}) {
+HALOSHIFT_BUILDER balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, const offset& global_cells,
+                                           double work, const detail::balance_options& options = {});
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, const offset& global_cells,
+                                           double work, const detail::balance_options& options) {
   const grid_shape& shape = grid.shape();
   std::vector<mpi::agreed_value> agreed;
   static const char* names[max_dims][2] = {{"global[0]", "cuts[0] (hash of the values)"},
@@ -285,5 +293,6 @@ inline balance_report rebalance(const cartesian_grid& grid, cell_cuts& cuts, con
   }
   return report;
 }
+#endif
 
 }  // namespace haloshift

@@ -24,6 +24,7 @@
 #include "../detail/compiled.hpp"
 #include "../detail/exchange/field_segments.hpp"
 #include "../detail/exchange/remap.hpp"
+#include "../detail/exchange/shared_runs.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "../detail/op_last.hpp"
 #include "../detail/payload/field_programs.hpp"

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstdint>
-#include <cstring>
 #include <concepts>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -19,17 +19,18 @@
 #include <utility>
 #include <vector>
 
-#include "../detail/op_last.hpp"
-#include "../error.hpp"
-#include "../exchange/selection.hpp"
-#include "../grid/cartesian_grid.hpp"
 #include "../auto_hook.hpp"
-#include "../strategy_registry.hpp"
+#include "../detail/exchange/shared_runs.hpp"
+#include "../detail/op_last.hpp"
 #include "../detail/payload/cutoff_selection.hpp"
-#include "domain.hpp"
 #include "../detail/payload/particle_checks.hpp"
 #include "../detail/payload/particle_columns.hpp"
 #include "../detail/payload/particle_spaces.hpp"
+#include "../error.hpp"
+#include "../exchange/selection.hpp"
+#include "../grid/cartesian_grid.hpp"
+#include "../strategy_registry.hpp"
+#include "domain.hpp"
 #include "particle_grid.hpp"
 #include "position_views.hpp"
 

@@ -20,15 +20,16 @@
 #include <utility>
 #include <vector>
 
+#include "../../exchange/protocol.hpp"
+#include "../compiled.hpp"
 #include "../mpi/check.hpp"
+#include "arrays.hpp"
 #include "batched_rounds.hpp"
 #include "exchange_resources.hpp"
-#include "arrays.hpp"
 #include "executor.hpp"
 #include "program.hpp"
 #include "run_markers.hpp"
 #include "zero_copy.hpp"
-#include "../../exchange/protocol.hpp"
 
 namespace haloshift::detail {
 
@@ -75,44 +76,7 @@ class exchange_run {
   /// instead of returning.
   /// `hold_last`: the last round's arrivals stay where they landed (its messages still move): see
   /// exchange_handle::progress.
-  bool advance(bool block, bool hold_last = false) {
-    std::vector<MPI_Request>& requests = res_->requests;
-    while (next_ < end_) {
-      if (!posted_) {
-        requests.clear();
-        post();
-        posted_ = true;
-      }
-      if (packing_) {  // a stream-ordered round's departures go once the device has packed them
-        if (!batched_.packed(block)) return false;
-        packing_ = false;
-        send_batched();
-      }
-      if (hold_last && next_ + 1 == end_) {
-        int arrived = 0;  // Testall of completed (null) requests is a no-op
-        if (!requests.empty())
-          mpi::check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &arrived, MPI_STATUSES_IGNORE),
-                     "MPI_Testall");
-        return false;
-      }
-      if (!requests.empty()) {
-        const int n = static_cast<int>(requests.size());
-        if (block) {
-          mpi::check(MPI_Waitall(n, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-        } else {
-          int arrived = 0;
-          mpi::check(MPI_Testall(n, requests.data(), &arrived, MPI_STATUSES_IGNORE), "MPI_Testall");
-          if (!arrived) return false;
-        }
-        requests.clear();
-      }
-      if (!take_shared(block)) return false;
-      finish();
-      posted_ = false;
-      ++next_;
-    }
-    return !window_ || window_->returned(block, comm_);  // lent arrays are the caller's once copied
-  }
+  HALOSHIFT_BUILDER bool advance(bool block, bool hold_last = false);
 
   /// Lets go of the messages in flight without waiting for them (an
   /// exception is unwinding the caller; its peers may never answer).
@@ -192,82 +156,9 @@ class exchange_run {
       data_.scatter(p_->layout, in, packed);
   }
   /// A transfer to the rank itself (a periodic dimension of one box), no MPI (copy_to_self).
-  void local(const message& from, const message& to) {
-    copy_to_self(
-        p_->layout, from, to,
-        [&](std::size_t a, std::size_t b) {
-          if constexpr (combines)
-            data_.combine_one(a, b, op_);
-          else
-            data_.copy_one(a, b);
-        },
-        [&](std::size_t a, std::size_t b, std::size_t count) {
-          if constexpr (combines)
-            data_.combine(a, b, count, op_);
-          else
-            data_.copy(a, b, count);
-        },
-        [&](std::size_t a, std::size_t b) { data_.prefetch(a, b); },
-        [&](const strided_run& a, const strided_run& b) { return !combines && copy_group_of(data_, a, b); },
-        whole_runs_of(data_), [&](const std::uint32_t* list, bool listed_from, std::size_t first, std::size_t count) {
-          listed_of<combines>(data_, list, listed_from, first, count, op_);
-        });
-  }
+  HALOSHIFT_BUILDER void local(const message& from, const message& to);
 
-  void post() {
-    std::vector<MPI_Request>& requests = res_->requests;
-    if (batched_) return post_batched();
-    if constexpr (has_engine)
-      if (engine_) {
-        if constexpr (combines)
-          engine_->post_reverse(*p_, data_, staging_, requests);
-        else
-          engine_->post_forward(*p_, data_, staging_, requests);
-        return;
-      }
-    const round_program& r = round();
-    if (mode_ == protocol::rendezvous) return run_rendezvous(r);
-    if (single_ && !backward_ && r.direct && !(window_ && window_->used_in(round_index()))) {
-      // Every message one contiguous range both ways (every Shift round): precomputed posts.
-      for (const direct_post& c : r.direct->receives) {
-        requests.emplace_back();
-        mpi::check(MPI_Irecv(data_.place(c.first), bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                   "MPI_Irecv");
-      }
-      receives_ = requests.size();
-      for (const direct_post& c : r.direct->sends) {
-        requests.emplace_back();
-        mpi::check(MPI_Isend(data_.place(c.first), bytes(c.count), MPI_BYTE, c.peer, c.tag, comm_, &requests.back()),
-                   "MPI_Isend");
-      }
-      for (const local_copy& c : r.direct->copies) data_.copy(c.from, c.to, c.count);
-      return;
-    }
-    std::size_t cursor = 0;
-    for (const transfer_program& t : r.transfers) {
-      const message& in = incoming(t);
-      if (t.self || !in.exists() || expect_shared(t, in)) continue;
-      requests.emplace_back();
-      mpi::check(MPI_Irecv(target(t, cursor), bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, &requests.back()),
-                 "MPI_Irecv");
-    }
-    receives_ = requests.size();  // every post puts its receives first: abandon() cancels those
-    for (const transfer_program& t : r.transfers) {
-      const message& out = outgoing(t);
-      if (!out.exists()) continue;
-      if (t.self) {
-        local(out, incoming(t));
-        continue;
-      }
-      if (const shared_route* s = shared(t, true, out)) {  // through this rank's slot, now or once free
-        if (!window_->defer(static_cast<std::size_t>(&t - r.transfers.data()), *s)) depart(out, *s);
-        continue;
-      }
-      requests.emplace_back();
-      mpi::check(MPI_Isend(source(t, cursor), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_, &requests.back()),
-                 "MPI_Isend");
-    }
-  }
+  HALOSHIFT_BUILDER void post();
 
   /// The route of transfer `t`'s message `m` (`out`: the one it sends) through the node's shared
   /// window, or null when it goes by MPI (shared_window.hpp).
@@ -280,14 +171,7 @@ class exchange_run {
     return shared(t, false, in) && window_->expect(static_cast<std::size_t>(&t - round().transfers.data()));
   }
   /// Moves the round's messages through the window that can go (`block`: all); whether all did.
-  bool take_shared(bool block) {
-    if (window_ && batched_) return batched_.take(next_, round_index(), block, comm_, data_, op_);
-    const std::vector<transfer_program>& ts = round().transfers;
-    return !window_ || window_->take(
-                           backward_, round_index(), block, comm_,
-                           [&](std::size_t j, const shared_route& s) { depart(outgoing(ts[j]), s); },
-                           [&](std::size_t j, const shared_route& s) { arrive(incoming(ts[j]), s); });
-  }
+  HALOSHIFT_BUILDER bool take_shared(bool block);
   /// Sends `out` through its free slot `s` (zero_copy.hpp).
   void depart(const message& out, const shared_route& s) { send_shared(*window_, lend_, data_, p_->layout, out, s); }
   /// Takes arrival `in` from its slot `s`: out of the sender's lent array, or unpacked.
@@ -296,26 +180,7 @@ class exchange_run {
       deliver(in, packed);
   }
 
-  void finish() {
-    if (batched_) return batched_.unpack(next_, round_index());
-    if constexpr (has_engine)
-      if (engine_) {
-        if constexpr (combines)
-          engine_->finish_reverse(*p_, data_, staging_, op_);
-        else
-          engine_->finish_forward(*p_, data_, staging_);
-        return;
-      }
-    const round_program& r = round();
-    if (mode_ == protocol::rendezvous) return;  // delivered as it went
-    if (single_ && !backward_ && r.direct) return;  // everything landed in place
-    std::size_t cursor = 0;
-    for (const transfer_program& t : r.transfers) {
-      const message& in = incoming(t);
-      if (t.self || !in.exists() || lands_in_place(in) || shared(t, false, in)) continue;
-      deliver(in, in_area(t, cursor));
-    }
-  }
+  HALOSHIFT_BUILDER void finish();
 
   /// A batched round (batched_rounds.hpp): packed in the executor, then its messages posted.
   /// Always nonblocking: a batched rank pairs with a rendezvous one as with any other.
@@ -327,51 +192,12 @@ class exchange_run {
     if (!packing_) send_batched();
   }
   /// Posts a batched round's messages (its departures packed by now).
-  void send_batched() {
-    std::vector<MPI_Request>& requests = res_->requests;
-    if constexpr (requires { engine_->start_packed(*p_, true, std::size_t{}, nullptr, nullptr, requests); })
-      if (engine_) {
-        std::byte* area = batch::message_area(batched_.run());
-        return engine_->start_packed(*p_, !backward_, element_bytes, area + batched_.round(next_).arrivals, area,
-                                     requests);
-      }
-    receives_ = batched_.post(next_, round_index(), comm_, requests);
-  }
+  HALOSHIFT_BUILDER void send_batched();
 
   /// The rendezvous protocol: synchronous sends, each transfer's order fixed by
   /// the rank's colour along its direction (see sends_first). It cannot
   /// overlap: the round runs to its end here.
-  void run_rendezvous(const round_program& r) {
-    for (const transfer_program& t : r.transfers) {
-      const message& out = outgoing(t);
-      const message& in = incoming(t);
-      if (t.self) {
-        if (out.exists()) local(out, in);
-        continue;
-      }
-      // One transfer at a time: for several arrays its arrival at the start of the staging, its
-      // departure after it.
-      std::size_t in_cursor = 0, out_cursor = in.exists() ? in.count * element_bytes : 0;
-      auto send = [&] {
-        if (out.exists())
-          mpi::check(MPI_Ssend(source(t, out_cursor), bytes(out.count), MPI_BYTE, out.peer, t.tag, comm_),
-                     "MPI_Ssend");
-      };
-      auto receive = [&] {
-        if (!in.exists()) return;
-        void* into = target(t, in_cursor);
-        mpi::check(MPI_Recv(into, bytes(in.count), MPI_BYTE, in.peer, t.tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
-        if (!lands_in_place(in)) deliver(in, static_cast<const std::byte*>(into));
-      };
-      if (t.send_first) {
-        send();
-        receive();
-      } else {
-        receive();
-        send();
-      }
-    }
-  }
+  HALOSHIFT_BUILDER void run_rendezvous(const round_program& r);
 
   const program* p_;
   MPI_Comm comm_;
@@ -395,3 +221,5 @@ class exchange_run {
 };
 
 }  // namespace haloshift::detail
+
+#include "exchange_run_rounds.hpp"  // the members that run rounds

@@ -27,12 +27,13 @@
 #include "../../error.hpp"
 #include "../../exchange/plan_options.hpp"
 #include "../../grid/nodes.hpp"
+#include "../compiled.hpp"
 #include "../mpi/check.hpp"
 #include "../mpi/communicator.hpp"
 #include "executor.hpp"
+#include "lent_copies.hpp"
 #include "node_segment.hpp"
 #include "program.hpp"
-#include "lent_copies.hpp"
 #include "shared_route.hpp"
 
 namespace haloshift::detail {
@@ -62,21 +63,7 @@ class shared_window {
   /// Collective over the node. A particle plan rebuilds every few steps, and a new window cost
   /// 400-550 us a rebuild at 2 ranks (allocation, first touch and freeing), more than the
   /// exchanges between rebuilds saved.
-  bool refit(const program& p, const node_layout& nodes) {
-    const part mine = part_of(p, nodes);
-    int fits = mine.bytes <= capacity_, all = 0;
-    // Also the point after which no partner reads this rank's old slots: each one enters the
-    // rebuild only once its exchanges are done.
-    mpi::check(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, nodes.comm.get()), "MPI_Allreduce");
-    if (!all) return false;
-    const std::size_t count = mine.slots.size();
-    for (std::size_t s = 0; s < count; ++s)  // the new slots' counters (the old ones' bytes may lie there)
-      std::memset(base_ + directory_bytes(count) + s * slot_bytes, 0, 2 * shared_route::line);
-    copies_.clear();
-    lent_.clear();
-    open(p, nodes, mine);
-    return true;
-  }
+  HALOSHIFT_BUILDER bool refit(const program& p, const node_layout& nodes);
   /// Serves no program until refit() (a rebuild compiles the new program where the old one was,
   /// and runs its count exchange first: neither may take the old routes).
   void retire() noexcept {
@@ -206,29 +193,9 @@ class shared_window {
     std::vector<element_run> runs;
     std::size_t bytes = 0;
   };
-  part part_of(const program& p, const node_layout& nodes) {
-    part mine;
-    extent_[0] = extent_[1] = 0;
-    mine.slots = slots_of(p, nodes, mine.runs);
-    mine.bytes = directory_bytes(mine.slots.size()) + mine.slots.size() * slot_bytes +
-                 mine.runs.size() * sizeof(element_run);
-    return mine;
-  }
+  HALOSHIFT_BUILDER part part_of(const program& p, const node_layout& nodes);
   /// Writes `mine`'s directory and runs, then (once every rank of the node has) finds the routes.
-  void open(const program& p, const node_layout& nodes, const part& mine) {
-    program_ = &p;
-    lineage_ = p.lineage;
-    const std::uint64_t count = mine.slots.size();
-    std::memcpy(base_, &count, sizeof count);
-    if (count) std::memcpy(base_ + sizeof count, mine.slots.data(), count * sizeof(entry));
-    if (!mine.runs.empty())
-      std::memcpy(runs_of(base_, count), mine.runs.data(), mine.runs.size() * sizeof(element_run));
-    sent_.assign(count, 0);
-    lent_.reserve(count);
-    // Every directory written and every counter zeroed before any rank reads a peer's.
-    mpi::check(MPI_Barrier(nodes.comm.get()), "MPI_Barrier");
-    route(p, nodes, base_, mine.slots);
-  }
+  HALOSHIFT_BUILDER void open(const program& p, const node_layout& nodes, const part& mine);
   /// The message of a transfer this rank sends (`out`) or receives, in direction `backward`.
   static const message& of(const transfer_program& t, bool backward, bool out) {
     return (out != backward) ? t.send : t.recv;
@@ -246,60 +213,12 @@ class shared_window {
 
   /// This rank's slots: every message it sends to a rank of its node, both directions; their
   /// runs appended to `runs`, and the extent of each direction's.
-  std::vector<entry> slots_of(const program& p, const node_layout& nodes, std::vector<element_run>& runs) {
-    std::vector<entry> out;
-    for (std::size_t r = 0; r < p.rounds.size(); ++r)
-      for (const transfer_program& t : p.rounds[r].transfers)
-        for (int backward = 0; backward < 2; ++backward) {
-          const message& m = of(t, backward != 0, true);
-          if (!in_node(t, m, nodes)) continue;
-          const std::size_t first = runs.size();
-          append_runs(p.layout, m, runs);
-          for (std::size_t i = first; i < runs.size(); ++i)
-            extent_[backward] = std::max(extent_[backward], runs[i].first + runs[i].count);
-          out.push_back({static_cast<std::int32_t>(r), t.tag, backward, m.peer, first, runs.size() - first});
-        }
-    return out;
-  }
+  HALOSHIFT_BUILDER std::vector<entry> slots_of(const program& p, const node_layout& nodes,
+                                                std::vector<element_run>& runs);
 
   /// Finds every route: this rank's own slots for what it sends, the senders' for what it receives.
-  void route(const program& p, const node_layout& nodes, std::byte* base, const std::vector<entry>& mine) {
-    first_.assign(p.rounds.size() + 1, 0);
-    std::size_t widest = 0, incoming = 0;
-    for (std::size_t r = 0; r < p.rounds.size(); ++r) {
-      first_[r + 1] = first_[r] + p.rounds[r].transfers.size();
-      widest = std::max(widest, p.rounds[r].transfers.size());
-      for (const transfer_program& t : p.rounds[r].transfers)
-        for (int backward = 0; backward < 2; ++backward) incoming += in_node(t, of(t, backward, false), nodes);
-    }
-    pending_.assign(widest, 0);
-    used_.assign(p.rounds.size(), false);
-    for (auto& by_direction : routes_)
-      for (auto& v : by_direction) v.assign(first_.back(), {});
-    received_.assign(incoming, 0);  // sized first: routes point into it
-    std::size_t next_received = 0;
-    for (std::size_t r = 0; r < p.rounds.size(); ++r)
-      for (std::size_t j = 0; j < p.rounds[r].transfers.size(); ++j)
-        for (int backward = 0; backward < 2; ++backward) {
-          const transfer_program& t = p.rounds[r].transfers[j];
-          const message& out = of(t, backward, true);
-          const entry key{static_cast<std::int32_t>(r), t.tag, backward, out.peer, 0, 0};
-          if (in_node(t, out, nodes)) {
-            const std::size_t s = find(mine, key);
-            shared_route& to = routes_[backward][1][first_[r] + j];
-            to = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
-            to.runs = mine[s].runs_count;
-            to.elements = out.count;
-            used_[r] = true;
-          }
-          const message& in = of(t, backward, false);
-          if (!in_node(t, in, nodes)) continue;
-          shared_route& from = routes_[backward][0][first_[r] + j];
-          from = route_from(p.layout, nodes, in, {key.round, key.tag, key.backward, rank_, 0, 0});
-          from.moved = &received_[next_received++];
-          used_[r] = true;
-        }
-  }
+  HALOSHIFT_BUILDER void route(const program& p, const node_layout& nodes, std::byte* base,
+                               const std::vector<entry>& mine);
 
   /// The route of arrival `in`, described by `wanted`: the slot in its sender's part, and the
   /// copies that pair the sender's elements (its runs there) with this rank's.
@@ -365,18 +284,117 @@ class shared_window {
   std::vector<const shared_route*> lent_;      ///< the current exchange's lent messages not yet seen copied
 };
 
-/// Makes `window` carry `p`'s messages inside the node when `options` ask for
-/// the shared-memory path (point-to-point, overlapping protocol). Collective
-/// over the grid (a plan build). A plan rebuilt or relocated (it has a window)
-/// keeps its window's memory where the new slots fit, else makes a new window
-/// with room to grow.
-inline void share_node_memory(std::unique_ptr<shared_window>& window, const program& p, grid_context& context,
-                              const plan_options& options) {
+/// Makes `window` carry `p`'s messages inside the node when `options` ask for the shared-memory path
+/// (point-to-point, overlapping protocol). Collective over the grid (a plan build). A plan rebuilt or
+/// relocated (it has a window) keeps its window's memory where the new slots fit, else grows a new one.
+HALOSHIFT_BUILDER void share_node_memory(std::unique_ptr<shared_window>& window, const program& p,
+                                         grid_context& context, const plan_options& options);
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER void share_node_memory(std::unique_ptr<shared_window>& window, const program& p,
+                                         grid_context& context, const plan_options& options) {
   const bool rebuilt = window != nullptr;
   if (rebuilt && window->refit(p, nodes_of(context))) return;
   window.reset();
   if (options.shared_memory && options.mode == protocol::overlapping)
     window = std::make_unique<shared_window>(p, nodes_of(context), context.comm.rank(), rebuilt);
 }
+#endif
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER bool shared_window::refit(const program& p, const node_layout& nodes) {
+  const part mine = part_of(p, nodes);
+  int fits = mine.bytes <= capacity_, all = 0;
+  // Also the point after which no partner reads this rank's old slots: each one enters the
+  // rebuild only once its exchanges are done.
+  mpi::check(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, nodes.comm.get()), "MPI_Allreduce");
+  if (!all) return false;
+  const std::size_t count = mine.slots.size();
+  for (std::size_t s = 0; s < count; ++s)  // the new slots' counters (the old ones' bytes may lie there)
+    std::memset(base_ + directory_bytes(count) + s * slot_bytes, 0, 2 * shared_route::line);
+  copies_.clear();
+  lent_.clear();
+  open(p, nodes, mine);
+  return true;
+}
+
+HALOSHIFT_BUILDER shared_window::part shared_window::part_of(const program& p, const node_layout& nodes) {
+  part mine;
+  extent_[0] = extent_[1] = 0;
+  mine.slots = slots_of(p, nodes, mine.runs);
+  mine.bytes =
+      directory_bytes(mine.slots.size()) + mine.slots.size() * slot_bytes + mine.runs.size() * sizeof(element_run);
+  return mine;
+}
+
+HALOSHIFT_BUILDER void shared_window::open(const program& p, const node_layout& nodes, const part& mine) {
+  program_ = &p;
+  lineage_ = p.lineage;
+  const std::uint64_t count = mine.slots.size();
+  std::memcpy(base_, &count, sizeof count);
+  if (count) std::memcpy(base_ + sizeof count, mine.slots.data(), count * sizeof(entry));
+  if (!mine.runs.empty()) std::memcpy(runs_of(base_, count), mine.runs.data(), mine.runs.size() * sizeof(element_run));
+  sent_.assign(count, 0);
+  lent_.reserve(count);
+  // Every directory written and every counter zeroed before any rank reads a peer's.
+  mpi::check(MPI_Barrier(nodes.comm.get()), "MPI_Barrier");
+  route(p, nodes, base_, mine.slots);
+}
+
+HALOSHIFT_BUILDER std::vector<shared_window::entry> shared_window::slots_of(const program& p, const node_layout& nodes,
+                                                                            std::vector<element_run>& runs) {
+  std::vector<entry> out;
+  for (std::size_t r = 0; r < p.rounds.size(); ++r)
+    for (const transfer_program& t : p.rounds[r].transfers)
+      for (int backward = 0; backward < 2; ++backward) {
+        const message& m = of(t, backward != 0, true);
+        if (!in_node(t, m, nodes)) continue;
+        const std::size_t first = runs.size();
+        append_runs(p.layout, m, runs);
+        for (std::size_t i = first; i < runs.size(); ++i)
+          extent_[backward] = std::max(extent_[backward], runs[i].first + runs[i].count);
+        out.push_back({static_cast<std::int32_t>(r), t.tag, backward, m.peer, first, runs.size() - first});
+      }
+  return out;
+}
+
+HALOSHIFT_BUILDER void shared_window::route(const program& p, const node_layout& nodes, std::byte* base,
+                                            const std::vector<entry>& mine) {
+  first_.assign(p.rounds.size() + 1, 0);
+  std::size_t widest = 0, incoming = 0;
+  for (std::size_t r = 0; r < p.rounds.size(); ++r) {
+    first_[r + 1] = first_[r] + p.rounds[r].transfers.size();
+    widest = std::max(widest, p.rounds[r].transfers.size());
+    for (const transfer_program& t : p.rounds[r].transfers)
+      for (int backward = 0; backward < 2; ++backward) incoming += in_node(t, of(t, backward, false), nodes);
+  }
+  pending_.assign(widest, 0);
+  used_.assign(p.rounds.size(), false);
+  for (auto& by_direction : routes_)
+    for (auto& v : by_direction) v.assign(first_.back(), {});
+  received_.assign(incoming, 0);  // sized first: routes point into it
+  std::size_t next_received = 0;
+  for (std::size_t r = 0; r < p.rounds.size(); ++r)
+    for (std::size_t j = 0; j < p.rounds[r].transfers.size(); ++j)
+      for (int backward = 0; backward < 2; ++backward) {
+        const transfer_program& t = p.rounds[r].transfers[j];
+        const message& out = of(t, backward, true);
+        const entry key{static_cast<std::int32_t>(r), t.tag, backward, out.peer, 0, 0};
+        if (in_node(t, out, nodes)) {
+          const std::size_t s = find(mine, key);
+          shared_route& to = routes_[backward][1][first_[r] + j];
+          to = {base + directory_bytes(mine.size()) + s * slot_bytes, &sent_[s]};
+          to.runs = mine[s].runs_count;
+          to.elements = out.count;
+          used_[r] = true;
+        }
+        const message& in = of(t, backward, false);
+        if (!in_node(t, in, nodes)) continue;
+        shared_route& from = routes_[backward][0][first_[r] + j];
+        from = route_from(p.layout, nodes, in, {key.round, key.tag, key.backward, rank_, 0, 0});
+        from.moved = &received_[next_received++];
+        used_[r] = true;
+      }
+}
+#endif
 
 }  // namespace haloshift::detail
