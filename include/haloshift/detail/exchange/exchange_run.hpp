@@ -156,7 +156,7 @@ class exchange_run {
       data_.scatter(p_->layout, in, packed);
   }
   /// A transfer to the rank itself (a periodic dimension of one box), no MPI (copy_to_self).
-  HALOSHIFT_BUILDER void local(const message& from, const message& to);
+  void local(const message& from, const message& to);
 
   HALOSHIFT_BUILDER void post();
 

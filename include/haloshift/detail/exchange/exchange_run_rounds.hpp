@@ -50,8 +50,11 @@ HALOSHIFT_BUILDER bool exchange_run<Data, Op, Engine>::advance(bool block, bool 
   return !window_ || window_->returned(block, comm_);  // lent arrays are the caller's once copied
 }
 
+// Inline in every mode: it copies a transfer to the rank itself, element by element through the
+// operation, and GCC inlines its loops into their callers only when it is declared inline (reverse
+// through a position view at 1 rank with HALOSHIFT_COMPILED: 49 us not inline, 37 us inline).
 template <class Data, class Op, class Engine>
-HALOSHIFT_BUILDER void exchange_run<Data, Op, Engine>::local(const message& from, const message& to) {
+inline void exchange_run<Data, Op, Engine>::local(const message& from, const message& to) {
   copy_to_self(
       p_->layout, from, to,
       [&](std::size_t a, std::size_t b) {
