@@ -37,7 +37,7 @@ class Haloshift(CMakePackage):
         "compiled",
         default=True,
         description="libhaloshift, target haloshift::compiled: the builders compiled once, so code using "
-        "the library compiles in half the time",
+        "the library compiles in a third of the time",
     )
     variant("tests", default=False, description="Build the tests (run by --test=root)")
     variant(
