@@ -8,12 +8,15 @@
 #include <vector>
 
 #include "../detail/compiled.hpp"
-#include "../detail/schedule/node_routes.hpp"
 #include "../error.hpp"
 #include "../grid/grid_shape.hpp"
 #include "../grid/neighborhood.hpp"
 #include "../strategy.hpp"
 #include "schedule.hpp"
+
+#if HALOSHIFT_DEFINE_BUILDERS
+#include "../detail/schedule/node_routes.hpp"  // make_schedule's, defined where the builders are
+#endif
 
 namespace haloshift {
 
@@ -47,53 +50,54 @@ struct NodeAggregate {
 
   /// The rounds for `r` on `grid` with the nodes `p.node_of` (required).
   HALOSHIFT_BUILDER static schedule make_schedule(const grid_shape& grid, const range& r, const strategy_parameters& p);
-
- private:
-  /// Every block every rank wants, in rank order, then the range's offset order.
-  static std::vector<detail::wanted_block> wanted_blocks(const grid_shape& grid, const range& r) {
-    std::vector<detail::wanted_block> out;
-    const std::vector<offset> all = offsets(r);
-    for (int to = 0; to < grid.size(); ++to) {
-      const offset c = grid.coords_of(to);
-      for (const offset& o : all)
-        if (const auto owner = grid.neighbor_at(c, o)) {
-          const int from = owner->rank;
-          out.push_back({from, to, c + o - grid.coords_of(from)});
-        }
-    }
-    return out;
-  }
-
-  /// The path of one wanted block. Its source holds it at `image` (round 0 makes the copy when
-  /// that is not 0); each hop along a plain coordinate difference moves it by minus that
-  /// difference, so it reaches `to` at coords(from) + image - coords(to), the offset wanted.
-  static void route(detail::aggregated_rounds& rounds, const detail::node_pairs& nodes, const detail::wanted_block& w) {
-    if (w.image != zero_offset) rounds.copy_image(0, w.from, w.image);
-    if (w.from == w.to) return;  // the copy was all
-    const int a = nodes.node(w.from), b = nodes.node(w.to);
-    if (a == b) {
-      rounds.send(1, w.from, w.to, w.image);
-      return;
-    }
-    const int sender = nodes.sender(a, b), receiver = nodes.receiver(a, b);
-    offset held = w.image;
-    if (w.from != sender) held = rounds.send(1, w.from, sender, held);
-    held = rounds.send(2, sender, receiver, held);
-    if (receiver != w.to) rounds.send(3, receiver, w.to, held);
-  }
 };
 
 #if HALOSHIFT_DEFINE_BUILDERS
+namespace detail {
+/// Every block every rank wants, in rank order, then the range's offset order.
+inline std::vector<wanted_block> node_wanted_blocks(const grid_shape& grid, const range& r) {
+  std::vector<wanted_block> out;
+  const std::vector<offset> all = offsets(r);
+  for (int to = 0; to < grid.size(); ++to) {
+    const offset c = grid.coords_of(to);
+    for (const offset& o : all)
+      if (const auto owner = grid.neighbor_at(c, o)) {
+        const int from = owner->rank;
+        out.push_back({from, to, c + o - grid.coords_of(from)});
+      }
+  }
+  return out;
+}
+
+/// The path of one wanted block. Its source holds it at `image` (round 0 makes the copy when
+/// that is not 0); each hop along a plain coordinate difference moves it by minus that
+/// difference, so it reaches `to` at coords(from) + image - coords(to), the offset wanted.
+inline void route_wanted_block(aggregated_rounds& rounds, const node_pairs& nodes, const wanted_block& w) {
+  if (w.image != zero_offset) rounds.copy_image(0, w.from, w.image);
+  if (w.from == w.to) return;  // the copy was all
+  const int a = nodes.node(w.from), b = nodes.node(w.to);
+  if (a == b) {
+    rounds.send(1, w.from, w.to, w.image);
+    return;
+  }
+  const int sender = nodes.sender(a, b), receiver = nodes.receiver(a, b);
+  offset held = w.image;
+  if (w.from != sender) held = rounds.send(1, w.from, sender, held);
+  held = rounds.send(2, sender, receiver, held);
+  if (receiver != w.to) rounds.send(3, receiver, w.to, held);
+}
+}  // namespace detail
+
 HALOSHIFT_BUILDER schedule NodeAggregate::make_schedule(const grid_shape& grid, const range& r,
                                                         const strategy_parameters& p) {
   if (!p.node_of)
     throw error("NodeAggregate needs the grid's node layout (strategy_parameters::node_of, which plans fill)");
   detail::node_pairs nodes(grid, *p.node_of);
-  const std::vector<detail::wanted_block> wanted = wanted_blocks(grid, r);
+  const std::vector<detail::wanted_block> wanted = detail::node_wanted_blocks(grid, r);
   for (const detail::wanted_block& w : wanted)
     if (nodes.node(w.from) != nodes.node(w.to)) nodes.link(nodes.node(w.from), nodes.node(w.to));
   detail::aggregated_rounds rounds(grid, 4);
-  for (const detail::wanted_block& w : wanted) route(rounds, nodes, w);
+  for (const detail::wanted_block& w : wanted) detail::route_wanted_block(rounds, nodes, w);
   return rounds.build();
 }
 #endif
