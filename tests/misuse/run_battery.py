@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer", "WARNING: AddressSanitizer")
@@ -25,14 +26,18 @@ SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSani
 def run_one(launch, program, ranks, name, timeout):
     command = [part.replace("{n}", str(ranks)) for part in launch] + [program, "--case", name]
     started = time.monotonic()
-    job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           start_new_session=True)  # its own process group: the watchdog kills every rank
-    try:
-        output, _ = job.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(job.pid, signal.SIGKILL)
-        output, _ = job.communicate()
-        return name, "HANG", time.monotonic() - started, output
+    # Each job its own Open MPI session directory: jobs started at once raced to create the shared
+    # /tmp/ompi.<host>.<uid> ("mkdir ... File exists", orte_init failed) in a sanitizer run of CI.
+    with tempfile.TemporaryDirectory(prefix="haloshift-misuse-", ignore_cleanup_errors=True) as session:
+        env = dict(os.environ, OMPI_MCA_orte_tmpdir_base=session)
+        job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                               start_new_session=True)  # its own process group: the watchdog kills every rank
+        try:
+            output, _ = job.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(job.pid, signal.SIGKILL)
+            output, _ = job.communicate()
+            return name, "HANG", time.monotonic() - started, output
     seconds = time.monotonic() - started
     if any(mark in output for mark in SANITIZER_MARKS):
         return name, "FAIL", seconds, output
