@@ -25,7 +25,7 @@
 //   mpiexec -n 4 haloshift-md [--precision double|fixed] [--strategy Shift|SingleHop|TtlMultiHop|NeighborAlltoall|Auto]
 //                             [--size N] [--steps N] [--thermo N] [--reneighbor N] [--newton on|off]
 //                             [--grid PxQxR] [--check] [--overlap] [--slab] [--balance N]
-//                             [--max-move F] [--help] [--version]
+//                             [--max-move F] [--hand-written] [--help] [--version]
 //
 // --slab puts the lattice in the lower half of the box along z (vacuum above):
 // an inhomogeneous system. --balance N moves the cuts between the boxes
@@ -37,6 +37,12 @@
 // travel (start_forward, progress() every 512 atoms, wait, then the forces
 // with ghosts), after a quiet blocking run of the same steps, and reports the
 // hidden share of the position exchange and whether the thermo agrees.
+//
+// --hand-written replaces the library by the hand-written LAMMPS/miniMD-style
+// sendlist exchange of the particle benchmark (examples/common/raw_particles.hpp:
+// borders with the ids in the positions' messages, forward, reverse, exchange
+// of positions, velocities and ids in one message): the same steps with the
+// communication written by hand, to compare the communication timers.
 
 #include <mpi.h>
 
@@ -58,6 +64,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "raw_particles.hpp"
 #include "tool.hpp"
 
 namespace hs = haloshift;
@@ -124,6 +131,7 @@ struct options {
   std::string newton_text = "off";
   bool check = false;  // compare step 0 against a serial all-pairs computation
   bool overlap = false;  // owned-owned forces while the positions travel
+  bool hand_written = false;  // the hand-written sendlist exchange instead of the library
   bool quiet = false;    // the blocking reference run of --overlap prints nothing
   std::string grid = "0x0x0";
   int balance = 0;       // rebalance the cuts every N steps (0: never)
@@ -190,8 +198,16 @@ void add_options(CLI::App& app, options& o) {
   app.add_flag("--overlap", o.overlap,
                "Compute the forces between owned atoms while the ghost positions travel (split-phase "
                "exchange); also runs blocking and reports the hidden share");
+  app.add_flag("--hand-written", o.hand_written,
+               "Communicate with the hand-written LAMMPS/miniMD-style sendlist exchange of the particle "
+               "benchmark instead of the library (the baseline of its communication timer; double precision, "
+               "not with --overlap; --strategy is ignored)");
   app.callback([&o] {
     o.newton = o.newton_text == "on";
+    if (o.hand_written && o.precision != "double")
+      throw tool::usage_error("--hand-written", "needs --precision double (the hand-written exchange moves doubles)");
+    if (o.hand_written && o.overlap)
+      throw tool::usage_error("--hand-written", "is blocking: leave out --overlap");
     if (o.balance > 0 && o.balance % o.reneighbor != 0)
       throw tool::usage_error("--balance", std::to_string(o.balance) + " is not a multiple of --reneighbor " +
                                                std::to_string(o.reneighbor) + " (the cuts move when atoms migrate)");
@@ -214,6 +230,9 @@ double hashed_uniform(std::int64_t id, int component) {
 struct timers {
   double force = 0, neighbor = 0, comm = 0, other = 0, balance = 0;
   double positions = 0;  ///< the part of comm that forwards ghost positions between re-neighbourings (exposed)
+  double migrate = 0;    ///< the part of comm that moves atoms to their new owners
+  double ghosts = 0;     ///< the part of comm that builds the exchange and fills the ghosts at re-neighbouring
+  double forces = 0;     ///< the part of comm that sums ghost forces back (--newton on)
 };
 
 /// Moves a ghost's fixed-point position by its periodic image.
@@ -311,7 +330,9 @@ class simulation {
     if (o_.strategy == "auto") explain_choice();
     if (o_.balance > 0) balance(0);
     neighbor();
-    if (rank_ == 0 && !o_.quiet)
+    if (rank_ == 0 && !o_.quiet && raw_)
+      std::printf("# exchange: hand-written sendlist (examples/common/raw_particles.hpp)\n");
+    else if (rank_ == 0 && !o_.quiet)
       std::printf("# exchange: %s, ghosts reach %s boxes%s\n", std::string(plan_->strategy()).c_str(),
                   hs::to_string(plan_->reach()).c_str(), o_.overlap ? ", overlapped with the forces" : "");
     energy_step_ = true;
@@ -338,7 +359,7 @@ class simulation {
       } else {
         {
           clock_section t(time_.comm), p(time_.positions);
-          start_forward_positions().wait();
+          forward_positions();
         }
         compute_forces();
       }
@@ -392,6 +413,7 @@ class simulation {
     const auto [lo, hi] = hs::box_of(grid_, domain_);
     bins_ = binning(lo, hi, o_.cutoff + o_.skin);
     plan_.reset();  // a plan keeps the domain it was built for
+    raw_.reset();
     if (rank_ == 0 && !o_.quiet)
       std::printf("# balance at step %d: imbalance (most atoms on a rank / mean) %.3f -> %.3f\n", step,
                   r.imbalance_before, r.imbalance_after);
@@ -438,7 +460,7 @@ class simulation {
   /// ghosts and the neighbour lists.
   void neighbor() {
     {
-      clock_section t(time_.comm);
+      clock_section t(time_.comm), part(time_.migrate);
       // The owned atoms as parallel arrays: positions, velocities and ids migrate together (no
       // packing into structs); migrate wraps double positions into the box.
       const std::size_t owned = v_.size();
@@ -449,28 +471,46 @@ class simulation {
         for (fixed3& p : x_)
           for (fixed& c : p) c = ((c % length_fixed_) + length_fixed_) % length_fixed_;
         hs::migrate(grid_, domain_, owned_as_doubles(), x_, v_, id_);
+      } else if (o_.hand_written) {
+        hand_written().exchange(x_, v_, id_);
       } else {
-        hs::migrate(grid_, domain_, x_, v_, id_);
+        // In place, holes filled from the end (LAMMPS's order): the atoms are sorted by bin next.
+        hs::migrate(grid_, domain_,
+                    {.count = owned,
+                     .resize = [&](std::size_t n) { x_.resize(n), v_.resize(n), id_.resize(n); },
+                     .keep_order = false},
+                    hs::column(x_), hs::column(v_), hs::column(id_));
       }
+      owned_ = v_.size();
     }
     {
       clock_section t(time_.neighbor);
       sort_by_bin();
     }
     {
-      clock_section t(time_.comm);
+      clock_section t(time_.comm), part(time_.ghosts);
       // The plan is built once; every later re-neighbouring rebuilds it for the new positions,
       // keeping its strategy, schedule and buffers.
-      if (plan_)
-        plan_->rebuild(owned_positions());
-      else
-        plan_ = std::make_unique<hs::particle_plan>(make_plan());
-      if (plan_->size() > std::numeric_limits<std::uint32_t>::max())
+      if constexpr (!P::exact) {
+        if (o_.hand_written) hand_written().borders(x_, owned_, id_);  // ghost positions and ids
+      }
+      if (!o_.hand_written) {
+        if (plan_)
+          plan_->rebuild(owned_positions());
+        else
+          plan_ = std::make_unique<hs::particle_plan>(make_plan());
+        x_.resize(plan_->size());
+        id_.resize(plan_->size());
+        // The ghosts' ids and positions in one message per neighbour (fixed point: two exchanges).
+        if constexpr (P::exact) {
+          plan_->forward(std::span<std::int64_t>(id_));
+          start_forward_positions().wait();
+        } else {
+          plan_->forward_positions(x_, id_);
+        }
+      }
+      if (x_.size() > std::numeric_limits<std::uint32_t>::max())
         throw hs::error("more than 2^32 atoms and ghosts on a rank");
-      x_.resize(plan_->size());
-      id_.resize(plan_->size());
-      plan_->forward(std::span<std::int64_t>(id_));
-      start_forward_positions().wait();
     }
     clock_section t(time_.neighbor);
     build_lists();
@@ -532,6 +572,20 @@ class simulation {
     return hs::make_particle_plan(grid_, o_.strategy, domain_, reach, owned_positions());
   }
 
+  /// The hand-written exchange, made for the current boxes.
+  bench::raw_particles& hand_written() {
+    if (!raw_) raw_ = std::make_unique<bench::raw_particles>(grid_.comm(), grid_, domain_, o_.cutoff + o_.skin);
+    return *raw_;
+  }
+
+  /// The ghost positions from their owners, shifted by their periodic images (blocking).
+  void forward_positions() {
+    if constexpr (!P::exact) {
+      if (raw_) return raw_->forward(x_);
+    }
+    start_forward_positions().wait();
+  }
+
   /// The ghost positions from their owners, shifted by their periodic images.
   auto start_forward_positions() {
     if constexpr (P::exact)
@@ -550,7 +604,7 @@ class simulation {
   /// part while the ghosts travel.
   void build_lists() {
     const double reach = o_.cutoff + o_.skin, reach2 = reach * reach;
-    const std::size_t owned = plan_->owned();
+    const std::size_t owned = owned_;
     bin_atoms(owned, x_.size(), ghost_head_, ghost_order_);  // the owned atoms are sorted already: owned_head_
     first_.assign(owned + 1, 0);
     split_.assign(owned, 0);
@@ -594,8 +648,8 @@ class simulation {
     {
       clock_section t(time_.force);
       clear_forces();
-      pair_forces(0, plan_->owned(), false);
-      pair_forces(0, plan_->owned(), true);
+      pair_forces(0, owned_, false);
+      pair_forces(0, owned_, true);
     }
     reverse_forces();
   }
@@ -614,7 +668,7 @@ class simulation {
     };
     lap(time_.positions);
     clear_forces();
-    const std::size_t owned = plan_->owned(), chunk = 512;
+    const std::size_t owned = owned_, chunk = 512;
     for (std::size_t i = 0; i < owned; i += chunk) {
       pair_forces(i, std::min(owned, i + chunk), false);
       lap(time_.force);
@@ -629,7 +683,7 @@ class simulation {
   }
 
   void clear_forces() {
-    f_.assign(o_.newton ? x_.size() : plan_->owned(), point{0, 0, 0});
+    f_.assign(o_.newton ? x_.size() : owned_, point{0, 0, 0});
     energy_ = virial_ = 0;
   }
 
@@ -693,7 +747,10 @@ class simulation {
   /// With Newton's third law, the ghosts' forces summed onto their owners.
   void reverse_forces() {
     if (!o_.newton) return;
-    clock_section t(time_.comm);
+    clock_section t(time_.comm), part(time_.forces);
+    if constexpr (!P::exact) {
+      if (raw_) return raw_->reverse(f_);
+    }
     plan_->reverse(std::span<point>(f_),
                    [](const point& a, const point& b) { return point{a[0] + b[0], a[1] + b[1], a[2] + b[2]}; });
   }
@@ -727,7 +784,7 @@ class simulation {
 
   /// Step 0 against a serial all-pairs sum (minimum image) over every atom, on rank 0.
   bool check_step_zero() {
-    const int n = static_cast<int>(plan_->owned());
+    const int n = static_cast<int>(owned_);
     int size = 0;
     MPI_Comm_size(grid_.comm(), &size);
     std::vector<int> counts(size), displs(size);
@@ -775,8 +832,9 @@ class simulation {
   void report(double total) {
     // The overlapped step's position time is the exposed part of the exchange: part of communication.
     if (o_.overlap) time_.comm += time_.positions;
-    double t[6] = {time_.force, time_.neighbor, time_.comm, time_.other, time_.balance, total};
-    MPI_Allreduce(MPI_IN_PLACE, t, 6, MPI_DOUBLE, MPI_MAX, grid_.comm());
+    double t[10] = {time_.force,   time_.neighbor, time_.comm,      time_.other,     time_.balance,
+                    total,         time_.migrate,  time_.ghosts,    time_.positions, time_.forces};
+    MPI_Allreduce(MPI_IN_PLACE, t, 10, MPI_DOUBLE, MPI_MAX, grid_.comm());
     // The load: atoms per rank now (largest over mean), and the force time's spread.
     double load[2] = {static_cast<double>(v_.size()), time_.force}, most[2] = {0, 0};
     MPI_Allreduce(load, most, 2, MPI_DOUBLE, MPI_MAX, grid_.comm());
@@ -788,6 +846,9 @@ class simulation {
     const char* names[5] = {"force", "neighbor", "communication", "other", "balance"};
     for (int i = 0; i < 5; ++i)
       std::printf("#   %-14s %9.3f s  %5.1f %%\n", names[i], t[i], t[5] > 0 ? 100 * t[i] / t[5] : 0.0);
+    std::printf("#   communication: migrate %.3f s, ghosts at re-neighbouring %.3f s, positions %.3f s, "
+                "forces back %.3f s\n",
+                t[6], t[7], t[8], t[9]);
     std::printf("# load: atoms per rank at the end, most / mean %.3f; force time, most / mean %.3f\n",
                 load[0] > 0 ? most[0] * ranks / load[0] : 1.0, load[1] > 0 ? most[1] * ranks / load[1] : 1.0);
     std::printf("# throughput: %.3f M atom-steps/s (%lld atoms x %d steps), communication %.1f %% of the time\n",
@@ -804,6 +865,8 @@ class simulation {
   long long atoms_ = 0;
   std::vector<hs::position> where_;  // fixed point: the owned positions as doubles, for ownership and the plan
   std::unique_ptr<hs::particle_plan> plan_;
+  std::unique_ptr<bench::raw_particles> raw_;  // --hand-written
+  std::size_t owned_ = 0;                      // atoms this rank owns (the rest of x_ are ghosts)
   std::vector<point> x_, f_;
   std::vector<vec3> v_;
   std::vector<std::int64_t> id_;

@@ -7,16 +7,21 @@
 //             a box: multi-hop), each with a send list built by one scan of the
 //             atoms (owned and the ghosts of earlier dimensions; in later hops,
 //             the ghosts the previous hop of that direction brought), a count
-//             message and the positions, shifted across periodic borders;
+//             message and the positions, shifted across periodic borders, with
+//             any companion arrays (ids, types) in the same message (LAMMPS's
+//             pack_border);
 //   forward   the send lists again: pack, MPI_Sendrecv into the ghost range;
 //   reverse   the swaps backwards: ghost values go home and are summed;
-//   exchange  leavers, dimension by dimension, to both neighbours, each keeping
-//             what lies in its box (LAMMPS's exchange).
+//   exchange  leavers with their companion arrays (velocities, ids) packed in
+//             one message, dimension by dimension, to both neighbours, each
+//             keeping what lies in its box (LAMMPS's exchange).
 //
 // Boxes are hs::domain's (the same floating-point edges), and an atom is sent
 // when it lies within the cutoff of the receiving box, closed, computed as the
 // library does (shifted coordinate against the receiver's edges), so both
 // select the same ghosts. A self-swap (one box along a dimension) is a copy.
+// The benchmark (examples/bench/particles.cpp) and haloshift-md --hand-written
+// use it; its buffers are kept from call to call, as a code keeps them.
 #include <mpi.h>
 
 #include <haloshift/haloshift.hpp>
@@ -24,6 +29,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace bench {
@@ -47,9 +53,12 @@ class raw_particles {
 
   std::size_t ghosts() const { return ghosts_; }
 
-  /// Builds the swaps for the owned atoms x[0, nlocal) and appends the ghosts to x.
-  void borders(std::vector<hs::position>& x, std::size_t nlocal) {
+  /// Builds the swaps for the owned atoms x[0, nlocal) and appends the ghosts to x, and to each
+  /// companion array (ids, types: their ghost entries travel with the positions, unshifted).
+  template <class... Companions>
+  void borders(std::vector<hs::position>& x, std::size_t nlocal, std::vector<Companions>&... more) {
     x.resize(nlocal);
+    (more.resize(nlocal), ...);
     used_ = 0;
     for (int d = 0; d < shape_.ndims(); ++d) {
       std::size_t scan_first[2] = {0, 0}, scan_last[2] = {x.size(), x.size()};
@@ -76,7 +85,12 @@ class raw_particles {
           s.recv_first = x.size();
           s.recv_count = arriving;
           x.resize(x.size() + s.recv_count);
-          send_positions(x, s);
+          if constexpr (sizeof...(Companions) == 0) {
+            send_positions(x, s);
+          } else {
+            (more.resize(x.size()), ...);
+            send_packed(x, s, more...);
+          }
           // The next hop in this direction forwards what this one brought.
           scan_first[dir] = s.recv_first;
           scan_last[dir] = s.recv_first + s.recv_count;
@@ -113,11 +127,14 @@ class raw_particles {
     }
   }
 
-  /// Leavers to their new boxes (positions wrapped into the domain first), dimension by dimension:
-  /// sent to both neighbours (once when they are the same rank), each keeping what lies in its box.
-  /// Atoms move at most one box per call, as between two re-neighbourings. Order: stayers (the
-  /// last one filling each hole), then arrivals.
-  void exchange(std::vector<hs::position>& x, std::vector<std::int64_t>& id) {
+  /// Leavers to their new boxes (positions wrapped into the domain first) with their companion
+  /// arrays (velocities, ids) in the same message, dimension by dimension: sent to both
+  /// neighbours (once when they are the same rank), each keeping what lies in its box. Atoms move
+  /// at most one box per call, as between two re-neighbourings. Order: stayers (the last one
+  /// filling each hole), then arrivals.
+  template <class... Companions>
+  void exchange(std::vector<hs::position>& x, std::vector<Companions>&... more) {
+    constexpr std::size_t bytes = (sizeof(hs::position) + ... + sizeof(Companions));
     for (auto& p : x)
       for (int d = 0; d < shape_.ndims(); ++d)
         if (shape_.periodic(d)) p[d] = dom_.wrap(d, p[d]);
@@ -130,11 +147,12 @@ class raw_particles {
           ++i;
           continue;
         }
-        leaving_.push_back({x[i], id[i]});
+        const std::size_t at = leaving_.size();
+        leaving_.resize(at + bytes);
+        pack_one(leaving_.data() + at, x[i], more[i]...);
         x[i] = x.back();
-        id[i] = id.back();
         x.pop_back();
-        id.pop_back();
+        ((more[i] = more.back(), more.pop_back()), ...);
       }
       const int sides = neighbor_[d][0] == neighbor_[d][1] ? 1 : 2;
       for (int side = 0; side < sides; ++side) {
@@ -145,12 +163,16 @@ class raw_particles {
         std::size_t arriving = 0;
         sendrecv(&count, sizeof count, &arriving, sizeof arriving, s);
         arriving_.resize(arriving);
-        sendrecv(leaving_.data(), count * sizeof(atom), arriving_.data(), arriving * sizeof(atom), s);
-        for (const atom& a : arriving_)
-          if (a.x[d] >= lo && a.x[d] < hi) {
-            x.push_back(a.x);
-            id.push_back(a.id);
+        sendrecv(leaving_.data(), count, arriving_.data(), arriving, s);
+        for (std::size_t at = 0; at < arriving; at += bytes) {
+          hs::position p;
+          std::memcpy(&p, arriving_.data() + at, sizeof p);
+          if (p[d] >= lo && p[d] < hi) {
+            x.push_back(p);
+            (more.emplace_back(), ...);
+            unpack_one(arriving_.data() + at + sizeof p, more.back()...);
           }
+        }
       }
     }
   }
@@ -161,10 +183,6 @@ class raw_particles {
     double shift = 0;
     std::vector<std::size_t> list;
     std::size_t send_count = 0, recv_first = 0, recv_count = 0;
-  };
-  struct atom {
-    hs::position x;
-    std::int64_t id;
   };
 
   /// The swaps keep their list capacity from one borders() to the next.
@@ -200,6 +218,35 @@ class raw_particles {
     exchange_buffer(buffer_.data(), x.data() + s.recv_first, s);
   }
 
+  /// Values packed one after another into `out` (trivially copyable: bytes).
+  template <class... Ts>
+  static void pack_one(char* out, const Ts&... values) {
+    ((std::memcpy(out, &values, sizeof(Ts)), out += sizeof(Ts)), ...);
+  }
+
+  template <class... Ts>
+  static void unpack_one(const char* in, Ts&... values) {
+    ((std::memcpy(&values, in, sizeof(Ts)), in += sizeof(Ts)), ...);
+  }
+
+  /// Positions (shifted) and companion values of the swap's list in one message, unpacked into the
+  /// swap's receive range.
+  template <class... Companions>
+  void send_packed(std::vector<hs::position>& x, const swap& s, std::vector<Companions>&... more) {
+    constexpr std::size_t bytes = (sizeof(hs::position) + ... + sizeof(Companions));
+    leaving_.resize(s.send_count * bytes);
+    for (std::size_t j = 0; j < s.send_count; ++j) {
+      const std::size_t i = s.list[j];
+      hs::position p = x[i];
+      p[s.dim] += s.shift;
+      pack_one(leaving_.data() + j * bytes, p, more[i]...);
+    }
+    arriving_.resize(s.recv_count * bytes);
+    sendrecv(leaving_.data(), leaving_.size(), arriving_.data(), arriving_.size(), s);
+    for (std::size_t j = 0; j < s.recv_count; ++j)
+      unpack_one(arriving_.data() + j * bytes, x[s.recv_first + j], more[s.recv_first + j]...);
+  }
+
   template <class T, class Adjust>
   void forward_adjusted(std::vector<T>& v, Adjust adjust) {
     std::vector<T> out;  // only the benchmark's checks use this path
@@ -229,7 +276,7 @@ class raw_particles {
   std::vector<swap> swaps_;
   std::size_t used_ = 0, ghosts_ = 0;
   std::vector<hs::position> buffer_;
-  std::vector<atom> leaving_, arriving_;
+  std::vector<char> leaving_, arriving_;  // packed atoms: exchange(), borders() with companions
 };
 
 }  // namespace bench
