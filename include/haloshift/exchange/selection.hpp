@@ -98,6 +98,7 @@ struct selective_recipe {
   int tags = 0;
   program counting{};  ///< the count exchange: `box.volume()` counts per block, in the plan's tags
   std::optional<prepared_selector<Needs>> prepared{};
+  detail::owned_classes classes{};  ///< of the owned keys, by the last count (a geometric selector)
 };
 
 struct selective_builder {
@@ -206,15 +207,16 @@ struct selective_builder {
   template <transferable Key, class Needs, class Source>
   static void fill(selective_plan& p, selective_recipe<Needs>& rc, const Source& source, std::vector<Key>& keys) {
     // The owned keys first, read from the caller's layout once: the count and the rounds use them.
+    // A rebuild keeps the old keys' length: growing it again to owned + ghosts would zero the ghosts.
     const std::size_t owned = source.size();
-    keys.resize(owned);
+    if (keys.size() < owned) keys.resize(owned);
     for (std::size_t i = 0; i < owned; ++i) keys[i] = source[i];
     const std::span<const Key> own(keys.data(), owned);
     MPI_Comm comm = p.comm();
     // The window's routes are the old program's: none until share_node_memory refits it (below).
     if (p.resources_->window) p.resources_->window->retire();
     // Every source counts what each holder position needs of it; the counts travel as a block exchange.
-    const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own);
+    const std::vector<std::uint64_t> mine = count_by_position<Key>(rc, own, rc.classes);
     std::vector<std::uint64_t> counts(rc.counting.layout.total());
     run_forward(rc.counting, comm, mine.data(), counts.data(), *p.resources_);
     const needed_counts needed{rc.counting, rc.box, counts};
@@ -259,11 +261,12 @@ struct selective_builder {
   /// by box layer. A user's selector is tested at every position, so that one which is not
   /// geometric is caught (the keys' journey recounts, and the final agreement reports it).
   template <transferable Key, class Needs>
-  static std::vector<std::uint64_t> count_by_position(const selective_recipe<Needs>& rc, std::span<const Key> own) {
+  static std::vector<std::uint64_t> count_by_position(const selective_recipe<Needs>& rc, std::span<const Key> own,
+                                                      owned_classes& classes) {
     const offset_box& box = rc.box;
     std::vector<std::uint64_t> mine(box.volume(), 0);
     if constexpr (is_geometric<Needs>) {
-      count_needed<Key>(*rc.prepared, rc.coords, box, rc.shape.ndims(), own, mine);
+      count_needed<Key>(*rc.prepared, rc.coords, box, rc.shape.ndims(), own, mine, classes);
     } else {
       for (int z = box.lo[2]; z <= box.hi[2]; ++z)
         for (int y = box.lo[1]; y <= box.hi[1]; ++y)
@@ -325,7 +328,7 @@ struct selective_builder {
             parts.push_back({k, slot, rel, needed(off, rel), 0, {}});
           }
       if constexpr (is_geometric<Needs>) {
-        select_geometric(parts, slots, rc.shape, *rc.prepared, std::span<const Key>(keys));
+        select_geometric(parts, slots, rc.shape, *rc.prepared, std::span<const Key>(keys), rc.classes);
       } else {
         for (send_part& part : parts) {
           const block_slot& b = slots[static_cast<std::size_t>(part.slot)];

@@ -99,20 +99,39 @@ struct axis_reach {
 template <class Prepared>
 using bound_type = decltype(std::declval<const Prepared&>().interval(0, 0, 0).lo);
 
+/// The bin count_needed found for every owned key, kept for the rounds that send the own block
+/// (select_geometric): a byte per key read there instead of its coordinates compared again.
+struct owned_classes {
+  std::vector<std::uint8_t> code;  ///< per owned key; empty where there are more than 256 bins
+  std::size_t stride[max_dims] = {1, 1, 1}, classes[max_dims] = {1, 1, 1}, up[max_dims] = {0, 0, 0};
+  std::size_t bins = 0;
+  /// How many boxes up (first) and down along `d` need a key of bin `bin`.
+  std::pair<int, int> reach(std::size_t bin, int d) const noexcept {
+    const std::size_t c = bin / stride[d] % classes[d];
+    return {static_cast<int>(c % (up[d] + 1)), static_cast<int>(c / (up[d] + 1))};
+  }
+};
+
 /// For a geometric selector: per holder position in `box` (relative to this rank, the source),
 /// how many of the keys `own` it needs, added to `mine` (indexed by box.index): keys are binned
 /// by their classes along every dimension (axis_reach), and each bin adds to the product of
-/// its ranges.
+/// its ranges. Each key's bin goes to `kept`.
 template <class Key, class Prepared>
 inline void count_needed(const Prepared& per_dim, const offset& coords, const detail::offset_box& box, int ndims,
-                         std::span<const Key> own, std::vector<std::uint64_t>& mine) {
+                         std::span<const Key> own, std::vector<std::uint64_t>& mine, owned_classes& kept) {
   std::vector<axis_reach<bound_type<Prepared>>> axes;
   std::size_t bins = 1, stride[max_dims] = {0, 0, 0};
   for (int d = 0; d < ndims; ++d) {
     axes.emplace_back(per_dim, d, coords[d], box.hi[d], -box.lo[d]);
     stride[d] = bins;
     bins *= axes.back().classes();
+    kept.stride[d] = stride[d];
+    kept.classes[d] = axes.back().classes();
+    kept.up[d] = axes.back().up.size();
   }
+  kept.bins = bins;
+  kept.code.resize(bins <= 256 ? own.size() : 0);
+  std::uint8_t* const code = kept.code.empty() ? nullptr : kept.code.data();
   // Four interleaved histograms: most keys fall in one bin (deep inside), and consecutive
   // increments of one counter would wait on each other.
   std::vector<std::uint64_t> binned(4 * bins, 0);
@@ -123,12 +142,14 @@ inline void count_needed(const Prepared& per_dim, const offset& coords, const de
       const Key& k = own[i];
       const std::size_t bin = x.class_of(k[0]) + y.class_of(k[1]) * stride[1] + z.class_of(k[2]) * stride[2];
       ++binned[(i % 4) * bins + bin];
+      if (code) code[i] = static_cast<std::uint8_t>(bin);
     }
   } else {
     for (std::size_t i = 0; i < own.size(); ++i) {
       std::size_t bin = 0;
       for (int d = 0; d < ndims; ++d) bin += axes[static_cast<std::size_t>(d)].class_of(own[i]) * stride[d];
       ++binned[(i % 4) * bins + bin];
+      if (code) code[i] = static_cast<std::uint8_t>(bin);
     }
   }
   for (std::size_t bin = 0; bin < bins; ++bin) {
@@ -211,6 +232,68 @@ std::size_t mark_takers(std::span<const Key> keys, std::size_t first, std::size_
   return found;
 }
 
+/// mark_takers for the own block's keys `[0, count)` from their bins (owned_classes): per bin the
+/// transfers that take it, then one lookup per key.
+template <class T>
+std::size_t mark_by_class(const owned_classes& owned, std::size_t count, const std::vector<axis_reach<T>>& axes,
+                          const std::vector<std::uint64_t>* takers, std::size_t group, taker_hit* out) {
+  std::uint64_t take_of[256];
+  const std::uint64_t all = group >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << group) - 1;
+  for (std::size_t bin = 0; bin < owned.bins; ++bin) {
+    std::uint64_t take = all;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      // This group reaches fewer boxes than the count's box at most: a key reaching further
+      // reaches the group's farthest.
+      const auto [u, w] = owned.reach(bin, axes[i].d);
+      const std::size_t up = axes[i].up.size(), down = axes[i].down.size();
+      take &= takers[i][std::min<std::size_t>(static_cast<std::size_t>(w), down) * (up + 1) +
+                        std::min<std::size_t>(static_cast<std::size_t>(u), up)];
+    }
+    take_of[bin] = take;
+  }
+  const std::uint8_t* code = owned.code.data();
+  std::size_t found = 0;
+  for (std::size_t e = 0; e < count; ++e) {
+    out[found] = {e, take_of[code[e]]};
+    found += out[found].take != 0 ? 1 : 0;
+  }
+  return found;
+}
+
+/// The hits of a group of parts (`group[m]` the part of bit m, each part in one group) as their
+/// runs: as send_part::pick, with each part's current run kept in locals and stored when it breaks.
+inline void pick_hits(std::span<const taker_hit> hits, std::vector<send_part>& parts,
+                      std::span<const std::size_t> group) {
+  struct building {
+    std::size_t first = 0, count = 0, hits = 0, room = 0;
+  };
+  building now[64];
+  for (std::size_t m = 0; m < group.size(); ++m) {
+    const send_part& part = parts[group[m]];
+    now[m].room = part.expected > part.picked ? part.expected - part.picked : 0;
+  }
+  // A block no dimension tests (every key taken) comes with every bit set: only the group's count.
+  const std::uint64_t group_bits = group.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << group.size()) - 1;
+  for (const taker_hit& hit : hits)
+    for (std::uint64_t take = hit.take & group_bits; take != 0; take &= take - 1) {
+      const auto m = static_cast<std::size_t>(std::countr_zero(take));
+      building& b = now[m];
+      if (b.hits++ >= b.room) continue;  // never more than the receiver expects
+      if (b.count != 0 && b.first + b.count == hit.element) {
+        ++b.count;
+        continue;
+      }
+      if (b.count != 0) parts[group[m]].runs.push_back({b.first, b.count});
+      b.first = hit.element;
+      b.count = 1;
+    }
+  for (std::size_t m = 0; m < group.size(); ++m) {
+    send_part& part = parts[group[m]];
+    part.picked += now[m].hits;
+    if (now[m].count != 0) part.runs.push_back({now[m].first, now[m].count});
+  }
+}
+
 /// A geometric selector's picks for one round, one pass over each block however many transfers
 /// send it (SingleHop sends the own block to every neighbour). This rank holds every key of a
 /// block, so its own position `-off` needed it along every dimension; along the dimensions a
@@ -218,7 +301,8 @@ std::size_t mark_takers(std::span<const Key> keys, std::size_t first, std::size_
 /// dimension, which of the block's transfers take it.
 template <class Key, class Prepared>
 inline void select_geometric(std::vector<send_part>& parts, const std::vector<block_slot>& slots,
-                             const grid_shape& shape, const Prepared& per_dim, std::span<const Key> keys) {
+                             const grid_shape& shape, const Prepared& per_dim, std::span<const Key> keys,
+                             const owned_classes& owned) {
   std::vector<std::size_t> order(parts.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parts[a].slot < parts[b].slot; });
@@ -260,10 +344,11 @@ inline void select_geometric(std::vector<send_part>& parts, const std::vector<bl
             if (r <= u && -r <= w) take[static_cast<std::size_t>(w * (up + 1) + u)] |= std::uint64_t{1} << (m - g);
           }
     }
-    const std::size_t found = mark_takers(keys, b.first, b.count, axes, takers, hits.get());
-    for (std::size_t h = 0; h < found; ++h)
-      for (std::uint64_t take = hits[h].take; take != 0; take &= take - 1)
-        parts[order[g + static_cast<std::size_t>(std::countr_zero(take))]].pick(hits[h].element);
+    const bool by_class =
+        b.off == zero_offset && b.first == 0 && owned.bins <= 256 && b.count == owned.code.size();
+    const std::size_t found = by_class ? mark_by_class(owned, b.count, axes, takers, end - g, hits.get())
+                                       : mark_takers(keys, b.first, b.count, axes, takers, hits.get());
+    pick_hits(std::span<const taker_hit>(hits.get(), found), parts, std::span<const std::size_t>(order).subspan(g, end - g));
   }
 }
 
