@@ -506,7 +506,10 @@ class simulation {
           plan_->forward(std::span<std::int64_t>(id_));
           start_forward_positions().wait();
         } else {
-          plan_->forward_positions(x_, id_);
+          // The rebuild moved the ghost positions already (shifted): only the ids travel.
+          const std::vector<hs::position>& at = plan_->positions();
+          std::copy(at.begin() + static_cast<std::ptrdiff_t>(owned_), at.end(), x_.begin() + static_cast<std::ptrdiff_t>(owned_));
+          plan_->forward(std::span<std::int64_t>(id_));
         }
       }
       if (x_.size() > std::numeric_limits<std::uint32_t>::max())
