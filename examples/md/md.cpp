@@ -501,15 +501,15 @@ class simulation {
           plan_ = std::make_unique<hs::particle_plan>(make_plan());
         x_.resize(plan_->size());
         id_.resize(plan_->size());
-        // The ghosts' ids and positions in one message per neighbour (fixed point: two exchanges).
+        // The ghosts' ids, and their positions: in double those the rebuild's key exchange brought
+        // (shifted, the same bits as forward_positions), in fixed point a forward of their own.
+        plan_->forward(std::span<std::int64_t>(id_));
         if constexpr (P::exact) {
-          plan_->forward(std::span<std::int64_t>(id_));
           start_forward_positions().wait();
         } else {
-          // The rebuild moved the ghost positions already (shifted): only the ids travel.
           const std::vector<hs::position>& at = plan_->positions();
-          std::copy(at.begin() + static_cast<std::ptrdiff_t>(owned_), at.end(), x_.begin() + static_cast<std::ptrdiff_t>(owned_));
-          plan_->forward(std::span<std::int64_t>(id_));
+          const auto ghosts = static_cast<std::ptrdiff_t>(owned_);
+          std::copy(at.begin() + ghosts, at.end(), x_.begin() + ghosts);
         }
       }
       if (x_.size() > std::numeric_limits<std::uint32_t>::max())
