@@ -18,6 +18,7 @@
 
 #include "../exchange/halo.hpp"
 #include "../grid/cartesian_grid.hpp"
+#include "../detail/compiled.hpp"
 #include "../detail/mpi/agreement.hpp"
 #include "field_shape.hpp"
 
@@ -37,7 +38,7 @@ inline arena make_arena(std::size_t bytes) {
 }
 inline std::size_t round_up(std::size_t n) { return (n + arena_alignment - 1) / arena_alignment * arena_alignment; }
 
-/// What agreed_shape_of agrees, in one argument: with them one by one its call
+/// What agreed_field_shape agrees, in one argument: with them one by one its call
 /// passed two on the stack, which gives the (user's) function it is inlined
 /// into a frame pointer under GCC (docs/performance.md, "Including the headers").
 struct shape_agreement {
@@ -47,62 +48,25 @@ struct shape_agreement {
   const offset& ghost_high;
   std::initializer_list<std::size_t> element_sizes;
   const mpi::agreed_value& strategy;
+  bool by_cuts = false;               ///< the local shape from `cuts`, else from `global`
+  const field_shape* from = nullptr;  ///< or from this shape (checked against the grid's remainder)
 };
 
-/// Validates a field's shape on every rank (`make` builds it locally, checking
-/// the arguments) and that its global size, cuts and ghost widths (both sides) agree: a
-/// mistake on one rank raises the same error on all. Cuts that differ between
-/// ranks are found by their count and a hash of their values per dimension.
-/// `element_sizes` (one per field of a bundle; none for a plan) agree field by
-/// field: a bundle whose types are permuted across ranks has equal sums.
-/// `strategy` is a plan's strategy (mpi::text_value), else none.
-template <class Make>
-field_shape agreed_shape_of(const cartesian_grid& grid, Make&& make, const shape_agreement& a) {
-  const auto& [global, cuts, ghost, ghost_high, element_sizes, strategy] = a;
-  static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
-                                                   "cuts[2] (number of values)"};
-  static constexpr const char* hashes[max_dims] = {"cuts[0] (hash of the values)", "cuts[1] (hash of the values)",
-                                                   "cuts[2] (hash of the values)"};
-  std::vector<mpi::agreed_value> values{strategy};
-  for (int d = 0; d < max_dims; ++d) values.push_back({counts[d], static_cast<std::int64_t>(cuts[d].size())});
-  for (int d = 0; d < max_dims; ++d) values.push_back({hashes[d], cuts_hash(cuts[d])});
-  values.insert(values.end(), {{"global[0]", global[0]},
-                               {"global[1]", global[1]},
-                               {"global[2]", global[2]},
-                               {"ghost[0]", ghost[0]},
-                               {"ghost[1]", ghost[1]},
-                               {"ghost[2]", ghost[2]},
-                               {"ghost_high[0]", ghost_high[0]},
-                               {"ghost_high[1]", ghost_high[1]},
-                               {"ghost_high[2]", ghost_high[2]}});
-  mpi::append_element_sizes(std::span<const std::size_t>(element_sizes.begin(), element_sizes.size()), values,
-                            {"the number of fields", "sizeof(T)", "the element size (bytes) of field"});
-  std::size_t element_size = 0;
-  for (std::size_t size : element_sizes) element_size += size;
-  field_shape s;
-  mpi::agree(
-      grid.comm(),
-      [&] {
-        s = make();
-        checked_add(checked_mul(s.size(), element_size, "field " + to_string(s) + ": bytes"), arena_alignment,
-                    "field " + to_string(s) + ": bytes");
-      },
-      values);
-  return s;
-}
+/// The local shape `a` asks for (from its global size, its cuts, or a whole shape), agreed on
+/// every rank: the builder behind agreed_shape.
+HALOSHIFT_BUILDER field_shape agreed_field_shape(const cartesian_grid& grid, const shape_agreement& a);
 
 /// What a field (no plan) agrees as its strategy: nothing, the same on every rank.
 inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
 
 /// The even split of `global`, `ghost` layers below the interior and `ghost_high` above, agreed
-/// (agreed_shape_of). The agreed_shape are always inlined: called, they would take their 7 or 8
+/// (agreed_field_shape). The agreed_shape are always inlined: called, they would take their 7 or 8
 /// arguments partly on the stack (docs/performance.md, "Including the headers").
 [[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const offset& global,
                                                        const offset& ghost, const offset& ghost_high,
                                                        std::initializer_list<std::size_t> element_sizes,
                                                        const mpi::agreed_value& strategy = no_strategy) {
-  return agreed_shape_of(grid, [&] { return field_shape(grid.shape(), grid.coords(), global, ghost, ghost_high); },
-                         {global, cell_cuts{}, ghost, ghost_high, element_sizes, strategy});
+  return agreed_field_shape(grid, {global, cell_cuts{}, ghost, ghost_high, element_sizes, strategy});
 }
 /// The split of `cuts` (global size: the last cuts), agreed.
 [[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const cell_cuts& cuts,
@@ -111,9 +75,10 @@ inline constexpr mpi::agreed_value no_strategy{"strategy", 0};
                                                        const mpi::agreed_value& strategy = no_strategy) {
   offset global{1, 1, 1};
   for (int d = 0; d < grid.ndims(); ++d) global[d] = cuts[d].empty() ? 0 : cuts[d].back();
-  return agreed_shape_of(grid, [&] { return field_shape(grid.shape(), grid.coords(), cuts, ghost, ghost_high); },
-                         {global, cuts, ghost, ghost_high, element_sizes, strategy});
+  return agreed_field_shape(grid, {global, cuts, ghost, ghost_high, element_sizes, strategy, true});
 }
+
+#if HALOSHIFT_DEFINE_BUILDERS
 /// Raises when `shape` splits a dimension evenly with other remainder boxes than `grid`: it was
 /// built from another grid shape, and rebuilt from this one its boxes would move.
 inline void check_remainder(const grid_shape& grid, const field_shape& shape) {
@@ -123,18 +88,56 @@ inline void check_remainder(const grid_shape& grid, const field_shape& shape) {
                   name_of(grid.remainder()) + " (grid_options::remainder): build the shape from the grid's shape");
 }
 
+/// Validates a field's shape on every rank (built locally, checking the arguments) and that its
+/// global size, cuts and ghost widths (both sides) agree: a mistake on one rank raises the same
+/// error on all. Cuts that differ between ranks are found by their count and a hash of their
+/// values per dimension. The element sizes (one per field of a bundle; none for a plan) agree
+/// field by field: a bundle whose types are permuted across ranks has equal sums. The strategy
+/// is a plan's (mpi::text_value), else none.
+HALOSHIFT_BUILDER field_shape agreed_field_shape(const cartesian_grid& grid, const shape_agreement& a) {
+  static constexpr const char* counts[max_dims] = {"cuts[0] (number of values)", "cuts[1] (number of values)",
+                                                   "cuts[2] (number of values)"};
+  static constexpr const char* hashes[max_dims] = {"cuts[0] (hash of the values)", "cuts[1] (hash of the values)",
+                                                   "cuts[2] (hash of the values)"};
+  std::vector<mpi::agreed_value> values{a.strategy};
+  for (int d = 0; d < max_dims; ++d) values.push_back({counts[d], static_cast<std::int64_t>(a.cuts[d].size())});
+  for (int d = 0; d < max_dims; ++d) values.push_back({hashes[d], cuts_hash(a.cuts[d])});
+  values.insert(values.end(), {{"global[0]", a.global[0]},
+                               {"global[1]", a.global[1]},
+                               {"global[2]", a.global[2]},
+                               {"ghost[0]", a.ghost[0]},
+                               {"ghost[1]", a.ghost[1]},
+                               {"ghost[2]", a.ghost[2]},
+                               {"ghost_high[0]", a.ghost_high[0]},
+                               {"ghost_high[1]", a.ghost_high[1]},
+                               {"ghost_high[2]", a.ghost_high[2]}});
+  mpi::append_element_sizes(std::span<const std::size_t>(a.element_sizes.begin(), a.element_sizes.size()), values,
+                            {"the number of fields", "sizeof(T)", "the element size (bytes) of field"});
+  std::size_t element_size = 0;
+  for (std::size_t size : a.element_sizes) element_size += size;
+  field_shape s;
+  mpi::agree(
+      grid.comm(),
+      [&] {
+        if (a.from) check_remainder(grid.shape(), *a.from);
+        s = a.from      ? field_shape(grid.shape(), grid.coords(), a.global, a.cuts, a.ghost, a.ghost_high)
+            : a.by_cuts ? field_shape(grid.shape(), grid.coords(), a.cuts, a.ghost, a.ghost_high)
+                        : field_shape(grid.shape(), grid.coords(), a.global, a.ghost, a.ghost_high);
+        checked_add(checked_mul(s.size(), element_size, "field " + to_string(s) + ": bytes"), arena_alignment,
+                    "field " + to_string(s) + ": bytes");
+      },
+      values);
+  return s;
+}
+#endif
+
 /// A shape's split (cuts where given, the even split of its global size elsewhere) and widths,
 /// agreed: a shape may come from anywhere, not only from a collectively built field.
 [[gnu::always_inline]] inline field_shape agreed_shape(const cartesian_grid& grid, const field_shape& shape,
                                                        std::initializer_list<std::size_t> element_sizes,
                                                        const mpi::agreed_value& strategy = no_strategy) {
-  return agreed_shape_of(
-      grid,
-      [&] {
-        check_remainder(grid.shape(), shape);
-        return field_shape(grid.shape(), grid.coords(), shape.global, shape.cuts, shape.ghost, shape.ghost_high);
-      },
-      {shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy});
+  return agreed_field_shape(
+      grid, {shape.global, shape.cuts, shape.ghost, shape.ghost_high, element_sizes, strategy, false, &shape});
 }
 
 /// The same width along every dimension of the grid.

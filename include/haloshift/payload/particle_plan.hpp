@@ -331,17 +331,7 @@ class particle_plan {
   }
   /// Each ghost's owner and the owner's index of it, in ghost order (entry `i` for the array
   /// entry `owned() + i`). Collective: one forward of the owned indices.
-  std::vector<ghost_origin> ghost_origins() {
-    detail::check_not_moved(recipe_ != nullptr, "ghost_origins");
-    std::vector<std::uint64_t> index(size());
-    for (std::size_t i = 0; i < owned(); ++i) index[i] = i;
-    forward(std::span<std::uint64_t>(index));
-    std::vector<ghost_origin> out(ghosts());
-    for (const ghost_block& b : blocks_)
-      for (std::size_t i = b.first; i < b.first + b.count; ++i)
-        out[i - owned()] = {b.source, static_cast<std::size_t>(index[i])};
-    return out;
-  }
+  HALOSHIFT_BUILDER std::vector<ghost_origin> ghost_origins();
 
   /// Re-neighbouring: the same plan (grid, domain, cutoff, strategy, options) for new positions
   /// `x`, all inside this rank's box (call migrate first). Collective. Skips everything a build

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../batch/batch_cache.hpp"
+#include "../compiled.hpp"
 #include "aligned_buffer.hpp"
 #include "program.hpp"
 #include "shared_window.hpp"
@@ -40,6 +41,13 @@ inline std::size_t staging_elements(const program& p, bool backward, bool single
 /// it, so at most one of them is in flight at a time (`busy`).
 class exchange_resources {
  public:
+  exchange_resources() = default;
+  exchange_resources(const exchange_resources&) = delete;
+  exchange_resources& operator=(const exchange_resources&) = delete;
+  /// Out of line with HALOSHIFT_COMPILED: destroying the window and the batch caches is a builder's
+  /// work, not code generated in every file that holds a plan.
+  HALOSHIFT_BUILDER ~exchange_resources();
+
   /// Staging for `elements` elements of T. Grows only when an element type
   /// larger than the plan was sized for needs more (once per such type).
   template <class T>
@@ -84,5 +92,9 @@ class exchange_resources {
   aligned_vector<std::byte> bytes_;
   std::vector<std::tuple<const void*, int, std::unique_ptr<batch::batch_cache>>> batches_;
 };
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER exchange_resources::~exchange_resources() = default;
+#endif
 
 }  // namespace haloshift::detail

@@ -95,4 +95,18 @@ void particle_plan::rebuild(const V& x) {
 HALOSHIFT_INSTANCE void particle_plan::rebuild(const std::span<const position>&);
 #endif
 
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER std::vector<ghost_origin> particle_plan::ghost_origins() {
+  detail::check_not_moved(recipe_ != nullptr, "ghost_origins");
+  std::vector<std::uint64_t> index(size());
+  for (std::size_t i = 0; i < owned(); ++i) index[i] = i;
+  forward(std::span<std::uint64_t>(index));
+  std::vector<ghost_origin> out(ghosts());
+  for (const ghost_block& b : blocks_)
+    for (std::size_t i = b.first; i < b.first + b.count; ++i)
+      out[i - owned()] = {b.source, static_cast<std::size_t>(index[i])};
+  return out;
+}
+#endif
+
 }  // namespace haloshift
