@@ -28,8 +28,9 @@ def run_one(launch, program, ranks, name, timeout):
     started = time.monotonic()
     # Each job its own Open MPI session directory: jobs started at once raced to create the shared
     # /tmp/ompi.<host>.<uid> ("mkdir ... File exists", orte_init failed) in a sanitizer run of CI.
+    # TMPDIR too: the files a case writes (calibrations) go with the directory.
     with tempfile.TemporaryDirectory(prefix="haloshift-misuse-", ignore_cleanup_errors=True) as session:
-        env = dict(os.environ, OMPI_MCA_orte_tmpdir_base=session)
+        env = dict(os.environ, OMPI_MCA_orte_tmpdir_base=session, TMPDIR=session)
         job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                                start_new_session=True)  # its own process group: the watchdog kills every rank
         try:
