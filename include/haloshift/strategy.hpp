@@ -41,13 +41,15 @@ concept strategy = requires(const grid_shape& g, const range& r, const strategy_
 };
 
 namespace detail {
-/// The schedule of strategy `S` for a grid, range and parameters.
+/// The schedule of strategy `S` for a grid, range and parameters, as plans run
+/// it and the model prices it: each transfer in the earliest round its blocks
+/// allow (earliest_rounds).
 template <strategy S>
 schedule schedule_of(const grid_shape& g, const range& r, const strategy_parameters& p = {}) {
   if constexpr (requires { S::make_schedule(g, r, p); })
-    return S::make_schedule(g, r, p);
+    return earliest_rounds(S::make_schedule(g, r, p));
   else
-    return S::make_schedule(g, r);
+    return earliest_rounds(S::make_schedule(g, r));
 }
 
 /// FNV-1a of the strategy name: compared across ranks when a plan is built.

@@ -81,3 +81,40 @@ TEST_CASE("compile rejects a schedule that is not a valid exchange", "[schedule]
   hs::schedule twice{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}, hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}}}};
   CHECK_THROWS_WITH(hs::detail::compile(twice, g, {0, 0, 0}, r, one, "Broken"), Catch::Contains("a second time"));
 }
+
+TEST_CASE("plans run each transfer in the earliest round: a faces-only Shift in k rounds, a full one as written",
+          "[schedule][shift][pattern]") {
+  for (int k = 1; k <= 3; ++k) {
+    INFO("k " << k);
+    for (const hs::grid_shape& g :
+         {hs::grid_shape({5, 4, 3}, {true, false, true}), hs::grid_shape({7, 2}, {false, true})}) {
+      const int dims = g.ndims();
+      // Faces only: phase d carries the own block alone, so its step s needs only phase d's step s - 1.
+      const hs::range faces = hs::make_range(g, k, hs::shell::full, hs::halo_pattern::faces);
+      const hs::schedule written = hs::Shift::make_schedule(g, faces),
+                         run = hs::detail::schedule_of<hs::Shift>(g, faces);
+      REQUIRE(written.rounds.size() == static_cast<std::size_t>(dims * k));
+      REQUIRE(run.rounds.size() == static_cast<std::size_t>(k));
+      for (int s = 0; s < k; ++s) {
+        std::vector<hs::transfer> want;  // step s + 1 of every phase, in phase order
+        for (int d = 0; d < dims; ++d)
+          for (const hs::transfer& t : written.rounds[static_cast<std::size_t>(d * k + s)].transfers) want.push_back(t);
+        CHECK(run.rounds[static_cast<std::size_t>(s)].transfers == want);
+      }
+      // Full and faces-and-edges: phase d carries what phase d - 1 brought, and the eighth shell
+      // likewise, so nothing can move.
+      for (const hs::range& r : {hs::make_range(g, k), hs::make_range(g, k, hs::shell::eighth),
+                                 hs::make_range(g, k, hs::shell::full, hs::halo_pattern::faces_and_edges)})
+        CHECK(hs::detail::schedule_of<hs::Shift>(g, r) == hs::Shift::make_schedule(g, r));
+      // Teams restrict their senders: what a rank holds depends on its class, so nothing moves either.
+      if (dims == 3) {
+        const hs::strategy_parameters teams{.team = {5, 2, 3}};
+        CHECK(hs::detail::schedule_of<hs::TeamShift>(g, faces, teams) == hs::TeamShift::make_schedule(g, faces, teams));
+      }
+    }
+  }
+  // A schedule that sends a block nobody delivers is left for the plan's check to name its round.
+  const hs::schedule broken{{hs::schedule_round{{hs::transfer{{1, 0, 0}, {{0, 0, 0}}}}},
+                             hs::schedule_round{{hs::transfer{{1, 0, 0}, {{-2, 0, 0}}}}}}};
+  CHECK(hs::detail::earliest_rounds(broken) == broken);
+}

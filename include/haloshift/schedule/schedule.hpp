@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "../detail/compiled.hpp"
 #include "../grid/offset.hpp"
+#include "../grid/offset_box.hpp"
 
 namespace haloshift {
 
@@ -66,5 +68,68 @@ struct schedule {
   std::vector<schedule_round> rounds;
   friend bool operator==(const schedule&, const schedule&) = default;
 };
+
+namespace detail {
+/// The box of every offset a schedule can make a rank hold: the own block,
+/// every block sent and where each one lands.
+inline detail::offset_box offsets_reached(const schedule& s) {
+  detail::offset_box box;
+  auto include = [&box](const offset& o) {
+    for (int d = 0; d < max_dims; ++d) {
+      box.lo[d] = std::min(box.lo[d], o[d]);
+      box.hi[d] = std::max(box.hi[d], o[d]);
+    }
+  };
+  for (const schedule_round& r : s.rounds)
+    for (const transfer& t : r.transfers)
+      for (const offset& o : t.blocks) {
+        include(o);
+        include(o - t.direction);
+      }
+  return box;
+}
+
+/// `s` with every transfer moved to the earliest round at whose start a rank
+/// holds all its blocks, in their order within each round. Strategies write
+/// their rounds step after step (Shift: phase x, then y, then z); where a step
+/// needs nothing an earlier one delivers (a faces-only Shift carries only the
+/// own block into each phase), its messages go out with the earlier ones, so a
+/// blocking exchange waits once and a split-phase one posts them all in
+/// start() instead of unpacking mid-compute to post the next. A schedule that
+/// restricts its senders (TeamShift, NodeAggregate), or sends a block no round
+/// delivers, is returned as it is: there what a rank holds depends on its
+/// class, and the plan's check names the faulty round of the original.
+HALOSHIFT_BUILDER schedule earliest_rounds(schedule s);
+}  // namespace detail
+
+#if HALOSHIFT_DEFINE_BUILDERS
+HALOSHIFT_BUILDER schedule detail::earliest_rounds(schedule s) {
+  constexpr std::size_t never = std::size_t(-1);
+  const offset_box box = offsets_reached(s);
+  std::vector<std::size_t> held_from(box.volume(), never);  // per offset, the first round that holds it
+  held_from[box.index(zero_offset)] = 0;
+  std::vector<std::size_t> moved_to;  // per transfer, in schedule order
+  for (const schedule_round& r : s.rounds)
+    for (const transfer& t : r.transfers) {
+      std::size_t round = 0;
+      for (const offset& o : t.blocks) round = std::max(round, held_from[box.index(o)]);
+      if (round == never || t.senders != sender_class{}) return s;
+      for (const offset& o : t.blocks) {
+        std::size_t& arrives = held_from[box.index(o - t.direction)];
+        arrives = std::min(arrives, round + 1);
+      }
+      moved_to.push_back(round);
+    }
+  schedule out;
+  auto next = moved_to.begin();
+  for (schedule_round& r : s.rounds)
+    for (transfer& t : r.transfers) {
+      const std::size_t round = *next++;
+      if (out.rounds.size() <= round) out.rounds.resize(round + 1);
+      out.rounds[round].transfers.push_back(std::move(t));
+    }
+  return out;
+}
+#endif
 
 }  // namespace haloshift

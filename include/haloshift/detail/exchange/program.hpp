@@ -207,25 +207,6 @@ inline std::string schedule_error(std::string_view strategy, const std::string& 
   return "strategy " + std::string(strategy) + " has an invalid schedule: " + what;
 }
 
-/// The box of every offset a schedule can make a rank hold: the own block,
-/// every block sent and where each one lands.
-inline detail::offset_box offsets_reached(const schedule& s) {
-  detail::offset_box box;
-  auto include = [&box](const offset& o) {
-    for (int d = 0; d < max_dims; ++d) {
-      box.lo[d] = std::min(box.lo[d], o[d]);
-      box.hi[d] = std::max(box.hi[d], o[d]);
-    }
-  };
-  for (const schedule_round& r : s.rounds)
-    for (const transfer& t : r.transfers)
-      for (const offset& o : t.blocks) {
-        include(o);
-        include(o - t.direction);
-      }
-  return box;
-}
-
 /// Offsets this rank holds at any time, following the schedule, in canonical
 /// order; checks that a round sends only what is held and that nothing
 /// arrives twice. A flag per offset of the schedule's box (offsets_reached),
