@@ -57,7 +57,8 @@ struct options {
   std::vector<std::string> plan_strategy;
   std::vector<int> plan_threads;
   bool self_copy = false;  ///< --raw-self copy
-  std::string loop;        ///< --loop: the variant whose blocking exchange runs alone (for a profiler)
+  std::string loop;        ///< --loop: the variant whose exchange runs alone (for a profiler)
+  bool loop_split = false;  ///< --loop-phase split: that variant's split-phase step instead of its blocking exchange
   double budget = 1.5;     ///< timed seconds per configuration, all variants
   int min_reps = 5, max_reps = 2001;
   double factor = 3;  ///< interior update / slowest blocking exchange
@@ -84,6 +85,8 @@ const char* help =
     "                     mpi = MPI_Irecv/MPI_Isend like every face (default), copy = slab to ghosts directly\n"
     "  --loop VARIANT     after each check, only VARIANT's blocking exchange (hand-written or a strategy of\n"
     "                     --strategies) for --budget seconds, no table: for perf record\n"
+    "  --loop-phase P     what --loop runs: blocking (default) or split (the timed split-phase step:\n"
+    "                     start, the interior update with progress calls, wait, the rim update)\n"
     "  --quick            a smoke run: 2D n = 48, 3D n = 12, widths 1,3, budget 0.05 s\n";
 
 std::vector<std::string> names(std::string_view list) {
@@ -157,6 +160,10 @@ options parse(int argc, char** argv) {
       o.factor = number(a, v, 0, 1000);
     else if (a == "--loop")
       o.loop = v;
+    else if (a == "--loop-phase" && (v == "blocking" || v == "split"))
+      o.loop_split = v == "split";
+    else if (a == "--loop-phase")
+      throw usage_error{"--loop-phase: expected blocking or split, got '" + v + "'"};
     else if (a == "--raw-self" && (v == "mpi" || v == "copy"))
       o.self_copy = v == "copy";
     else if (a == "--raw-self")
@@ -382,20 +389,50 @@ void verify(setup& s, bench::raw_faces& raw, std::vector<hs::field_plan>& plans,
   agree(problem);
 }
 
-/// --loop: one variant's blocking exchange, back to back for --budget seconds (rank 0's clock).
+/// The layers of the interior update: about `factor` times the slowest of `exchanges`, from a
+/// pilot (medians of maxima over ranks: the same on every rank).
+int interior_layers(const bench::padded_mesh& m, double* a, double* v,
+                    const std::vector<std::function<void()>>& exchanges, double factor) {
+  auto pilot = [](const std::function<void()>& f) {
+    std::vector<double> t;
+    for (int r = 0; r < 5; ++r) t.push_back(bench::timed(MPI_COMM_WORLD, f));
+    return bench::median(t);
+  };
+  double slowest = 0;
+  for (const auto& f : exchanges) slowest = std::max(slowest, pilot(f));
+  const int all = m.n - 2 * m.w;
+  const bench::cell_box whole = make_updates(m, all, 1).inner[0];
+  const double per_layer = pilot([&] { sweep(m, a, v, whole); }) / all;
+  return static_cast<int>(std::clamp(std::ceil(factor * slowest / std::max(per_layer, 1e-12)), 1.0, double(all)));
+}
+
+/// --loop: one variant's step, blocking or (--loop-phase split) split phase, back to back for
+/// --budget seconds (rank 0's clock).
 void loop(setup& s, bench::raw_faces& raw, std::vector<hs::field_plan>& plans, const options& o) {
-  std::vector<double> a(s.mesh.size());
+  const bench::padded_mesh& m = s.mesh;
+  std::vector<double> a(m.size()), v(m.size());
   s.fill(a);
   const auto view = hs::make_field_view(a.data(), s.shape);
   const auto p = std::find(o.strategies.begin(), o.strategies.end(), o.loop);
   hs::field_plan* plan = p == o.strategies.end() ? nullptr : &plans[static_cast<std::size_t>(p - o.strategies.begin())];
+  const std::function<void()> blocking = [&] { plan ? plan->forward(view) : raw.forward(a.data()); };
+  std::function<void()> step = blocking;
+  updates u;
+  if (o.loop_split) {
+    u = make_updates(m, interior_layers(m, a.data(), v.data(), {blocking}, o.factor), o.chunks);
+    step = [&] {
+      if (plan)
+        split_step(m, u, a.data(), v.data(), [&] { return plan->start_forward(view); });
+      else
+        split_step(m, u, a.data(), v.data(), [&] {
+          raw.start(a.data());
+          return raw_pending{raw, a.data()};
+        });
+    };
+  }
   const double start = MPI_Wtime();
   for (int more = 1; more;) {
-    for (int r = 0; r < 64; ++r)
-      if (plan)
-        plan->forward(view);
-      else
-        raw.forward(a.data());
+    for (int r = 0; r < 64; ++r) step();
     more = MPI_Wtime() - start < o.budget;
     MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
@@ -416,21 +453,8 @@ row measure(setup& s, bench::raw_faces& raw, std::vector<hs::field_plan>& plans,
   const auto view = hs::make_field_view(a.data(), s.shape);
   std::vector<std::function<void()>> blocking{[&] { raw.forward(a.data()); }};
   for (hs::field_plan& p : plans) blocking.emplace_back([plan = &p, &view] { plan->forward(view); });
-  // The interior update: about `factor` times the slowest blocking exchange, from a pilot (medians
-  // of maxima over ranks: the same on every rank).
-  auto pilot = [](const std::function<void()>& f) {
-    std::vector<double> t;
-    for (int r = 0; r < 5; ++r) t.push_back(bench::timed(MPI_COMM_WORLD, f));
-    return bench::median(t);
-  };
-  double slowest = 0;
-  for (const auto& f : blocking) slowest = std::max(slowest, pilot(f));
-  const int all = m.n - 2 * m.w;
-  const bench::cell_box whole = make_updates(m, all, 1).inner[0];
-  const double per_layer = pilot([&] { sweep(m, a.data(), v.data(), whole); }) / all;
   row out;
-  out.layers =
-      static_cast<int>(std::clamp(std::ceil(o.factor * slowest / std::max(per_layer, 1e-12)), 1.0, double(all)));
+  out.layers = interior_layers(m, a.data(), v.data(), blocking, o.factor);
   const updates u = make_updates(m, out.layers, o.chunks);
 
   std::vector<std::function<void()>> run = blocking;

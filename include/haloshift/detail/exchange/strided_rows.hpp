@@ -16,13 +16,10 @@ namespace haloshift::detail {
 /// size (`Chunk`: 64 bytes with AVX-512, 32 with AVX2, 16 otherwise, picked at
 /// run time) plus one last, overlapping move for the tail: a handful of loads
 /// and stores, not a memcpy call, whose per-call cost halved the speed of
-/// 272-byte rows (a y face of a 32^3 box). `Prefetch` names the side that
-/// strides (the cells; the packed side is consecutive): its next row is
-/// prefetched while this one copies, for rows spread too far apart to be in
-/// cache, which the hardware prefetcher does not follow (they lie pages
-/// apart). In cache the prefetches only take load slots, so they are off
-/// there.
-template <int Prefetch>  // 0: none, 1: the source strides, 2: the target strides
+/// 272-byte rows (a y face of a 32^3 box). With `Prefetch`, the source's
+/// next row is prefetched while this one copies (see copy_strided_rows for
+/// when).
+template <bool Prefetch>
 struct long_rows {
   /// The loop itself, written once. Always inlined: each ISA's function below
   /// compiles it with its own vector moves (a function of the default target
@@ -32,11 +29,8 @@ struct long_rows {
   [[gnu::always_inline]] static inline void rows(char* to, const char* from, std::size_t bytes, std::size_t repeat,
                                                  std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
     for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride) {
-      if (Prefetch != 0 && r + 1 < repeat)
-        for (std::size_t b = 0; b < bytes; b += 64) {
-          if (Prefetch == 1) __builtin_prefetch(from + from_stride + b, 0);
-          if (Prefetch == 2) __builtin_prefetch(to + to_stride + b, 1);
-        }
+      if (Prefetch && r + 1 < repeat)
+        for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(from + from_stride + b, 0);
       std::size_t b = 0;
       for (; b + Chunk <= bytes; b += Chunk) __builtin_memcpy(to + b, from + b, Chunk);
       if (b < bytes) __builtin_memcpy(to + bytes - Chunk, from + bytes - Chunk, Chunk);
@@ -70,21 +64,22 @@ struct long_rows {
 
 /// Rows spread over more than this many bytes are taken to be out of cache (about an L2).
 inline constexpr std::size_t prefetch_span = std::size_t{2} << 20;
+/// Source rows this many bytes apart or more are not prefetched (a page: see copy_strided_rows).
+inline constexpr std::size_t prefetch_pitch_limit = 4096;
 
 /// `repeat` rows of fewer than 32 bytes: `Bytes`, when not 0, is the row size known at compile
 /// time, so that single cells (x faces, 1-3 doubles wide) copy as plain loads and stores, not one
-/// memcpy call each. Such rows lie a row pitch apart, often a page or more: each is a cache and
-/// TLB miss that the hardware prefetcher does not follow, so with `Prefetch` (the side that
-/// strides, as in long_rows) the row `ahead` rows on is asked for while this one copies.
-template <std::size_t Bytes, int Prefetch>
+/// memcpy call each. Such rows lie a row pitch apart: each is a cache miss that the hardware
+/// prefetcher does not follow, so with `Prefetch` the source row `ahead` rows on is asked for
+/// while this one copies.
+template <std::size_t Bytes, bool Prefetch>
 void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repeat, std::ptrdiff_t to_stride,
                 std::ptrdiff_t from_stride) {
   constexpr std::size_t ahead = 8;
   std::size_t r = 0;
-  if (Prefetch != 0)
+  if (Prefetch)
     for (; r + ahead < repeat; ++r, to += to_stride, from += from_stride) {
-      if (Prefetch == 1) __builtin_prefetch(from + static_cast<std::ptrdiff_t>(ahead) * from_stride, 0);
-      if (Prefetch == 2) __builtin_prefetch(to + static_cast<std::ptrdiff_t>(ahead) * to_stride, 1);
+      __builtin_prefetch(from + static_cast<std::ptrdiff_t>(ahead) * from_stride, 0);
       std::memcpy(to, from, Bytes ? Bytes : bytes);
     }
   for (; r < repeat; ++r, to += to_stride, from += from_stride) std::memcpy(to, from, Bytes ? Bytes : bytes);
@@ -92,18 +87,20 @@ void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repea
 
 /// `repeat` rows of `bytes` bytes from `from` to `to`, each `to_stride` and `from_stride` bytes
 /// after the previous: packing (the target consecutive), unpacking (the source consecutive) or a
-/// copy to the rank itself (both strided). The common row sizes run as fixed-size copies; a side
-/// whose rows are spread beyond prefetch_span is prefetched (the source when both are).
+/// copy to the rank itself (both strided). The common row sizes run as fixed-size copies. The
+/// source is prefetched when its rows are spread beyond prefetch_span (out of cache) but lie
+/// less than a page apart; the target never is. Measured on AMD EPYC and Intel Xeon
+/// (docs/performance.md, "Against a hand-written face exchange"): a prefetch of each target row
+/// (an unpack) made the copy 35-80 % slower, as the stores alone need not wait for their lines;
+/// a prefetch of source rows a page or more apart (a 2D x face) cost 3-5 %, below a page
+/// (a 3D x face) it saved 5-12 %.
 inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std::size_t repeat,
                               std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
   char* t = static_cast<char*>(to);
   const char* f = static_cast<const char*>(from);
-  auto far = [&](std::ptrdiff_t stride) {
-    const std::size_t pitch = static_cast<std::size_t>(stride < 0 ? -stride : stride);
-    return pitch != bytes && pitch * repeat > prefetch_span;
-  };
-  const int prefetch = far(from_stride) ? 1 : far(to_stride) ? 2 : 0;
-  auto with = [&]<int P>() {
+  const std::size_t pitch = static_cast<std::size_t>(from_stride < 0 ? -from_stride : from_stride);
+  const bool prefetch = pitch != bytes && pitch < prefetch_pitch_limit && pitch * repeat > prefetch_span;
+  auto with = [&]<bool P>() {
     if (bytes >= 32) return long_rows<P>::copy(t, f, bytes, repeat, to_stride, from_stride);
     switch (bytes) {
       case 1: return short_rows<1, P>(t, f, bytes, repeat, to_stride, from_stride);
@@ -116,9 +113,8 @@ inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std
       default: return short_rows<0, P>(t, f, bytes, repeat, to_stride, from_stride);
     }
   };
-  if (prefetch == 1) return with.template operator()<1>();
-  if (prefetch == 2) return with.template operator()<2>();
-  with.template operator()<0>();
+  if (prefetch) return with.template operator()<true>();
+  with.template operator()<false>();
 }
 
 }  // namespace haloshift::detail
