@@ -83,7 +83,7 @@ const char* help =
     "  --chunks N         progress calls during the interior update (default 8)\n"
     "  --raw-self MODE    the hand-written exchange with the rank itself (a periodic dimension of one box):\n"
     "                     mpi = MPI_Irecv/MPI_Isend like every face (default), copy = slab to ghosts directly\n"
-    "  --loop VARIANT     after each check, only VARIANT's blocking exchange (hand-written or a strategy of\n"
+    "  --loop VARIANT     after each check, only VARIANT's exchange (hand-written or a strategy of\n"
     "                     --strategies) for --budget seconds, no table: for perf record\n"
     "  --loop-phase P     what --loop runs: blocking (default) or split (the timed split-phase step:\n"
     "                     start, the interior update with progress calls, wait, the rim update)\n"

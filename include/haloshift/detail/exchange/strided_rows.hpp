@@ -90,10 +90,10 @@ void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repea
 /// copy to the rank itself (both strided). The common row sizes run as fixed-size copies. The
 /// source is prefetched when its rows are spread beyond prefetch_span (out of cache) but lie
 /// less than a page apart; the target never is. Measured on AMD EPYC and Intel Xeon
-/// (docs/performance.md, "Against a hand-written face exchange"): a prefetch of each target row
-/// (an unpack) made the copy 35-80 % slower, as the stores alone need not wait for their lines;
-/// a prefetch of source rows a page or more apart (a 2D x face) cost 3-5 %, below a page
-/// (a 3D x face) it saved 5-12 %.
+/// (docs/performance.md, "Face exchanges of fields against a hand-written one"): a prefetch of
+/// each target row (an unpack) made the copy of rows 2 KB or more apart 11-57 % slower; a
+/// prefetch of source rows a page or more apart (a 2D x face) cost 3-9 %, below a page (a 3D x
+/// face) it saved 1-8 % on the AMD machine.
 inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std::size_t repeat,
                               std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
   char* t = static_cast<char*>(to);
