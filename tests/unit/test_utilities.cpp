@@ -10,10 +10,12 @@
 #include <haloshift/detail/batch/gpu_aware.hpp>
 #include <haloshift/detail/batch/gpu_words.hpp>
 #include <haloshift/detail/batch/host_run.hpp>
+#include <haloshift/detail/exchange/strided_rows.hpp>
 #include <haloshift/detail/hash.hpp>
 #include <haloshift/detail/payload/interior_partition.hpp>
 #include <haloshift/haloshift.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -350,4 +352,34 @@ TEST_CASE("device kernel: the periodic shift launch matches the host loop and sh
   check(static_cast<std::array<float, 3>*>(nullptr));
   check(static_cast<std::array<float, 4>*>(nullptr));
   check(static_cast<std::array<double, 3>*>(nullptr));
+}
+
+TEST_CASE("copy_strided_rows copies every row size on every path: in cache, prefetched, far apart", "[detail][rows]") {
+  // Row sizes of each fixed-size case, the generic short rows, and the vector rows with and without a
+  // tail; pitches of packed rows, in cache, prefetched (under a page, spread past prefetch_span) and a
+  // page or more apart (far_word_rows for whole 8-byte words); packing, unpacking and both strided.
+  for (const std::size_t bytes : {1, 2, 3, 4, 8, 12, 16, 20, 24, 32, 40, 72})
+    for (const std::size_t pitch : {std::size_t{0}, std::size_t{80}, std::size_t{1040}, std::size_t{4104}}) {
+      const std::size_t stride = std::max(pitch, bytes);  // 0: packed, one row after another
+      const std::size_t repeat =
+          stride * 600 > hs::detail::prefetch_span ? 600 : hs::detail::prefetch_span / stride + 2;
+      INFO("bytes " << bytes << " stride " << stride << " repeat " << repeat);
+      std::vector<unsigned char> strided(stride * repeat + 64), packed(bytes * repeat), back(stride * repeat + 64, 0);
+      for (std::size_t i = 0; i < strided.size(); ++i) strided[i] = static_cast<unsigned char>(i * 131 + 7);
+      const auto s = static_cast<std::ptrdiff_t>(stride), b = static_cast<std::ptrdiff_t>(bytes);
+      hs::detail::copy_strided_rows(packed.data(), strided.data() + 5, bytes, repeat, b, s);  // pack
+      std::size_t wrong = 0;
+      for (std::size_t r = 0; r < repeat; ++r)
+        wrong += std::memcmp(packed.data() + r * bytes, strided.data() + 5 + r * stride, bytes) != 0;
+      CHECK(wrong == 0);
+      hs::detail::copy_strided_rows(back.data() + 5, packed.data(), bytes, repeat, s, b);  // unpack
+      for (std::size_t i = 0; i < back.size(); ++i) {
+        const bool in_row = i >= 5 && (i - 5) / stride < repeat && (i - 5) % stride < bytes;
+        wrong += back[i] != (in_row ? strided[i] : 0);
+      }
+      CHECK(wrong == 0);
+      std::vector<unsigned char> copy(stride * repeat + 64, 0);
+      hs::detail::copy_strided_rows(copy.data() + 5, strided.data() + 5, bytes, repeat, s, s);  // both strided
+      CHECK(std::memcmp(copy.data(), back.data(), copy.size()) == 0);
+    }
 }

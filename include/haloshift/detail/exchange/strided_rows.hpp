@@ -85,21 +85,38 @@ void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repea
   for (; r < repeat; ++r, to += to_stride, from += from_stride) std::memcpy(to, from, Bytes ? Bytes : bytes);
 }
 
+/// `repeat` rows of `words` 8-byte words whose source rows lie a page or more apart (the x face of
+/// a 2D field, 1-3 cells wide), copied as a hand-written exchange packs them: a row at a time, a
+/// loop over its words whose count is known only at run time. Each row's load misses the TLB, and
+/// short_rows' loop of six instructions issues rows faster than the page walks complete: packing a
+/// 4000-row face of doubles took 31-32 us with it and 25-28 us this way (AMD EPYC; adding 8-16
+/// idle instructions per row to the short loop gave the same 24 us, 32 gave 45: docs/performance.md,
+/// "Face exchanges of fields against a hand-written one"). Out of line so that `words` stays a run-
+/// time count: a known count would turn it back into the short loop.
+[[gnu::noinline]] inline void far_word_rows(char* to, const char* from, std::size_t words, std::size_t repeat,
+                                            std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
+  for (std::size_t r = 0; r < repeat; ++r, to += to_stride, from += from_stride)
+    for (std::size_t w = 0; w < words; ++w) std::memcpy(to + 8 * w, from + 8 * w, 8);
+}
+
 /// `repeat` rows of `bytes` bytes from `from` to `to`, each `to_stride` and `from_stride` bytes
 /// after the previous: packing (the target consecutive), unpacking (the source consecutive) or a
-/// copy to the rank itself (both strided). The common row sizes run as fixed-size copies. The
-/// source is prefetched when its rows are spread beyond prefetch_span (out of cache) but lie
-/// less than a page apart; the target never is. Measured on AMD EPYC and Intel Xeon
-/// (docs/performance.md, "Face exchanges of fields against a hand-written one"): a prefetch of
-/// each target row (an unpack) made the copy of rows 2 KB or more apart 11-57 % slower; a
-/// prefetch of source rows a page or more apart (a 2D x face) cost 3-9 %, below a page (a 3D x
-/// face) it saved 1-8 % on the AMD machine.
+/// copy to the rank itself (both strided). The common row sizes run as fixed-size copies, rows of
+/// whole words whose source rows lie a page or more apart as far_word_rows. The source is
+/// prefetched when its rows are spread beyond prefetch_span (out of cache) but lie less than a
+/// page apart; the target never is. Measured on AMD EPYC and Intel Xeon (docs/performance.md,
+/// "Face exchanges of fields against a hand-written one"): a prefetch of each target row (an
+/// unpack) made the copy of rows 2 KB or more apart 11-57 % slower; a prefetch of source rows a
+/// page or more apart (a 2D x face) cost 3-9 %, below a page (a 3D x face) it saved 1-8 % on the
+/// AMD machine.
 inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std::size_t repeat,
                               std::ptrdiff_t to_stride, std::ptrdiff_t from_stride) {
   char* t = static_cast<char*>(to);
   const char* f = static_cast<const char*>(from);
   const std::size_t pitch = static_cast<std::size_t>(from_stride < 0 ? -from_stride : from_stride);
   const bool prefetch = pitch != bytes && pitch < prefetch_pitch_limit && pitch * repeat > prefetch_span;
+  if (bytes < 32 && bytes % 8 == 0 && pitch >= prefetch_pitch_limit && pitch * repeat > prefetch_span)
+    return far_word_rows(t, f, bytes / 8, repeat, to_stride, from_stride);
   auto with = [&]<bool P>() {
     if (bytes >= 32) return long_rows<P>::copy(t, f, bytes, repeat, to_stride, from_stride);
     switch (bytes) {
