@@ -64,8 +64,9 @@ struct long_rows {
 
 /// Rows spread over more than this many bytes are taken to be out of cache (about an L2).
 inline constexpr std::size_t prefetch_span = std::size_t{2} << 20;
-/// Source rows this many bytes apart or more are not prefetched (a page: see copy_strided_rows).
-inline constexpr std::size_t prefetch_pitch_limit = 4096;
+/// A page: source rows this many bytes apart or more each sit on a page of their own, so they are
+/// not prefetched, and rows of whole words go as far_word_rows (see copy_strided_rows).
+inline constexpr std::size_t page_pitch = 4096;
 
 /// `repeat` rows of fewer than 32 bytes: `Bytes`, when not 0, is the row size known at compile
 /// time, so that single cells (x faces, 1-3 doubles wide) copy as plain loads and stores, not one
@@ -89,8 +90,8 @@ void short_rows(char* to, const char* from, std::size_t bytes, std::size_t repea
 /// a 2D field, 1-3 cells wide), copied as a hand-written exchange packs them: a row at a time, a
 /// loop over its words whose count is known only at run time. Each row's load misses the TLB, and
 /// short_rows' loop of six instructions issues rows faster than the page walks complete: packing a
-/// 4000-row face of doubles took 31-32 us with it and 25-28 us this way (AMD EPYC; adding 8-16
-/// idle instructions per row to the short loop gave the same 24 us, 32 gave 45: docs/performance.md,
+/// 4000-row face of doubles took 35.1 us with it and 30.3 us this way in one run (AMD EPYC; 8-16
+/// idle instructions per row took the short loop from 33 to 24 us, 32 to 45 us: docs/performance.md,
 /// "Face exchanges of fields against a hand-written one"). Out of line so that `words` stays a run-
 /// time count: a known count would turn it back into the short loop.
 [[gnu::noinline]] inline void far_word_rows(char* to, const char* from, std::size_t words, std::size_t repeat,
@@ -114,9 +115,10 @@ inline void copy_strided_rows(void* to, const void* from, std::size_t bytes, std
   char* t = static_cast<char*>(to);
   const char* f = static_cast<const char*>(from);
   const std::size_t pitch = static_cast<std::size_t>(from_stride < 0 ? -from_stride : from_stride);
-  const bool prefetch = pitch != bytes && pitch < prefetch_pitch_limit && pitch * repeat > prefetch_span;
-  if (bytes < 32 && bytes % 8 == 0 && pitch >= prefetch_pitch_limit && pitch * repeat > prefetch_span)
+  const bool spread = pitch != bytes && pitch * repeat > prefetch_span;  // out of cache
+  if (spread && pitch >= page_pitch && bytes < 32 && bytes % 8 == 0)
     return far_word_rows(t, f, bytes / 8, repeat, to_stride, from_stride);
+  const bool prefetch = spread && pitch < page_pitch;
   auto with = [&]<bool P>() {
     if (bytes >= 32) return long_rows<P>::copy(t, f, bytes, repeat, to_stride, from_stride);
     switch (bytes) {
