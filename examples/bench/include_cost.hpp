@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the four files of haloshift_bench_include_cost share: the three entry
+// What the five files of haloshift_bench_include_cost share: the four entry
 // points, one per kernel file, and their arguments. No haloshift header here:
-// include_cost_plain.cpp must see none.
+// include_cost_plain.cpp and include_cost_hand.cpp must see none.
 #pragma once
 
 #include <mpi.h>
@@ -19,6 +19,8 @@ struct run_args {
 /// Fills `in` and `out`, then returns the seconds of `iterations` sweeps
 /// (the loops only); -1 for a radius outside 1 to 4.
 double run_plain(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);
+/// The same loops with a face exchange written by hand (raw_faces.hpp) built next to them.
+double run_hand_written(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);
 /// The same loops, compiled after #include <haloshift/haloshift.hpp>, with a plan in the same function.
 double run_library(MPI_Comm comm, const include_cost::run_args& a, double* in, double* out);
 /// run_plain compiled once more in a file of its own (the control: placement alone).

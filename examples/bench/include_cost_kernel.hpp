@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The kernel of haloshift_bench_include_cost, written once and compiled three
-// times (include_cost_plain.cpp, include_cost_library.cpp and the control
-// include_cost_again.cpp): the 2D star stencil of the Parallel Research
-// Kernels (PRK) over a padded n x n array, its loops inline in the function
-// that also sets up the run, as PRK's main() has them.
-// The library's side builds a faces-only field plan and a view of `in` in
-// that same function and calls forward() where the hand-written side would
-// exchange; at 1 rank neither exchanges, so only the loops are timed.
+// The kernel of haloshift_bench_include_cost, written once and compiled four
+// times (include_cost_plain.cpp, include_cost_hand.cpp, include_cost_library.cpp
+// and the control include_cost_again.cpp): the 2D star stencil of the Parallel
+// Research Kernels (PRK) over a padded n x n array, its loops inline in the
+// function that also sets up the run, as PRK's main() has them.
+// Where a code exchanges ghosts between sweeps, the three flavours differ:
+// - bare (plain and again): an MPI_Barrier, the least a code can have there;
+// - hand-written (INCLUDE_COST_HAND_WRITTEN): a face exchange written by hand
+//   (raw_faces.hpp) built in this function, as the code a user ports has it;
+// - library (INCLUDE_COST_WITH_LIBRARY): a faces-only field plan and a view of
+//   `in` built in this function, forward() called.
+// At 1 rank none exchanges, so only the loops are timed.
 //
 // The including file defines INCLUDE_COST_ENTRY (the name of the entry point)
-// and, on the library's side, INCLUDE_COST_WITH_LIBRARY after including
-// <haloshift/haloshift.hpp> first thing. Everything else here is in an
-// anonymous namespace: each file compiles its own copy of the loops (one
-// inline template shared by all would leave the linker one copy of them).
+// and the flavour's macro (the library's after including <haloshift/haloshift.hpp>
+// first thing). Everything else here is in an anonymous namespace: each file
+// compiles its own copy of the loops (one inline template shared by all would
+// leave the linker one copy of them).
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +25,9 @@
 #include <cstddef>
 
 #include "include_cost.hpp"
+#ifdef INCLUDE_COST_HAND_WRITTEN
+#include "raw_faces.hpp"
+#endif
 
 namespace {
 
@@ -43,6 +50,12 @@ template <int R>
   auto plan = hs::make_field_plan<hs::Shift>(grid, shape, {.pattern = hs::halo_pattern::faces});
   const auto view = hs::make_field_view(in, plan.shape().interior, hs::offset{R, R}, hs::storage_order::x_fastest,
                                         hs::offset{0, 0});
+#elif defined(INCLUDE_COST_HAND_WRITTEN)
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(comm, 2, dims, periods, 0, &cart);
+  bench::raw_faces faces(cart, bench::padded_mesh(2, static_cast<int>(n), R));
 #endif
   // PRK's weights: 1 / (2 r R) at distance r along the axes, negative below.
   double weight[2 * R + 1][2 * R + 1] = {};
@@ -57,8 +70,10 @@ template <int R>
   for (int it = 0; it < a.iterations; ++it) {
 #ifdef INCLUDE_COST_WITH_LIBRARY
     if (size > 1) plan.forward(view);
+#elif defined(INCLUDE_COST_HAND_WRITTEN)
+    if (size > 1) faces.forward(in);
 #else
-    if (size > 1) MPI_Barrier(comm);  // where a hand-written exchange would be; never at 1 rank
+    if (size > 1) MPI_Barrier(comm);  // bare: the least a code can have where it exchanges; never at 1 rank
 #endif
     for (long j = R; j < n + R; ++j)
       for (long i = R; i < n + R; ++i) {
@@ -69,7 +84,11 @@ template <int R>
     for (long j = R; j < n + R; ++j)
       for (long i = R; i < n + R; ++i) INCLUDE_COST_IN(i, j) += 1.0;
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+#ifdef INCLUDE_COST_HAND_WRITTEN
+  MPI_Comm_free(&cart);
+#endif
+  return seconds;
 }
 
 #undef INCLUDE_COST_IN
