@@ -51,9 +51,9 @@ double quantile(std::vector<double> v, double q) {
 }
 
 using entry = double (*)(MPI_Comm, const include_cost::run_args&, double*, double*);
-/// bare, hand-written, library, bare again: the order within a round rotates from one to the next.
-constexpr entry entries[] = {run_plain, run_hand_written, run_library, run_plain_again};
-constexpr int variants = sizeof(entries) / sizeof(entries[0]);
+/// The four copies, in the order of `entries`; the order within a round rotates from one to the next.
+enum kernel_copy : int { bare, hand_written, library, bare_again, variants };
+constexpr entry entries[variants] = {run_plain, run_hand_written, run_library, run_plain_again};
 
 struct ratios {
   double median = 0, low = 0, high = 0;  ///< of the per-round ratios: median, 10th, 90th percentile
@@ -69,10 +69,10 @@ struct row {
 /// One (n, radius): a checked warm-up of each entry, then `reps` timed rounds of all four.
 row measure(const options& o, const include_cost::run_args& a, std::vector<double>& in, std::vector<double>& out) {
   row r;
-  run_plain(MPI_COMM_SELF, a, in.data(), out.data());
+  entries[bare](MPI_COMM_SELF, a, in.data(), out.data());
   const std::vector<double> expected = out;
   r.identical = true;
-  for (int e = 1; e < variants; ++e) {
+  for (int e = hand_written; e < variants; ++e) {
     entries[e](MPI_COMM_SELF, a, in.data(), out.data());
     r.identical = r.identical && std::memcmp(expected.data(), out.data(), out.size() * sizeof(double)) == 0;
   }
@@ -84,10 +84,10 @@ row measure(const options& o, const include_cost::run_args& a, std::vector<doubl
       t[e] = entries[e](MPI_COMM_SELF, a, in.data(), out.data());
     }
     for (int e = 0; e < variants; ++e) times[e].push_back(t[e] / a.iterations);
-    library_hand.push_back(t[2] / t[1]);
-    library_bare.push_back(t[2] / t[0]);
-    hand_bare.push_back(t[1] / t[0]);
-    again_bare.push_back(t[3] / t[0]);
+    library_hand.push_back(t[library] / t[hand_written]);
+    library_bare.push_back(t[library] / t[bare]);
+    hand_bare.push_back(t[hand_written] / t[bare]);
+    again_bare.push_back(t[bare_again] / t[bare]);
   }
   for (int e = 0; e < variants; ++e) r.time[e] = quantile(times[e], 0.5);
   r.library_hand = spread(library_hand), r.library_bare = spread(library_bare);
@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
       for (long radius : o.radius) {
         const include_cost::run_args a{n, static_cast<int>(radius), o.iterations};
         const row r = measure(o, a, in, out);
-        std::printf("| %ld | %ld | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s |\n", n, radius, 1e3 * r.time[0],
-                    1e3 * r.time[1], 1e3 * r.time[2], cell(r.library_hand).c_str(), cell(r.library_bare).c_str(),
+        std::printf("| %ld | %ld | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s |\n", n, radius, 1e3 * r.time[bare],
+                    1e3 * r.time[hand_written], 1e3 * r.time[library], cell(r.library_hand).c_str(), cell(r.library_bare).c_str(),
                     cell(r.hand_bare).c_str(), cell(r.again_bare).c_str(), r.identical ? "identical" : "DIFFER");
         worst = std::max(worst, r.library_hand.median - 1);
         worst_bare = std::max(worst_bare, r.library_bare.median - 1);
