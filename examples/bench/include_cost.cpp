@@ -153,8 +153,9 @@ int main(int argc, char** argv) {
         const include_cost::run_args a{n, static_cast<int>(radius), o.iterations};
         const row r = measure(o, a, in, out);
         std::printf("| %ld | %ld | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s |\n", n, radius, 1e3 * r.time[bare],
-                    1e3 * r.time[hand_written], 1e3 * r.time[library], cell(r.library_hand).c_str(), cell(r.library_bare).c_str(),
-                    cell(r.hand_bare).c_str(), cell(r.again_bare).c_str(), r.identical ? "identical" : "DIFFER");
+                    1e3 * r.time[hand_written], 1e3 * r.time[library], cell(r.library_hand).c_str(),
+                    cell(r.library_bare).c_str(), cell(r.hand_bare).c_str(), cell(r.again_bare).c_str(),
+                    r.identical ? "identical" : "DIFFER");
         worst = std::max(worst, r.library_hand.median - 1);
         worst_bare = std::max(worst_bare, r.library_bare.median - 1);
         worst_hand_bare = std::max(worst_hand_bare, r.hand_bare.median - 1);
