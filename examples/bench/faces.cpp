@@ -53,9 +53,11 @@ struct options {
   std::vector<long> dims{2, 3}, n2{2000, 4000}, n3{128}, widths{1, 2, 3, 4};
   std::vector<std::string> strategies{"SingleHop", "Shift"};  ///< after parse: one label per plan
   std::vector<long> pack_threads{1};                          ///< --pack-threads
+  std::vector<std::string> background{"off"};                 ///< --background: off, on or both
   /// Per plan: its strategy and plan_options::pack_threads (each strategy once per --pack-threads count).
   std::vector<std::string> plan_strategy;
   std::vector<int> plan_threads;
+  std::vector<bool> plan_background;
   bool self_copy = false;  ///< --raw-self copy
   std::string loop;        ///< --loop: the variant whose exchange runs alone (for a profiler)
   bool loop_split = false;  ///< --loop-phase split: that variant's split-phase step instead of its blocking exchange
@@ -76,6 +78,8 @@ const char* help =
     "  --strategies LIST  library strategies (default SingleHop,Shift; also TtlMultiHop, NeighborAlltoall)\n"
     "  --pack-threads LIST  each strategy's plan once per count: plan_options::pack_threads (default 1;\n"
     "                     a plan of N > 1 threads is labelled STRATEGY/Nt, e.g. Shift/2t)\n"
+    "  --background LIST  each strategy's plan with plan_options::background off, on or both (off,on;\n"
+    "                     default off; a plan with it on is labelled STRATEGY/bg)\n"
     "  --budget SECONDS   timed seconds per configuration, all variants together (default 1.5)\n"
     "  --min-reps N       repetitions per variant, at least (default 5)\n"
     "  --max-reps N       repetitions per variant, at most (default 2001)\n"
@@ -150,6 +154,8 @@ options parse(int argc, char** argv) {
       o.strategies = names(v);
     else if (a == "--pack-threads")
       o.pack_threads = integers(a, v, 1, 256);
+    else if (a == "--background")
+      o.background = names(v);
     else if (a == "--budget")
       o.budget = number(a, v, 0, 3600);
     else if (a == "--min-reps")
@@ -175,12 +181,17 @@ options parse(int argc, char** argv) {
   }
   if (o.strategies.empty()) throw usage_error{"--strategies: expected at least one name"};
   std::vector<std::string> labels;
+  for (const std::string& b : o.background)
+    if (b != "off" && b != "on")
+      throw usage_error{"--background: expected off or on (off,on for both), got '" + b + "'"};
   for (const std::string& name : o.strategies)
-    for (long t : o.pack_threads) {
-      labels.push_back(t == 1 ? name : name + "/" + std::to_string(t) + "t");
-      o.plan_strategy.push_back(name);
-      o.plan_threads.push_back(static_cast<int>(t));
-    }
+    for (long t : o.pack_threads)
+      for (const std::string& b : o.background) {
+        labels.push_back((t == 1 ? name : name + "/" + std::to_string(t) + "t") + (b == "on" ? "/bg" : ""));
+        o.plan_strategy.push_back(name);
+        o.plan_threads.push_back(static_cast<int>(t));
+        o.plan_background.push_back(b == "on");
+      }
   o.strategies = labels;
   if (!o.loop.empty() && o.loop != "hand-written" &&
       std::find(o.strategies.begin(), o.strategies.end(), o.loop) == o.strategies.end())
@@ -559,6 +570,7 @@ void run(const options& o) {
         std::vector<hs::field_plan> plans;
         for (std::size_t p = 0; p < o.plan_strategy.size(); ++p) {
           po.pack_threads = o.plan_threads[p];
+          po.background = o.plan_background[p];
           plans.push_back(hs::make_field_plan(s.grid, o.plan_strategy[p], s.shape, po));
         }
         verify(s, raw, plans, o);
@@ -578,7 +590,8 @@ void run(const options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // plan_options::background calls MPI from the plan's thread
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   options o;
   int status = bench::parse_or_usage(help, [&] { o = parse(argc, argv); });
   if (status < 0) {

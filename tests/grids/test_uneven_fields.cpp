@@ -148,7 +148,8 @@ std::string check(const hs::cartesian_grid& grid, const setup& w, int rank, int 
   w.for_each_cell(rank, [&](std::size_t i, std::array<int, 3> p) {
     if (w.interior(rank, p)) u.storage()[i] = split.storage()[i] = value_at(p);
   });
-  hs::field_plan plan = hs::make_field_plan<Strategy>(u, {.pattern = w.pattern()});
+  hs::field_plan plan =
+      hs::make_field_plan<Strategy>(u, {.pattern = w.pattern(), .background = sweep::background(checked)});
   hs::offset want_reach{0, 0, 0};
   for (int d = 0; d < w.ndims; ++d) want_reach[d] = w.reach(d);
   if (want_reach == hs::offset{0, 0, 0})  // no ghosts: a plan over the direct neighbours that selects nothing

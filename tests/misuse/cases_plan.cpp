@@ -116,6 +116,23 @@ void register_plan_cases() {
         hs::make_particle_plan<hs::SingleHop>(cube(w), hs::domain{{0, 0, 0}, {1, 1, 1}}, hs::position{0.1, 0.1, 0.1},
                                               x, {.shared_memory = w.first_or(true, false)});
       }, 2);
+  // The battery initializes MPI with MPI_Init (MPI_THREAD_SINGLE): a background thread may not call MPI.
+  add(
+      "plan/background-thread-single",
+      {"plan_options::background is true, but MPI provides thread level MPI_THREAD_SINGLE",
+       "MPI_Init_thread at MPI_THREAD_SERIALIZED"},
+      [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, {.background = true}); }, 1, true);
+  add("plan/background-thread-single-one-rank", {"plan_options::background is true"},
+      [](const world& w) { hs::make_plan<hs::SingleHop, double>(cube(w), 1, 4, {.background = w.last()}); });
+  add("plan/background-thread-single-particles", {"plan_options::background is true"}, [](const world& w) {
+    const std::vector<hs::position> x;
+    hs::make_particle_plan<hs::Shift>(cube(w), hs::domain{{0, 0, 0}, {1, 1, 1}}, hs::position{0.1, 0.1, 0.1}, x,
+                                      {.background = true});
+  });
+  add("plan/background-thread-single-field", {"plan_options::background is true"}, [](const world& w) {
+    hs::grid_field<double> u(cube(w), hs::offset{8, 8, 8}, hs::offset{1, 1, 1});
+    hs::make_field_plan<hs::SingleHop>(u, {.background = w.first()});
+  });
   add("plan/shell-differ", {"shell must be the same on all ranks, got values from 0 to 1"},
       [](const world& w) { hs::make_plan<hs::Shift, double>(ring(w), 1, 4, with_shell(w.first_or(0, 1))); }, 2);
   add("plan/pattern-invalid", {"plan_options.pattern: invalid halo_pattern value 4"},

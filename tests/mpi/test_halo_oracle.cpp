@@ -136,15 +136,19 @@ void sweep_strategy(const neighbourhood& n) {
             // Reduced sweep (busy-polling MPICH): synchronous sends only at k = 1.
             // And for node-aware strategies (CI time): their messages are the executor's like any other's.
             if ((sweep::reduced() || node_aware<Strategy>) && mode == hs::protocol::rendezvous && k > 1) continue;
-            const std::string where = std::string(Strategy::name) + " " + s.name() + " k=" + std::to_string(k) + " " +
-                                      sweep::to_string(pl) + n.name() +
-                                      (mode == hs::protocol::rendezvous ? " rendezvous" : " overlapping") + " team " +
-                                      hs::to_string(team) + nodes_name(nodes);
+            const std::string where =
+                std::string(Strategy::name) + " " + s.name() + " k=" + std::to_string(k) + " " + sweep::to_string(pl) +
+                n.name() + (mode == hs::protocol::rendezvous ? " rendezvous" : " overlapping") + " team " +
+                hs::to_string(team) + nodes_name(nodes) + (sweep::background(configurations) ? " background" : "");
             INFO(where);
             std::vector<double> mine(sweep::count_of(pl, rank));
             for (std::size_t e = 0; e < mine.size(); ++e) mine[e] = value_of(rank, e);
-            auto plan = hs::make_plan<Strategy, double>(
-                grid, k, mine.size(), {.mode = mode, .kind = n.kind, .pattern = n.pattern, .team = team});
+            auto plan = hs::make_plan<Strategy, double>(grid, k, mine.size(),
+                                                        {.mode = mode,
+                                                         .kind = n.kind,
+                                                         .pattern = n.pattern,
+                                                         .team = team,
+                                                         .background = sweep::background(configurations)});
             hs::halo<double> halo = plan.make_halo();
             plan.forward(mine, halo);
             CHECK(compare_forward(halo, og, rank, range_of(s, k), n, pl) == "");

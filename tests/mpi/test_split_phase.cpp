@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Split-phase exchanges: the handle's rules (one exchange per plan at a time,
 // a handle destroyed early, plans moved in flight), several plans in flight at
-// once on one grid, and no allocation per call once a plan is built. (That
+// once on one grid, no allocation per call once a plan is built, and exchanges
+// on a plan's own thread (plan_options::background). (That
 // results equal the blocking ones bit for bit is checked in the oracle sweeps
 // of every payload: test_halo_oracle.cpp, test_particles.cpp, test_grid_fields.cpp.)
-
-#include "../support/catch.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <haloshift/haloshift.hpp>
 #include <numeric>
+#include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
+#include "../support/catch.hpp"
 #include "../support/counting_mpi.hpp"
 #include "../support/counting_new.hpp"
 #include "../support/sweep.hpp"
@@ -57,33 +59,34 @@ using block_strategies =
 
 TEMPLATE_LIST_TEST_CASE("block plans allocate nothing per exchange", "[split][allocation]", block_strategies) {
   hs::cartesian_grid grid = mixed_grid();
-  for (int k : {1, 2}) {
-    INFO(TestType::name << " k=" << k);
-    // Uneven counts, and an empty rank: the plans' sizes differ per rank.
-    const std::size_t n = world_rank() == 1 ? 0 : 5 + static_cast<std::size_t>(world_rank());
-    std::vector<double> mine = values_of(world_rank(), n), own(n);
-    auto plan = hs::make_plan<TestType, double>(grid, k, n);
-    hs::halo<double> halo = plan.make_halo();
-    hs::halo<double> blocking = plan.forward(mine);
-    plan.forward(mine, halo);  // the first exchange, like every other, is sized at build
-    const long made = allocations_in([&] {
-      for (int i = 0; i < iterations(); ++i) {
-        plan.forward(mine, halo);
-        auto pending = plan.start_forward(mine, halo);
-        pending.progress();
-        pending.wait();
-        plan.reverse(halo, std::span<double>(own));
-        auto back = plan.start_reverse(halo, std::span<double>(own));
-        while (!back.test()) {
+  for (int k : {1, 2})
+    for (bool background : {false, true}) {  // the background thread allocates nothing either
+      INFO(TestType::name << " k=" << k << (background ? " background" : ""));
+      // Uneven counts, and an empty rank: the plans' sizes differ per rank.
+      const std::size_t n = world_rank() == 1 ? 0 : 5 + static_cast<std::size_t>(world_rank());
+      std::vector<double> mine = values_of(world_rank(), n), own(n);
+      auto plan = hs::make_plan<TestType, double>(grid, k, n, {.background = background});
+      hs::halo<double> halo = plan.make_halo();
+      hs::halo<double> blocking = plan.forward(mine);
+      plan.forward(mine, halo);  // the first exchange, like every other, is sized at build
+      const long made = allocations_in([&] {
+        for (int i = 0; i < iterations(); ++i) {
+          plan.forward(mine, halo);
+          auto pending = plan.start_forward(mine, halo);
+          pending.progress();
+          pending.wait();
+          plan.reverse(halo, std::span<double>(own));
+          auto back = plan.start_reverse(halo, std::span<double>(own));
+          while (!back.test()) {
+          }
         }
-      }
-    });
-    CHECK(made == 0);
-    // The counter sees allocations: a forward into a new halo makes one.
-    CHECK(allocations_in([&] { hs::halo<double> fresh = plan.forward(mine); }) > 0);
-    plan.forward(mine, halo);
-    CHECK(std::equal(halo.buffer().begin(), halo.buffer().end(), blocking.buffer().begin()));
-  }
+      });
+      CHECK(made == 0);
+      // The counter sees allocations: a forward into a new halo makes one.
+      CHECK(allocations_in([&] { hs::halo<double> fresh = plan.forward(mine); }) > 0);
+      plan.forward(mine, halo);
+      CHECK(std::equal(halo.buffer().begin(), halo.buffer().end(), blocking.buffer().begin()));
+    }
 }
 
 using selecting_strategies = std::tuple<hs::Shift, hs::SingleHop, hs::TtlMultiHop, hs::NeighborAlltoall>;
@@ -249,29 +252,140 @@ TEST_CASE("one exchange per plan at a time; a handle destroyed early raises afte
   CHECK_THROWS_WITH(plan.start_forward(mine, halo), Catch::Contains("moved from"));
 }
 
-TEST_CASE("exchanges of several plans in flight at once on one grid", "[split][tags]") {
+TEST_CASE("exchanges of several plans in flight at once on one grid", "[split][tags][background]") {
   hs::cartesian_grid grid = mixed_grid();
   // Different strategies, ranges and sizes, started in one order and completed in the opposite one,
-  // with progress() in between: no plan takes another's messages.
-  const std::size_t n = 3 + static_cast<std::size_t>(world_rank() % 3);
-  std::vector<double> a = values_of(world_rank(), n), b = values_of(world_rank() + 50, 2 * n);
-  auto shift = hs::make_plan<hs::Shift, double>(grid, 2, a.size());
-  auto single = hs::make_plan<hs::SingleHop, double>(grid, 1, b.size());
-  auto ttl = hs::make_plan<hs::TtlMultiHop, double>(grid, 1, a.size());
-  const hs::halo<double> want_shift = shift.forward(a), want_single = single.forward(b), want_ttl = ttl.forward(a);
-  hs::halo<double> got_shift = shift.make_halo(), got_single = single.make_halo(), got_ttl = ttl.make_halo();
-  auto first = shift.start_forward(a, got_shift);
-  auto second = single.start_forward(b, got_single);
-  auto third = ttl.start_forward(a, got_ttl);
-  first.progress();
-  third.wait();
-  second.progress();
-  second.wait();
-  first.wait();
-  auto same = [](const hs::halo<double>& x, const hs::halo<double>& y) {
-    return std::equal(x.buffer().begin(), x.buffer().end(), y.buffer().begin(), y.buffer().end());
-  };
-  CHECK(same(got_shift, want_shift));
-  CHECK(same(got_single, want_single));
-  CHECK(same(got_ttl, want_ttl));
+  // with progress() in between: no plan takes another's messages. Then the same with two of them
+  // on their plans' threads, three threads in MPI at once.
+  int provided = MPI_THREAD_SINGLE;  // tests/support/mpi_main.cpp asks for MPI_THREAD_MULTIPLE
+  MPI_Query_thread(&provided);
+  REQUIRE(provided == MPI_THREAD_MULTIPLE);
+  for (bool background : {false, true}) {
+    INFO((background ? "Shift and SingleHop in the background" : "all on the calling thread"));
+    const std::size_t n = 3 + static_cast<std::size_t>(world_rank() % 3);
+    std::vector<double> a = values_of(world_rank(), n), b = values_of(world_rank() + 50, 2 * n);
+    auto shift = hs::make_plan<hs::Shift, double>(grid, 2, a.size(), {.background = background});
+    auto single = hs::make_plan<hs::SingleHop, double>(grid, 1, b.size(), {.background = background});
+    auto ttl = hs::make_plan<hs::TtlMultiHop, double>(grid, 1, a.size());
+    const hs::halo<double> want_shift = shift.forward(a), want_single = single.forward(b), want_ttl = ttl.forward(a);
+    hs::halo<double> got_shift = shift.make_halo(), got_single = single.make_halo(), got_ttl = ttl.make_halo();
+    auto first = shift.start_forward(a, got_shift);
+    auto second = single.start_forward(b, got_single);
+    auto third = ttl.start_forward(a, got_ttl);
+    first.progress();
+    third.wait();
+    second.progress();
+    second.wait();
+    first.wait();
+    auto same = [](const hs::halo<double>& x, const hs::halo<double>& y) {
+      return std::equal(x.buffer().begin(), x.buffer().end(), y.buffer().begin(), y.buffer().end());
+    };
+    CHECK(same(got_shift, want_shift));
+    CHECK(same(got_single, want_single));
+    CHECK(same(got_ttl, want_ttl));
+  }
+}
+
+namespace {
+
+/// A sum that notes whether a thread other than `caller` combined: a background exchange combines on
+/// its plan's thread.
+struct noting_sum {
+  std::thread::id caller;
+  std::atomic<int>* elsewhere;
+  double operator()(double a, double b) const {
+    if (std::this_thread::get_id() != caller) elsewhere->fetch_add(1, std::memory_order_relaxed);
+    return a + b;
+  }
+};
+
+/// A combine that fails: its error must reach wait() on the calling thread.
+struct failing_sum {
+  double operator()(double, double) const { throw std::runtime_error("failing_sum: refused to combine"); }
+};
+
+bool same(const hs::halo<double>& x, const hs::halo<double>& y) {
+  return std::equal(x.buffer().begin(), x.buffer().end(), y.buffer().begin(), y.buffer().end());
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("background exchanges run on the plan's thread and give the blocking results",
+                        "[split][background]", block_strategies) {
+  hs::cartesian_grid grid = mixed_grid();  // periodic along x: every rank has ghosts, at 1 rank its own
+  for (int k : {1, 2}) {
+    INFO(TestType::name << " k=" << k);
+    const std::size_t n = world_rank() == 1 ? 0 : 3 + static_cast<std::size_t>(world_rank() % 4);
+    const std::vector<double> mine = values_of(world_rank(), n);
+    auto plain = hs::make_plan<TestType, double>(grid, k, n);
+    auto plan = hs::make_plan<TestType, double>(grid, k, n, {.background = true});
+    const hs::halo<double> want = plain.forward(mine);
+
+    // test() never runs the exchange itself: it completes only once the plan's thread has.
+    hs::halo<double> got = plan.make_halo();
+    auto pending = plan.start_forward(mine, got);
+    while (!pending.test()) {
+    }
+    CHECK(same(got, want));
+    // Blocking, and split phase with progress() (which leaves everything to the thread).
+    hs::halo<double> blocking = plan.forward(mine), split = plan.make_halo();
+    {
+      auto handle = plan.start_forward(mine, split);
+      handle.progress();
+      handle.wait();
+    }
+    CHECK(same(blocking, want));
+    CHECK(same(split, want));
+
+    // A handle moved while its exchange is queued or running, twice: the exchange finishes once.
+    hs::halo<double> moved_into = plan.make_halo();
+    {
+      auto first = plan.start_forward(mine, moved_into);
+      auto second = std::move(first);
+      std::vector<decltype(second)> kept;
+      kept.push_back(std::move(second));
+      CHECK(first.done());
+      kept.front().wait();
+    }
+    CHECK(same(moved_into, want));
+
+    // Reverse: the same sums as the blocking plan's, combined on the plan's thread.
+    std::vector<double> want_own = mine, own = mine;
+    hs::halo<double> contributions = plain.forward(mine);
+    plain.reverse(contributions, std::span<double>(want_own));
+    std::atomic<int> elsewhere{0};
+    auto back = plan.start_reverse(got, std::span<double>(own), noting_sum{std::this_thread::get_id(), &elsewhere});
+    while (!back.test()) {
+    }
+    CHECK(own == want_own);
+    CHECK((n == 0 || elsewhere.load() > 0));
+
+    // Destroyed before its exchange completed: it finishes, raises, and the plan is free again.
+    hs::halo<double> early = plan.make_halo();
+    auto destroy_early = [&] { auto handle = plan.start_forward(mine, early); };
+    CHECK_THROWS_WITH(destroy_early(), Catch::Contains("destroyed before its exchange completed"));
+    CHECK(same(early, want));
+  }
+}
+
+TEST_CASE("a background exchange that fails raises on the calling thread", "[split][background]") {
+  // Periodic: every rank combines (at 1 rank its own ghosts), and every combine fails. As after any exchange that
+  // raised, the plan is not used again: its messages were let go of part way, and some are never
+  // received. Its grid (and the grid's communicator) is never destroyed: a freed communicator's
+  // context is reused by the next one made, where Open MPI would deliver them to a later test.
+  static const hs::cartesian_grid& grid =
+      *new hs::cartesian_grid(MPI_COMM_WORLD, {.dims = {0, 0, 0}, .periodic = {true, true, true}});
+  hs::grid_field<double> u(grid, hs::offset{8, 8, 8}, hs::offset{1, 1, 1}, 1.0);
+  for (bool polled : {false, true}) {  // found by test(), or collected by wait()
+    INFO((polled ? "test()" : "wait()"));
+    auto plan = hs::make_field_plan<hs::SingleHop>(u, {.background = true});
+    auto back = plan.start_reverse(u, failing_sum{});
+    const auto finish = [&] {
+      if (!polled) return back.wait();
+      while (!back.test()) {
+      }
+    };
+    CHECK_THROWS_WITH(finish(), Catch::Contains("failing_sum: refused to combine"));
+    CHECK(back.done());
+  }
 }

@@ -214,8 +214,9 @@ void sweep_particles(bool shared_memory = false) {
                             << (shared_memory ? " shared memory, node sizes " + std::to_string(nodes.size()) : ""));
         std::vector<hs::position> x;
         for (const particle& p : mine) x.push_back(p.x);
-        auto plan = hs::make_particle_plan<Strategy>(grid, dom, hs::position{c.cutoff[0], c.cutoff[1], c.cutoff[2]},
-                                                     x, {.mode = mode, .shared_memory = shared_memory});
+        auto plan = hs::make_particle_plan<Strategy>(
+            grid, dom, hs::position{c.cutoff[0], c.cutoff[1], c.cutoff[2]}, x,
+            {.mode = mode, .shared_memory = shared_memory, .background = sweep::background(configurations)});
         REQUIRE(plan.owned() == mine.size());
         CHECK(plan.reach() == hs::offset{c.reach[0], c.reach[1], c.reach[2]});
 

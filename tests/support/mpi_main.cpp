@@ -20,7 +20,10 @@
 #include <string>
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Threads: plan_options::background calls MPI from a plan's thread, and test_split_phase.cpp
+  // runs several such exchanges at once (MPI_THREAD_MULTIPLE; Open MPI and MPICH provide it).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Catch::Session session;

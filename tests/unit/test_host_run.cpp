@@ -157,11 +157,11 @@ TEST_CASE("host_threads: pack_threads below 1 is an error naming the option and 
 TEST_CASE("host_threads: HALOSHIFT_PACK_THREADS_MIN_BYTES and _SPIN_US set the smallest threaded launch and the spin",
           "[detail][batch][threads]") {
   CHECK(hb::threaded_bytes_from_environment() == hb::min_threaded_bytes);
-  CHECK(hb::spin_from_environment().count() == 1000);
+  CHECK(haloshift::detail::spin_from_environment().count() == 1000);
   ::setenv("HALOSHIFT_PACK_THREADS_MIN_BYTES", "0", 1);
   ::setenv("HALOSHIFT_PACK_THREADS_SPIN_US", "0", 1);  // workers block at once
   CHECK(hb::threaded_bytes_from_environment() == 0);
-  CHECK(hb::spin_from_environment().count() == 0);
+  CHECK(haloshift::detail::spin_from_environment().count() == 0);
   {
     hb::host_threads<hb::thread_pool> e(3);
     for (const st::launch_case& c : cases()) {

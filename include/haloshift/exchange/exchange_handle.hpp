@@ -7,10 +7,12 @@
 
 #include <exception>
 #include <string>
+#include <thread>
 #include <utility>
 
-#include "../error.hpp"
+#include "../detail/exchange/background_thread.hpp"
 #include "../detail/exchange/exchange_run.hpp"
+#include "../error.hpp"
 
 namespace haloshift {
 
@@ -37,13 +39,23 @@ struct no_epilogue {
 template <class Run, class Epilogue = detail::no_epilogue>
 class [[nodiscard]] exchange_handle {
  public:
-  /// Marks the plan busy and posts the first round. The plan stays busy until the caller sees the exchange
+  /// Marks the plan busy and posts the first round, or, for a plan built with
+  /// plan_options::background, hands the whole exchange to the plan's thread. The plan stays busy
+  /// until the caller sees the exchange
   /// complete, through test() or wait(), even when it had nothing to wait
   /// for: so whether a second start is refused does not depend on timing or
   /// on the rank (a refusal on some ranks only would leave the others waiting).
   exchange_handle(Run run, detail::exchange_resources& res, Epilogue epilogue = {})
-      : run_(std::move(run)), epilogue_(std::move(epilogue)), res_(&res), unwinding_(std::uncaught_exceptions()) {
+      : run_(std::move(run)),
+        epilogue_(std::move(epilogue)),
+        res_(&res),
+        background_(res.background.get()),
+        unwinding_(std::uncaught_exceptions()) {
     res.busy = true;
+    if (background_) {
+      background_->submit(&run_in_background, this);
+      return;
+    }
     try {
       run_.start();
     } catch (...) {
@@ -52,10 +64,21 @@ class [[nodiscard]] exchange_handle {
       throw;
     }
   }
-  /// Takes over `other`'s exchange; `other` is left done (empty).
+  /// Takes over `other`'s exchange; `other` is left done (empty). A background exchange runs on the
+  /// handle's address: one its thread has begun is waited for first.
   exchange_handle(exchange_handle&& other) noexcept
-      : run_(std::move(other.run_)), epilogue_(std::move(other.epilogue_)), res_(std::exchange(other.res_, nullptr)),
-        unwinding_(other.unwinding_) {}
+      : run_((other.hold_still(), std::move(other.run_))),
+        epilogue_(std::move(other.epilogue_)),
+        res_(std::exchange(other.res_, nullptr)),
+        background_(std::exchange(other.background_, nullptr)),
+        failure_(std::move(other.failure_)),
+        requeue_(std::exchange(other.requeue_, false)),
+        unwinding_(other.unwinding_) {
+    if (requeue_) {
+      requeue_ = false;
+      background_->submit(&run_in_background, this);
+    }
+  }
   exchange_handle(const exchange_handle&) = delete;
   exchange_handle& operator=(const exchange_handle&) = delete;
   exchange_handle& operator=(exchange_handle&&) = delete;
@@ -64,7 +87,17 @@ class [[nodiscard]] exchange_handle {
   /// True once the whole exchange is done (the arrays are the caller's again).
   bool test() {
     if (!res_) return true;
-    if (!run_.advance(false)) return false;
+    if (background_) {
+      if (!background_->finished()) {
+        // A caller polling in a loop gives way: on a core it shares with the plan's thread (a rank
+        // bound to one core) the thread runs only when the caller does not.
+        std::this_thread::yield();
+        return false;
+      }
+      collect();
+    } else if (!run_.advance(false)) {
+      return false;
+    }
     complete();
     return true;
   }
@@ -73,13 +106,17 @@ class [[nodiscard]] exchange_handle {
   /// test()), right before the code reads the ghosts. Unpacked here, they scattered a face's
   /// cells (a row, often pages, apart) through the middle of the compute and its caches: on 2
   /// ranks, 2D 4000^2, SingleHop hid -13 % of its exchange with 8 progress calls, 23 % now.
+  /// A background exchange's thread moves it along by itself: nothing to do.
   void progress() {
-    if (res_) (void)run_.advance(false, true);
+    if (res_ && !background_) (void)run_.advance(false, true);
   }
   /// Waits for and completes the rest of the exchange.
   void wait() {
     if (!res_) return;
-    run_.advance(true);
+    if (background_)
+      collect();
+    else
+      run_.advance(true);
     complete();
   }
   /// Whether the exchange has completed.
@@ -89,6 +126,10 @@ class [[nodiscard]] exchange_handle {
   ~exchange_handle() noexcept(false) {
     if (!res_) return;
     if (std::uncaught_exceptions() > unwinding_) {  // the peers may have failed too: do not wait for them
+      if (background_ && !background_->take_back()) {
+        background_->cancel();
+        background_->collect();
+      }
       run_.abandon();
       release();
       return;
@@ -100,6 +141,51 @@ class [[nodiscard]] exchange_handle {
   }
 
  private:
+  /// The background thread's job: the whole exchange, polled so that a cancel (the caller
+  /// unwinding) ends it. A failure is kept for wait() to raise, its messages let go of.
+  static void run_in_background(void* self, const detail::background_thread& thread) noexcept {
+    exchange_handle& h = *static_cast<exchange_handle*>(self);  // only run_ and failure_: the caller owns the rest
+    try {
+      h.run_.start();
+      while (!h.run_.advance(false))
+        if (thread.cancelled()) return;
+    } catch (...) {
+      h.failure_ = std::current_exception();
+      h.run_.abandon();
+    }
+  }
+  /// Ends the background part of the exchange on the calling thread: runs it here if the thread
+  /// has not begun it (a wait right after the start: no wake-up paid), else waits for the thread.
+  /// Raises what the exchange raised.
+  void collect() {
+    detail::background_thread* background = std::exchange(background_, nullptr);
+    if (background->take_back()) {
+      try {
+        run_.start();
+        run_.advance(true);
+      } catch (...) {
+        run_.abandon();
+        release();
+        throw;
+      }
+      return;
+    }
+    background->collect();
+    if (failure_) {
+      release();
+      std::rethrow_exception(std::exchange(failure_, nullptr));
+    }
+  }
+  /// Before a move: no thread may be running this handle's exchange. A job not yet begun is
+  /// taken back (and queued again from the new address), one begun is waited for.
+  void hold_still() noexcept {
+    if (!background_) return;
+    if (background_->take_back())
+      requeue_ = true;
+    else
+      background_->wait_finished();
+  }
+
   void release() noexcept {
     res_->busy = false;
     res_ = nullptr;
@@ -112,6 +198,11 @@ class [[nodiscard]] exchange_handle {
   Run run_;
   Epilogue epilogue_;
   detail::exchange_resources* res_;
+  /// The plan's background thread while it holds this handle's exchange (queued, running or
+  /// finished but not yet collected); else null.
+  detail::background_thread* background_ = nullptr;
+  std::exception_ptr failure_;  ///< what the background exchange raised
+  bool requeue_ = false;        ///< hold_still took the job back: the new handle queues it
   int unwinding_;
 };
 

@@ -50,6 +50,13 @@ struct plan_options {
   /// overlapping protocol; NeighborAlltoall, rendezvous and batched (device)
   /// exchanges stay on MPI.
   bool shared_memory = false;
+  /// Split-phase exchanges (start_forward, start_reverse) run on a thread of the plan's own:
+  /// the packing, messages and unpacking go on while the calling thread computes, on a core of
+  /// their own where one is free (docs/grids.md, "Overlap on a thread of its own"). Needs MPI
+  /// initialized at MPI_THREAD_SERIALIZED or above (MPI_Init_thread); at MPI_THREAD_SERIALIZED the
+  /// calling thread makes no MPI call between start and wait. A blocking forward or reverse, and
+  /// a wait the thread has not yet begun to serve, run on the calling thread as without it.
+  bool background = false;
   /// Several fields in one exchange of a field plan: one message per neighbour, or one per
   /// neighbour and field (field_messages). Point-to-point strategies; NeighborAlltoall sends one
   /// message per neighbour by construction and refuses per_field. Ignored by block and particle plans.

@@ -25,6 +25,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -32,6 +33,7 @@
 #endif
 
 #include "../../error.hpp"
+#include "../spin_wait.hpp"
 #include "host_run.hpp"
 #include "segment.hpp"
 
@@ -41,33 +43,10 @@ namespace haloshift::detail::batch {
 /// microseconds, about what copying this much from cache does (not tuned by timing).
 inline constexpr std::uint64_t min_threaded_bytes = 32 * 1024;
 
-/// The environment's `name`, a number (`unit` says of what, for the error), or `otherwise`
-/// where it is unset or empty.
-inline std::uint64_t number_from_environment(const char* name, const char* unit, std::uint64_t otherwise) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return otherwise;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (*end || *text < '0' || *text > '9')
-    throw error(std::string("environment variable ") + name + " is '" + text + "', expected a number of " + unit);
-  return v;
-}
-
 /// min_threaded_bytes, or the environment's HALOSHIFT_PACK_THREADS_MIN_BYTES (0 threads every
 /// launch: how the tests make small fields run on the threads).
 inline std::uint64_t threaded_bytes_from_environment() {
   return number_from_environment("HALOSHIFT_PACK_THREADS_MIN_BYTES", "bytes", min_threaded_bytes);
-}
-
-/// How long an idle worker of the std::thread pool spins before it blocks, in microseconds:
-/// 1000, or the environment's HALOSHIFT_PACK_THREADS_SPIN_US. A blocked worker takes a futex
-/// wake-up, tens of microseconds on a virtual machine, to join the next launch, while a share of
-/// a 128^3 face is a few; a spinning one joins at once, but keeps a core busy the user's other
-/// threads or ranks might have used. OpenMP runtimes make the same trade (GOMP_SPINCOUNT,
-/// KMP_BLOCKTIME: about a millisecond and 200 ms by default).
-inline std::chrono::microseconds spin_from_environment() {
-  return std::chrono::microseconds(
-      static_cast<std::int64_t>(number_from_environment("HALOSHIFT_PACK_THREADS_SPIN_US", "microseconds", 1000)));
 }
 
 /// Equal shares of a launch's words per thread, claimed by whichever thread is free: a thread
@@ -145,17 +124,9 @@ class thread_pool {
   }
 
   /// Whether `done()` holds within spin_ (spin_from_environment); past it the thread blocks.
-  /// Timed rather than counted: a pause instruction takes 10 to 140 cycles, by processor.
   template <class Done>
   bool spin(Done&& done) const {
-    const auto until = std::chrono::steady_clock::now() + spin_;
-    for (unsigned i = 1;; ++i) {
-      if (done()) return true;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-      if (i % 32 == 0 && std::chrono::steady_clock::now() > until) return done();
-    }
+    return spin_for(spin_, std::forward<Done>(done));
   }
 
   void work() {

@@ -15,6 +15,7 @@
 #include "../batch/batch_cache.hpp"
 #include "../compiled.hpp"
 #include "aligned_buffer.hpp"
+#include "background_thread.hpp"
 #include "program.hpp"
 #include "shared_window.hpp"
 
@@ -87,6 +88,8 @@ class exchange_resources {
   bool busy = false;                  ///< an exchange is in flight
   /// The shared-memory path's window and routes (plan_options::shared_memory), for the plan's program.
   std::unique_ptr<shared_window> window;
+  /// The thread split-phase exchanges run on (plan_options::background); null without.
+  std::unique_ptr<background_thread> background;
 
  private:
   aligned_vector<std::byte> bytes_;

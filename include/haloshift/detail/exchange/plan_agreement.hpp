@@ -19,6 +19,7 @@
 #include "../batch/host_threads.hpp"
 #include "../compiled.hpp"
 #include "../mpi/agreement.hpp"
+#include "../mpi/check.hpp"
 
 namespace haloshift::detail {
 
@@ -47,6 +48,17 @@ inline mpi::agreed_value strategy_value(std::string_view name) {
   return mpi::text_value("strategy", name, requested_hash(name));
 }
 
+/// Raises unless MPI was initialized for calls from a plan's background thread (plan_options::background).
+inline void check_background_thread_level() {
+  int provided = MPI_THREAD_SINGLE;
+  mpi::check(MPI_Query_thread(&provided), "MPI_Query_thread");
+  if (provided >= MPI_THREAD_SERIALIZED) return;
+  throw error(std::string("plan_options::background is true, but MPI provides thread level ") +
+              (provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "MPI_THREAD_FUNNELED") +
+              ": a background exchange calls MPI from a thread of the plan's own; initialize MPI with "
+              "MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, or leave background false");
+}
+
 /// Raises haloshift::error naming the option and its value when an enum of
 /// `options` holds a value outside its enumerators.
 inline void check_plan_options(const plan_options& options) {
@@ -65,6 +77,7 @@ inline void check_plan_options(const plan_options& options) {
     throw error("plan_options.messages: invalid field_messages value " +
                 std::to_string(static_cast<long long>(options.messages)) +
                 " (use field_messages::automatic, field_messages::per_neighbor or field_messages::per_field)");
+  if (options.background) check_background_thread_level();
 }
 
 /// What must be equal on all ranks for a plan: checked collectively when it is built.

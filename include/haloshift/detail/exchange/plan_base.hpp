@@ -37,7 +37,9 @@ class plan_base {
       : context_(grid.context()),
         strategy_(strategy),
         options_(options),
-        collective_checks_(resolved_checks(options.checks) == static_cast<std::int64_t>(argument_checks::collective)) {}
+        collective_checks_(resolved_checks(options.checks) == static_cast<std::int64_t>(argument_checks::collective)) {
+    if (options.background) resources_->background = std::make_unique<background_thread>();
+  }
   /// An empty plan, never built (a plan kind's default constructor): it holds no state, so every
   /// call that needs one raises as for a moved-from plan, naming `builder`, the call that builds
   /// one, until a built plan is assigned to it.
