@@ -17,7 +17,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <thread>
 
 #if defined(__linux__)
@@ -70,8 +69,6 @@ class background_thread {
   /// Asks the running job to stop early (it polls cancelled()); collect() still waits for it.
   void cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
   bool cancelled() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
-  /// Jobs the thread has run (not those taken back): a statistic for the tests.
-  std::uint64_t jobs_run() const noexcept { return jobs_run_.load(std::memory_order_relaxed); }
 
  private:
   enum : int { idle, queued, running, done, quit };
@@ -82,7 +79,6 @@ class background_thread {
       if (s == queued) {
         if (state_.compare_exchange_strong(s, running, std::memory_order_acq_rel, std::memory_order_acquire)) {
           job_(context_, *this);
-          jobs_run_.fetch_add(1, std::memory_order_relaxed);
           s = running;
           if (!state_.compare_exchange_strong(s, done, std::memory_order_acq_rel, std::memory_order_acquire))
             return;  // quit came during the job: the plan went before its handle
@@ -110,7 +106,6 @@ class background_thread {
   void* context_ = nullptr;
   std::atomic<int> state_{idle};
   std::atomic<bool> cancelled_{false};
-  std::atomic<std::uint64_t> jobs_run_{0};
   std::thread thread_;  // last: started once the members above exist
 };
 
