@@ -56,13 +56,7 @@ class [[nodiscard]] exchange_handle {
       background_->submit(&run_in_background, this);
       return;
     }
-    try {
-      run_.start();
-    } catch (...) {
-      run_.abandon();
-      release();
-      throw;
-    }
+    or_let_go([&] { run_.start(); });
   }
   /// Takes over `other`'s exchange; `other` is left done (empty). A background exchange runs on the
   /// handle's address: one its thread has begun is waited for first.
@@ -95,7 +89,7 @@ class [[nodiscard]] exchange_handle {
         return false;
       }
       collect();
-    } else if (!run_.advance(false)) {
+    } else if (!advance(false)) {
       return false;
     }
     complete();
@@ -108,7 +102,7 @@ class [[nodiscard]] exchange_handle {
   /// ranks, 2D 4000^2, SingleHop hid -13 % of its exchange with 8 progress calls, 23 % now.
   /// A background exchange's thread moves it along by itself: nothing to do.
   void progress() {
-    if (res_ && !background_) (void)run_.advance(false, true);
+    if (res_ && !background_) (void)advance(false, true);
   }
   /// Waits for and completes the rest of the exchange.
   void wait() {
@@ -116,7 +110,7 @@ class [[nodiscard]] exchange_handle {
     if (background_)
       collect();
     else
-      run_.advance(true);
+      advance(true);
     complete();
   }
   /// Whether the exchange has completed.
@@ -141,6 +135,21 @@ class [[nodiscard]] exchange_handle {
   }
 
  private:
+  /// Runs a step of the exchange on the calling thread. A step that raises lets go of what is still
+  /// in flight and of the plan, so the handle is done and its destructor has nothing to wait for.
+  template <class Step>
+  decltype(auto) or_let_go(Step step) {
+    try {
+      return step();
+    } catch (...) {
+      run_.abandon();
+      release();
+      throw;
+    }
+  }
+  bool advance(bool block, bool hold_last = false) {
+    return or_let_go([&] { return run_.advance(block, hold_last); });
+  }
   /// The background thread's job: the whole exchange, polled so that a cancel (the caller
   /// unwinding) ends it. A failure is kept for wait() to raise, its messages let go of.
   static void run_in_background(void* self, const detail::background_thread& thread) noexcept {
@@ -160,14 +169,10 @@ class [[nodiscard]] exchange_handle {
   void collect() {
     detail::background_thread* background = std::exchange(background_, nullptr);
     if (background->take_back()) {
-      try {
+      or_let_go([&] {
         run_.start();
         run_.advance(true);
-      } catch (...) {
-        run_.abandon();
-        release();
-        throw;
-      }
+      });
       return;
     }
     background->collect();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -86,6 +87,9 @@ class exchange_resources {
 
   std::vector<MPI_Request> requests;  ///< the current round's
   bool busy = false;                  ///< an exchange is in flight
+  /// The first exception the reduction of the exchange in flight raised (completing_op): kept here,
+  /// at the plan's stable address, while the run goes on to complete its messages.
+  std::exception_ptr failure;
   /// The shared-memory path's window and routes (plan_options::shared_memory), for the plan's program.
   std::unique_ptr<shared_window> window;
   /// The thread split-phase exchanges run on (plan_options::background); null without.

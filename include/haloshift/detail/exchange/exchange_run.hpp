@@ -43,8 +43,16 @@ class exchange_run {
  public:
   exchange_run(const program& p, MPI_Comm comm, protocol mode, exchange_resources& res, Data data, bool backward,
                Op op = {}, Engine* engine = nullptr, std::size_t begin = 0, std::size_t end = SIZE_MAX)
-      : p_(&p), comm_(comm), mode_(mode), res_(&res), data_(data), element_bytes(data.element_bytes()),
-        single_(data.single()), backward_(backward), op_(std::move(op)), engine_(engine),
+      : p_(&p),
+        comm_(comm),
+        mode_(mode),
+        res_(&res),
+        data_(data),
+        element_bytes(data.element_bytes()),
+        single_(data.single()),
+        backward_(backward),
+        op_(called(std::move(op), res)),
+        engine_(engine),
         window_(!engine && mode == protocol::overlapping && res.window && res.window->serves(p) ? res.window.get()
                                                                                                 : nullptr),
         own_layout_(window_ && window_->lays_out(p)),
@@ -100,12 +108,21 @@ class exchange_run {
     }
     requests.clear();
     if (window_) window_->forget();
+    res_->failure = nullptr;
     next_ = end_;
   }
 
  private:
   static constexpr bool has_engine = !std::is_same_v<Engine, point_to_point>;
   static constexpr bool combines = !std::is_same_v<Op, store_arrivals>;
+  /// The operation as the run calls it: a reduction through completing_op.
+  using called_op = std::conditional_t<combines, completing_op<Op>, Op>;
+  static called_op called(Op op, exchange_resources& res) {
+    if constexpr (combines)
+      return {std::move(op), &res.failure};
+    else
+      return op;
+  }
 
   std::size_t round_index() const { return backward_ ? p_->rounds.size() - 1 - next_ : next_; }
   const round_program& round() const { return p_->rounds[round_index()]; }
@@ -208,7 +225,7 @@ class exchange_run {
   bool single_;               ///< one array, its elements consecutive (Data::single): messages in place
   std::byte* staging_ = nullptr;
   bool backward_;
-  Op op_;
+  called_op op_;
   Engine* engine_;
   std::size_t next_ = 0, end_ = 0;
   bool posted_ = false;

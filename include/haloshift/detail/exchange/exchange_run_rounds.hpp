@@ -47,7 +47,10 @@ HALOSHIFT_BUILDER bool exchange_run<Data, Op, Engine>::advance(bool block, bool 
     posted_ = false;
     ++next_;
   }
-  return !window_ || window_->returned(block, comm_);  // lent arrays are the caller's once copied
+  if (window_ && !window_->returned(block, comm_)) return false;  // lent arrays are the caller's once copied
+  if constexpr (combines)
+    if (res_->failure) std::rethrow_exception(std::exchange(res_->failure, nullptr));  // every message is done
+  return true;
 }
 
 // Inline in every mode: it copies a transfer to the rank itself, element by element through the
